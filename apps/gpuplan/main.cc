@@ -1,0 +1,211 @@
+// gpuplan: flags -> library call -> renderer -> exit code. Everything a
+// command computes, including the tables it prints, lives in lib/.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <functional>
+#include <unistd.h>
+
+#include "gpuplan/commands/catalog_validate.h"
+#include "gpuplan/commands/compare.h"
+#include "gpuplan/commands/gpus.h"
+#include "gpuplan/commands/prices.h"
+#include "gpuplan/context.h"
+#include "gpuplan/error.h"
+#include "gpuplan/io.h"
+#include "gpuplan/report.h"
+
+namespace {
+
+enum ExitCode : int { kOk = 0, kFailure = 1, kUsage = 2, kBadInput = 3, kInfeasible = 4 };
+
+struct Outcome {
+  gpuplan::Report report;
+  int exit_code = kOk;
+};
+
+struct Flags {
+  gpuplan::GlobalOptions global;
+  std::string format = "table";
+  std::string output = "-";
+  std::string color = "auto";
+  bool quiet = false;
+  gpuplan::PricesQuery prices;
+  gpuplan::CompareQuery compare;
+  std::vector<std::string> gpu_filters;
+  std::vector<std::string> validate_files;
+};
+
+// One row per subcommand (ninja's kTools): help, README and tests enumerate it.
+struct Command {
+  const char* name;
+  const char* description;
+  const char* example;
+  std::function<void(CLI::App&, Flags&)> options;
+  std::function<Outcome(const Flags&)> run;
+};
+
+Outcome run_with_context(const Flags& f, const std::function<gpuplan::Report(const gpuplan::Context&)>& body) {
+  const gpuplan::Context ctx = gpuplan::make_context(f.global);
+  return Outcome{body(ctx), kOk};
+}
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> kCommands = {
+      {"compare", "Buy vs rent (hourly, monthly, spot, hybrid): totals, NPV, cost per used GPU-hour, break-even",
+       "  gpuplan compare                      # built-in defaults: 8×A100-80G team in Qingdao\n"
+       "  gpuplan compare examples/qingdao-8xa100.yaml --chart\n"
+       "  gpuplan compare examples/qingdao-8xa100.yaml --set workload.utilisation=30% --format json\n"
+       "  gpuplan compare examples/qingdao-8xa100.yaml --monthly --format csv -o cashflow.csv",
+       [](CLI::App& sub, Flags& f) {
+         sub.add_option("scenario", f.compare.scenario_file, "scenario YAML (default: built-in defaults)");
+         sub.add_option("--set", f.compare.sets, "override a scenario field: path.to.field=VALUE (repeatable)");
+         sub.add_flag("--monthly", f.compare.monthly, "show the month-by-month cash flow (and export it as CSV)");
+         sub.add_flag("--chart", f.compare.chart, "cumulative cost per option as a terminal chart");
+       },
+       [](const Flags& f) {
+         return run_with_context(f,
+                                 [&](const gpuplan::Context& c) { return gpuplan::compare_report(c, f.compare); });
+       }},
+      {"prices", "Rental offers: price per instance and per GPU-hour, by billing mode, with source and date",
+       "  gpuplan prices --gpu A100-80G --mode hourly --sort gpu_hour\n"
+       "  gpuplan prices --provider autodl,runpod --currency USD --format csv",
+       [](CLI::App& sub, Flags& f) {
+         sub.add_option("--gpu", f.prices.gpus, "GPU id or family (A100 matches A100-40G, A100-80G, ...)")
+             ->delimiter(',');
+         sub.add_option("--provider", f.prices.providers, "provider id (see the provider column)")->delimiter(',');
+         sub.add_option("--region", f.prices.regions, "region")->delimiter(',');
+         sub.add_option("--mode", f.prices.modes, "billing mode: hourly, monthly, spot")
+             ->delimiter(',')
+             ->check(CLI::IsMember({"hourly", "monthly", "spot"}));
+         sub.add_option("--sort", f.prices.sort, "sort key: gpu_hour (default), price, provider, gpu, as_of")
+             ->check(CLI::IsMember(gpuplan::kPriceSortKeys));
+         sub.add_flag("--stale", f.prices.stale_only, "only prices older than --stale-after");
+       },
+       [](const Flags& f) {
+         return run_with_context(f, [&](const gpuplan::Context& c) { return gpuplan::prices_report(c, f.prices); });
+       }},
+      {"gpus", "GPU hardware: memory, bandwidth, dense TFLOPS per precision, TDP, interconnect",
+       "  gpuplan gpus\n  gpuplan gpus --gpu H100 --format json",
+       [](CLI::App& sub, Flags& f) {
+         sub.add_option("--gpu", f.gpu_filters, "GPU id or family")->delimiter(',');
+       },
+       [](const Flags& f) {
+         return run_with_context(f, [&](const gpuplan::Context& c) { return gpuplan::gpus_report(c, f.gpu_filters); });
+       }},
+  };
+  return kCommands;
+}
+
+bool use_color(const Flags& f) {
+  if (f.color == "always") return true;
+  if (f.color == "never" || f.output != "-") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string_view(term) == "dumb") return false;
+  return ::isatty(STDOUT_FILENO) == 1;
+}
+
+void emit(const Flags& f, gpuplan::Report report) {
+  const gpuplan::Format format = gpuplan::parse_format(f.format);
+  if (f.quiet && format != gpuplan::Format::kJson) report.notes.clear();
+  const std::string text = gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f)});
+  if (f.output == "-") {
+    gpuplan::write_stdout(text);
+  } else {
+    std::vector<std::string> inputs = f.global.catalog_files;
+    if (!f.compare.scenario_file.empty()) inputs.push_back(f.compare.scenario_file);
+    gpuplan::write_output_file(f.output, text, inputs);
+  }
+}
+
+void print_problem(const gpuplan::InputError& e) { fmt::print(stderr, "gpuplan: {}\n", e.what()); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpuplan: GPU compute cost and capacity planner.\n"
+               "Prices from a dated, sourced catalog; every number traceable.",
+               "gpuplan"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION);
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return fmt::format("gpuplan: {}\nRun with --help for more information.\n", e.what());
+  });
+  Flags f;
+  app.add_option("--catalog", f.global.catalog_files,
+                 "catalog YAML merged over the built-in one by id (repeatable; later wins)");
+  app.add_flag("--no-default-catalog", f.global.no_default_catalog, "start from an empty catalog");
+  app.add_option("--currency", f.global.currency,
+                 "display currency (default: the scenario's, else CNY), converted with the catalog's dated FX rates");
+  app.add_option("--format", f.format, "output format")
+      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "md"}))
+      ->capture_default_str();
+  app.add_option("-o,--output", f.output, "write to FILE (whole or not at all); - is stdout")->capture_default_str();
+  app.add_option("--color", f.color, "colour on a terminal: auto, always, never (NO_COLOR is honoured)")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  app.add_flag("-q,--quiet", f.quiet, "no notes under tables, nothing but the result");
+  app.add_option("--today", f.global.today, "evaluate staleness as of this date, YYYY-MM-DD (default: $GPUPLAN_TODAY, else today in UTC)");
+  app.add_option("--stale-after", f.global.stale_after, "flag prices older than this (default: catalog, 180d)");
+
+  std::vector<std::pair<CLI::App*, const Command*>> subs;
+  for (const Command& c : commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    sub->footer(std::string("\nExamples:\n") + c.example);
+    c.options(*sub, f);
+    subs.emplace_back(sub, &c);
+  }
+  CLI::App* catalog = app.add_subcommand("catalog", "Catalog tools");
+  catalog->require_subcommand(1);
+  CLI::App* validate = catalog->add_subcommand(
+      "validate", "Check catalog files; report every problem as FILE:LINE:COL: field: what is wrong");
+  validate->add_option("files", f.validate_files, "catalog YAML files")->required();
+  validate->footer("\nExamples:\n  gpuplan catalog validate my-prices.yaml\n"
+                   "  gpuplan catalog validate --no-default-catalog full-catalog.yaml");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? kOk : kUsage;  // CLI11's own codes (105, 106...) are not our contract
+  }
+
+  // GPUPLAN_TODAY pins "today" for reproducible output (tests, the README tour).
+  if (!f.global.today) {
+    const char* today = std::getenv("GPUPLAN_TODAY");
+    if (today != nullptr && *today != '\0') f.global.today = today;
+  }
+  try {
+    if (validate->parsed()) {
+      gpuplan::ValidationResult r = gpuplan::validate_catalogs(f.validate_files, !f.global.no_default_catalog);
+      for (const gpuplan::InputError& p : r.problems) print_problem(p);
+      emit(f, std::move(r.report));
+      return r.problems.empty() ? kOk : kBadInput;
+    }
+    for (const auto& [sub, cmd] : subs) {
+      if (!sub->parsed()) continue;
+      Outcome out = cmd->run(f);
+      emit(f, std::move(out.report));
+      return out.exit_code;
+    }
+    return kUsage;
+  } catch (const gpuplan::InputErrors& e) {
+    for (const gpuplan::InputError& p : e.problems()) print_problem(p);
+    return kBadInput;
+  } catch (const gpuplan::InputError& e) {
+    print_problem(e);
+    return kBadInput;
+  } catch (const gpuplan::FitError& e) {
+    fmt::print(stderr, "gpuplan: {}\n", e.what());
+    return kBadInput;
+  } catch (const gpuplan::UsageError& e) {
+    fmt::print(stderr, "gpuplan: {}\n", e.what());
+    return kUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpuplan: internal error: {}\n", e.what());
+    return kFailure;
+  }
+}

@@ -1,0 +1,152 @@
+#include "gpuplan/catalog.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace gpuplan {
+
+std::string_view to_string(Precision p) {
+  switch (p) {
+    case Precision::kFp32: return "fp32";
+    case Precision::kTf32: return "tf32";
+    case Precision::kBf16: return "bf16";
+    case Precision::kFp16: return "fp16";
+    case Precision::kFp8: return "fp8";
+  }
+  return "?";
+}
+
+std::optional<Precision> parse_precision(std::string_view s) {
+  for (const Precision p : kAllPrecisions)
+    if (to_string(p) == s) return p;
+  return std::nullopt;
+}
+
+std::string_view to_string(StorageTier t) {
+  switch (t) {
+    case StorageTier::kCloudDisk: return "cloud_disk";
+    case StorageTier::kLocalNvme: return "local_nvme";
+    case StorageTier::kObject: return "object";
+  }
+  return "?";
+}
+
+std::string_view to_string(BillingMode m) {
+  switch (m) {
+    case BillingMode::kHourly: return "hourly";
+    case BillingMode::kMonthly: return "monthly";
+    case BillingMode::kSpot: return "spot";
+  }
+  return "?";
+}
+
+std::optional<BillingMode> parse_billing_mode(std::string_view s) {
+  for (const BillingMode m : kAllModes)
+    if (to_string(m) == s) return m;
+  return std::nullopt;
+}
+
+std::string_view to_string(PurchaseKind k) {
+  switch (k) {
+    case PurchaseKind::kCard: return "card";
+    case PurchaseKind::kServer: return "server";
+    case PurchaseKind::kServerBase: return "server_base";
+    case PurchaseKind::kNetwork: return "network";
+  }
+  return "?";
+}
+
+std::string_view to_string(OperatingKind k) {
+  switch (k) {
+    case OperatingKind::kElectricityPerKwh: return "electricity_per_kwh";
+    case OperatingKind::kPue: return "pue";
+    case OperatingKind::kColocationPerMonth: return "colocation_per_month";
+    case OperatingKind::kColocationPerKwMonth: return "colocation_per_kw_month";
+    case OperatingKind::kOperationsPerMonth: return "operations_per_month";
+    case OperatingKind::kLeadTime: return "lead_time";
+    case OperatingKind::kUsefulLife: return "useful_life";
+    case OperatingKind::kResidualValue: return "residual_value";
+    case OperatingKind::kDiscountRate: return "discount_rate";
+  }
+  return "?";
+}
+
+const std::optional<Price>& Offer::price(BillingMode mode) const {
+  switch (mode) {
+    case BillingMode::kHourly: return hourly;
+    case BillingMode::kMonthly: return monthly;
+    case BillingMode::kSpot: return spot;
+  }
+  return hourly;
+}
+
+bool id_equals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool gpu_matches(std::string_view filter, std::string_view gpu_id) {
+  if (id_equals(filter, gpu_id)) return true;
+  return gpu_id.size() > filter.size() && gpu_id[filter.size()] == '-' &&
+         id_equals(filter, gpu_id.substr(0, filter.size()));
+}
+
+namespace {
+template <class T>
+const T* find_by_id(const std::vector<T>& v, std::string_view id) {
+  for (const T& x : v)
+    if (x.id == id) return &x;
+  for (const T& x : v)
+    if (id_equals(x.id, id)) return &x;
+  return nullptr;
+}
+
+template <class T>
+void overlay_records(std::vector<T>& base, const std::vector<T>& over) {
+  for (const T& rec : over) {
+    auto it = std::find_if(base.begin(), base.end(), [&](const T& b) { return b.id == rec.id; });
+    if (it != base.end()) *it = rec;
+    else base.push_back(rec);
+  }
+}
+}  // namespace
+
+const Gpu* Catalog::find_gpu(std::string_view id) const { return find_by_id(gpus, id); }
+const Provider* Catalog::find_provider(std::string_view id) const { return find_by_id(providers, id); }
+const Offer* Catalog::find_offer(std::string_view id) const { return find_by_id(offers, id); }
+
+Catalog merge(Catalog base, const Catalog& overlay) {
+  overlay_records(base.fx_rates, overlay.fx_rates);
+  overlay_records(base.gpus, overlay.gpus);
+  overlay_records(base.providers, overlay.providers);
+  overlay_records(base.offers, overlay.offers);
+  overlay_records(base.purchases, overlay.purchases);
+  overlay_records(base.operating, overlay.operating);
+  if (overlay.stale_after_given) {
+    base.stale_after = overlay.stale_after;
+    base.stale_after_given = true;
+  }
+  return base;
+}
+
+std::optional<Conversion> find_conversion(const Catalog& catalog, Currency from, Currency to) {
+  if (from == to) return Conversion{1.0, nullptr, false};
+  const FxRate* best = nullptr;
+  bool inverse = false;
+  for (const FxRate& r : catalog.fx_rates) {
+    const bool direct = r.from == from && r.to == to;
+    const bool reverse = r.from == to && r.to == from;
+    if (!direct && !reverse) continue;
+    // Newest wins; on the same date a direct quote beats an inverted one.
+    if (!best || r.provenance.as_of > best->provenance.as_of ||
+        (r.provenance.as_of == best->provenance.as_of && direct && inverse)) {
+      best = &r;
+      inverse = reverse;
+    }
+  }
+  if (!best) return std::nullopt;
+  return Conversion{inverse ? 1.0 / best->rate : best->rate, best, inverse};
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,207 @@
+// The price catalog: GPUs, providers, rentable offers, purchase prices,
+// operating costs and FX rates, each with its provenance (source, as_of).
+// Prices are Money (exact); offers hold them per *instance*, whatever basis
+// the file used. Catalogs merge record by record, by id, later wins. The
+// built-in catalog is pricing/default.yaml, validated and turned into C++
+// data at build time, so loading it costs nothing at run time.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/error.h"
+#include "gpuplan/money.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+
+struct Provenance {
+  std::string source{};
+  Date as_of{};
+  std::string confidence{};  ///< "", "low", "medium", "high"
+  std::string note{};
+};
+
+/// One price with where it came from.
+struct Price {
+  Money amount = Money::zero(kCny);
+  Provenance provenance{};
+  SourceLocation where{};
+};
+
+enum class Precision { kFp32, kTf32, kBf16, kFp16, kFp8 };
+inline constexpr Precision kAllPrecisions[] = {Precision::kFp32, Precision::kTf32, Precision::kBf16,
+                                               Precision::kFp16, Precision::kFp8};
+std::string_view to_string(Precision p);
+std::optional<Precision> parse_precision(std::string_view s);
+
+struct Gpu {
+  std::string id{};
+  std::string name{};
+  std::string form_factor{};  ///< "sxm", "pcie", "consumer"
+  Bytes memory{};
+  BytesPerSecond memory_bandwidth{};
+  std::map<Precision, double> dense_tflops{};  ///< only the precisions the card supports
+  Watts tdp{};
+  std::optional<BytesPerSecond> nvlink{};  ///< total bidirectional per GPU
+  int pcie_gen = 0;                        ///< 0 = unknown
+  Provenance provenance{};
+  SourceLocation where{};
+};
+
+enum class StorageTier { kCloudDisk, kLocalNvme, kObject };
+std::string_view to_string(StorageTier t);
+
+struct Provider {
+  std::string id{};
+  std::string name{};
+  std::string kind{};     ///< "cloud", "gpu_cloud", "marketplace"
+  std::string country{};  ///< "CN", "US"
+  Currency currency = kCny;
+  Seconds billing_granularity = Seconds(3600);
+  Seconds minimum_billing = Seconds(0);
+  std::map<StorageTier, Price> storage_per_gb_month{};
+  std::optional<Price> egress_per_gb{};
+  std::optional<Price> bandwidth_per_mbps_month{};
+  std::optional<double> support_share{};  ///< share of the bill, 0–1
+  std::optional<Provenance> support_provenance{};
+  std::optional<Price> support_minimum_monthly{};
+  Provenance provenance{};
+  SourceLocation where{};
+};
+
+enum class BillingMode { kHourly, kMonthly, kSpot };
+inline constexpr BillingMode kAllModes[] = {BillingMode::kHourly, BillingMode::kMonthly, BillingMode::kSpot};
+std::string_view to_string(BillingMode m);
+std::optional<BillingMode> parse_billing_mode(std::string_view s);
+
+struct Commitment {
+  Seconds term{};
+  BillingMode basis = BillingMode::kMonthly;  ///< the price is per hour or per month
+  Price price{};                              ///< per instance
+};
+
+struct Offer {
+  std::string id{};
+  std::string provider{};
+  std::string region{};
+  std::string instance{};
+  std::string gpu{};
+  int gpus = 1;
+  Currency currency = kCny;
+  std::optional<Price> hourly{};   ///< per instance-hour
+  std::optional<Price> monthly{};  ///< per instance-month (730 h)
+  std::optional<Price> spot{};     ///< per instance-hour, stated or derived from spot_discount
+  std::optional<double> spot_discount{};  ///< when the catalog gives a rule, not a price
+  std::vector<Commitment> commitments{};
+  Seconds billing_granularity{};
+  Seconds minimum_billing{};
+  std::optional<Seconds> minimum_term{};
+  std::optional<BytesPerSecond> network{};
+  Provenance provenance{};
+  SourceLocation where{};
+
+  /// The price of one instance for `mode` (per hour, or per month for kMonthly).
+  const std::optional<Price>& price(BillingMode mode) const;
+};
+
+enum class PurchaseKind { kCard, kServer, kServerBase, kNetwork };
+std::string_view to_string(PurchaseKind k);
+
+struct Purchase {
+  std::string id{};
+  PurchaseKind kind = PurchaseKind::kCard;
+  std::string gpu{};
+  int gpus = 0;
+  Price price{};
+  std::string region{};
+  std::string description{};
+  Provenance provenance{};
+  SourceLocation where{};
+};
+
+enum class OperatingKind {
+  kElectricityPerKwh,
+  kPue,
+  kColocationPerMonth,
+  kColocationPerKwMonth,
+  kOperationsPerMonth,
+  kLeadTime,
+  kUsefulLife,
+  kResidualValue,
+  kDiscountRate,
+};
+std::string_view to_string(OperatingKind k);
+
+struct OperatingCost {
+  std::string id{};
+  OperatingKind kind = OperatingKind::kPue;
+  std::optional<Money> money{};  ///< money kinds
+  double number = 0.0;           ///< pue, shares; durations in seconds
+  std::string region{};
+  std::string description{};
+  Provenance provenance{};
+  SourceLocation where{};
+};
+
+struct FxRate {
+  std::string id{};
+  Currency from = kUsd;
+  Currency to = kCny;
+  double rate = 1.0;  ///< 1 `from` = rate `to`
+  std::string rate_text{};
+  Provenance provenance{};
+  SourceLocation where{};
+};
+
+struct Catalog {
+  Seconds stale_after = Days(180);  ///< offers priced longer ago are flagged stale
+  bool stale_after_given = false;   ///< set by the file, so a merge carries it over
+  std::vector<FxRate> fx_rates{};
+  std::vector<Gpu> gpus{};
+  std::vector<Provider> providers{};
+  std::vector<Offer> offers{};
+  std::vector<Purchase> purchases{};
+  std::vector<OperatingCost> operating{};
+
+  const Gpu* find_gpu(std::string_view id) const;
+  const Provider* find_provider(std::string_view id) const;
+  const Offer* find_offer(std::string_view id) const;
+};
+
+/// The catalog compiled from pricing/default.yaml.
+const Catalog& builtin_catalog();
+
+/// Parses one catalog file. Every problem is collected (not just the first);
+/// references to ids (an offer's gpu, provider) are checked against `base`
+/// plus this file. Throws InputErrors when there is any problem.
+Catalog parse_catalog(std::string_view yaml, const std::string& file, const Catalog* base = nullptr);
+
+/// Reads a file (size-capped, refuses directories and FIFOs) and parses it.
+Catalog load_catalog_file(const std::string& path, const Catalog* base = nullptr);
+
+/// `overlay` over `base`: records with the same id are replaced, new ones appended.
+Catalog merge(Catalog base, const Catalog& overlay);
+
+/// All problems of a catalog file, in file order (catalog validate).
+std::vector<InputError> validate_catalog_file(const std::string& path, const Catalog* base);
+
+/// Matches a GPU filter: case-insensitive equal, or a prefix ending at '-'
+/// ("A100" matches "A100-80G"; "a100-80g" matches "A100-80G-PCIe").
+bool gpu_matches(std::string_view filter, std::string_view gpu_id);
+/// Case-insensitive equality of ids.
+bool id_equals(std::string_view a, std::string_view b);
+
+/// The conversion from `from` to `to`: the newest rate for the pair, or the
+/// inverse of the newest reverse rate. nullopt when the catalog has neither.
+struct Conversion {
+  double rate = 1.0;
+  const FxRate* via = nullptr;  ///< nullptr when from == to
+  bool inverse = false;
+};
+std::optional<Conversion> find_conversion(const Catalog& catalog, Currency from, Currency to);
+
+}  // namespace gpuplan

@@ -1,0 +1,507 @@
+// pricing/*.yaml -> Catalog. The schema is documented in pricing/README.md;
+// this file is its only reader, and the build runs it on default.yaml.
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/io.h"
+#include "gpuplan/yaml_reader.h"
+
+namespace gpuplan {
+namespace {
+
+using detail::Diagnostics;
+using detail::Fields;
+using detail::item_path;
+
+bool valid_id(std::string_view id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (const char c : id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
+  return true;
+}
+
+std::string read_id(Fields& f) {
+  const auto id = f.text("id", true);
+  if (!id) return {};
+  if (!valid_id(*id)) {
+    f.fail(f.get("id", false), f.field("id"), fmt::format("'{}' is not an id (letters, digits, '.', '_', '-')", *id));
+    return {};
+  }
+  return *id;
+}
+
+// `source` is text or a list of texts (joined with "; ").
+std::optional<std::string> read_source(Fields& f, bool required) {
+  const YAML::Node n = f.get("source", required);
+  if (!n.IsDefined()) return std::nullopt;
+  std::string out;
+  if (n.IsScalar()) {
+    out = n.Scalar();
+  } else if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      if (!n[i].IsScalar()) {
+        f.fail(n[i], f.field("source"), "each source must be text");
+        return std::nullopt;
+      }
+      if (!out.empty()) out += "; ";
+      out += n[i].Scalar();
+    }
+  } else {
+    f.fail(n, f.field("source"), "must be text or a list of texts");
+    return std::nullopt;
+  }
+  if (out.find_first_not_of(" \t") == std::string::npos) {
+    f.fail(n, f.field("source"), "is empty; say where the number comes from");
+    return std::nullopt;
+  }
+  return out;
+}
+
+// source + as_of (+ confidence, note). `inherited` supplies what is missing.
+Provenance read_provenance(Fields& f, const Provenance* inherited) {
+  Provenance p = inherited ? *inherited : Provenance{};
+  if (auto s = read_source(f, inherited == nullptr)) p.source = *s;
+  if (auto d = f.value("as_of", inherited == nullptr, parse_date)) p.as_of = *d;
+  if (auto c = f.text("confidence", false)) {
+    if (*c != "low" && *c != "medium" && *c != "high")
+      f.fail(f.get("confidence", false), f.field("confidence"), "must be low, medium or high");
+    else
+      p.confidence = *c;
+  }
+  if (auto n = f.text("note", false)) p.note = *n;
+  return p;
+}
+
+enum class Sign { kPositive, kNonNegative };
+
+Money check_sign(Money m, Sign sign) {
+  if (sign == Sign::kPositive && m.micros() <= 0) throw std::invalid_argument("must be a positive amount");
+  if (m.micros() < 0) throw std::invalid_argument("must not be negative");
+  return m;
+}
+
+// A price: a bare decimal (inherits the record's provenance) or a map
+// {price, source, as_of, confidence, note}.
+std::optional<Price> read_price(Fields& f, std::string_view key, bool required, Currency currency,
+                                const Provenance& record, Sign sign) {
+  const YAML::Node n = f.get(key, required);
+  if (!n.IsDefined()) return std::nullopt;
+  const auto parse = [&](const std::string& s) { return check_sign(Money::parse(s, currency), sign); };
+  Diagnostics& diag = f.diagnostics();
+  if (n.IsMap()) {
+    Fields pf(diag, n, f.field(key));
+    const auto amount = pf.value("price", true, parse);
+    const Provenance prov = read_provenance(pf, &record);
+    pf.finish();
+    if (!amount || !pf.ok()) return std::nullopt;
+    return Price{*amount, prov, diag.at(n)};
+  }
+  const auto amount = f.parse_node(n, f.field(key), parse);
+  if (!amount) return std::nullopt;
+  return Price{*amount, record, diag.at(n)};
+}
+
+std::optional<double> read_share(Fields& f, std::string_view key, bool required, double lo, double hi,
+                                 bool lo_open = false, bool hi_open = false) {
+  return f.value(key, required, [&](const std::string& s) {
+    const double v = parse_share(s);
+    if (v < lo || v > hi || (lo_open && v == lo) || (hi_open && v == hi))
+      throw std::invalid_argument(fmt::format("{} is outside {}{:g}%, {:g}%{}", s, lo_open ? "(" : "[", lo * 100,
+                                              hi * 100, hi_open ? ")" : "]"));
+    return v;
+  });
+}
+
+std::optional<int> read_int(Fields& f, std::string_view key, bool required, int lo, int hi) {
+  return f.value(key, required, [&](const std::string& s) {
+    const double v = parse_number(s);
+    if (v != std::floor(v)) throw std::invalid_argument(fmt::format("{} is not a whole number", s));
+    if (v < lo || v > hi) throw std::invalid_argument(fmt::format("{} is outside {}..{}", s, lo, hi));
+    return static_cast<int>(v);
+  });
+}
+
+template <class Q>
+auto positive(Q (*parse)(std::string_view)) {
+  return [parse](const std::string& s) {
+    const Q q = parse(s);
+    if (!(q > Q{})) throw std::invalid_argument(fmt::format("{} must be greater than zero", s));
+    return q;
+  };
+}
+
+std::optional<Currency> read_currency(Fields& f, bool required) {
+  return f.value("currency", required, [](const std::string& s) { return Currency(s); });
+}
+
+// Each list section: iterate items, build records, report duplicate ids.
+template <class Record, class Read>
+void read_list(Diagnostics& diag, const YAML::Node& root, std::string_view section, std::vector<Record>& out,
+               Read read) {
+  const YAML::Node list = root[std::string(section)];
+  if (!list.IsDefined() || list.IsNull()) return;
+  if (!list.IsSequence()) {
+    diag.fail(list, std::string(section), "must be a list");
+    return;
+  }
+  std::map<std::string, int> first_line;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    Fields f(diag, list[i], item_path(std::string(section), i));
+    if (!f.is_map()) continue;
+    std::optional<Record> rec = read(f);
+    f.finish();
+    if (!rec || !f.ok()) continue;
+    const auto [pos, fresh] = first_line.emplace(rec->id, rec->where.line);
+    if (!fresh) {
+      diag.fail(f.get("id", false), f.field("id"),
+                fmt::format("duplicate id '{}' (first on line {})", rec->id, pos->second));
+      continue;
+    }
+    out.push_back(std::move(*rec));
+  }
+}
+
+std::optional<FxRate> read_fx(Fields& f) {
+  FxRate r;
+  r.where = f.diagnostics().at(f.node());
+  r.id = read_id(f);
+  const auto cur = [](const std::string& s) { return Currency(s); };
+  if (auto c = f.value("from", true, cur)) r.from = *c;
+  if (auto c = f.value("to", true, cur)) r.to = *c;
+  if (auto v = f.value("rate", true, [](const std::string& s) {
+        const double x = parse_number(s);
+        if (!(x > 0)) throw std::invalid_argument("must be a positive rate");
+        return std::pair(x, s);
+      })) {
+    r.rate = v->first;
+    r.rate_text = v->second;
+  }
+  r.provenance = read_provenance(f, nullptr);
+  if (f.ok() && r.from == r.to) f.fail(f.node(), f.field("to"), "must differ from `from`");
+  return r;
+}
+
+std::optional<Gpu> read_gpu(Fields& f) {
+  Gpu g;
+  g.where = f.diagnostics().at(f.node());
+  g.id = read_id(f);
+  if (auto s = f.text("name", true)) g.name = *s;
+  if (auto s = f.text("form_factor", false)) {
+    if (*s != "sxm" && *s != "pcie" && *s != "consumer")
+      f.fail(f.get("form_factor", false), f.field("form_factor"), "must be sxm, pcie or consumer");
+    g.form_factor = *s;
+  }
+  if (auto v = f.value("memory", true, positive(parse_size))) g.memory = *v;
+  if (auto v = f.value("memory_bandwidth", true, positive(parse_rate))) g.memory_bandwidth = *v;
+  if (auto v = f.value("tdp", true, positive(parse_power))) g.tdp = *v;
+  if (auto v = f.value("nvlink", false, positive(parse_rate))) g.nvlink = *v;
+  if (auto v = read_int(f, "pcie_gen", false, 1, 7)) g.pcie_gen = *v;
+  const YAML::Node tf = f.get("tflops", true);
+  if (tf.IsDefined()) {
+    Fields tff(f.diagnostics(), tf, f.field("tflops"));
+    for (const Precision p : kAllPrecisions) {
+      if (auto v = tff.value(to_string(p), false, [](const std::string& s) {
+            const double x = parse_number(s);
+            if (!(x > 0)) throw std::invalid_argument("must be greater than zero");
+            return x;
+          }))
+        g.dense_tflops[p] = *v;
+    }
+    tff.finish();
+    if (tff.ok() && g.dense_tflops.empty()) tff.fail(tf, f.field("tflops"), "needs at least one precision");
+  }
+  g.provenance = read_provenance(f, nullptr);
+  return g;
+}
+
+std::optional<Provider> read_provider(Fields& f) {
+  Provider p;
+  p.where = f.diagnostics().at(f.node());
+  p.id = read_id(f);
+  if (auto s = f.text("name", true)) p.name = *s;
+  if (auto s = f.text("kind", false)) {
+    if (*s != "cloud" && *s != "gpu_cloud" && *s != "marketplace")
+      f.fail(f.get("kind", false), f.field("kind"), "must be cloud, gpu_cloud or marketplace");
+    p.kind = *s;
+  }
+  if (auto s = f.text("country", false)) p.country = *s;
+  if (auto c = read_currency(f, true)) p.currency = *c;
+  if (auto d = f.value("billing_granularity", true, positive(parse_duration))) p.billing_granularity = *d;
+  if (auto d = f.value("minimum_billing", false, parse_duration)) p.minimum_billing = *d;
+  p.provenance = read_provenance(f, nullptr);
+  const YAML::Node st = f.get("storage", false);
+  if (st.IsDefined()) {
+    Fields sf(f.diagnostics(), st, f.field("storage"));
+    for (const StorageTier t : {StorageTier::kCloudDisk, StorageTier::kLocalNvme, StorageTier::kObject})
+      if (auto pr = read_price(sf, to_string(t), false, p.currency, p.provenance, Sign::kNonNegative))
+        p.storage_per_gb_month[t] = *pr;
+    sf.finish();
+  }
+  p.egress_per_gb = read_price(f, "egress_per_gb", false, p.currency, p.provenance, Sign::kNonNegative);
+  p.bandwidth_per_mbps_month =
+      read_price(f, "bandwidth_per_mbps_month", false, p.currency, p.provenance, Sign::kNonNegative);
+  // support_percent: a share, or {value, source, as_of} when its source is not the record's.
+  if (const YAML::Node sp = f.get("support_percent", false); sp.IsDefined() && sp.IsMap()) {
+    Fields sf(f.diagnostics(), sp, f.field("support_percent"));
+    p.support_share = read_share(sf, "value", true, 0.0, 1.0);
+    p.support_provenance = read_provenance(sf, &p.provenance);
+    sf.finish();
+  } else {
+    p.support_share = read_share(f, "support_percent", false, 0.0, 1.0);
+    if (p.support_share) p.support_provenance = p.provenance;
+  }
+  p.support_minimum_monthly =
+      read_price(f, "support_minimum_monthly", false, p.currency, p.provenance, Sign::kNonNegative);
+  return p;
+}
+
+struct Refs {
+  const Catalog* base;
+  const std::vector<Gpu>* gpus;
+  const std::vector<Provider>* providers;
+  bool has_gpu(std::string_view id) const {
+    for (const Gpu& g : *gpus)
+      if (g.id == id) return true;
+    return base && base->find_gpu(id);
+  }
+  const Provider* provider(std::string_view id) const {
+    for (const Provider& p : *providers)
+      if (p.id == id) return &p;
+    return base ? base->find_provider(id) : nullptr;
+  }
+};
+
+std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
+  Offer o;
+  o.where = f.diagnostics().at(f.node());
+  o.id = read_id(f);
+  const Provider* provider = nullptr;
+  if (auto s = f.text("provider", true)) {
+    o.provider = *s;
+    provider = refs.provider(*s);
+    if (!provider) f.fail(f.get("provider", false), f.field("provider"), fmt::format("unknown provider '{}'", *s));
+  }
+  if (auto s = f.text("region", true)) o.region = *s;
+  if (auto s = f.text("instance", false)) o.instance = *s;
+  if (auto s = f.text("gpu", true)) {
+    o.gpu = *s;
+    if (!refs.has_gpu(*s)) f.fail(f.get("gpu", false), f.field("gpu"), fmt::format("unknown GPU id '{}'", *s));
+  }
+  if (auto n = read_int(f, "gpus", true, 1, 1024)) o.gpus = *n;
+  if (auto c = read_currency(f, false)) o.currency = *c;
+  else if (provider) o.currency = provider->currency;
+  bool per_gpu = false;
+  if (auto s = f.text("price_per", false)) {
+    if (*s == "gpu") per_gpu = true;
+    else if (*s != "instance")
+      f.fail(f.get("price_per", false), f.field("price_per"), "must be instance or gpu");
+  }
+  o.provenance = read_provenance(f, nullptr);
+  o.billing_granularity = provider ? provider->billing_granularity : Seconds(3600);
+  o.minimum_billing = provider ? provider->minimum_billing : Seconds(0);
+  if (auto d = f.value("billing_granularity", false, positive(parse_duration))) o.billing_granularity = *d;
+  if (auto d = f.value("minimum_term", false, positive(parse_duration))) o.minimum_term = *d;
+  if (auto r = f.value("network", false, positive(parse_rate))) o.network = *r;
+  const auto per_instance = [&](std::optional<Price> p) {
+    if (p && per_gpu) p->amount = p->amount.times(o.gpus);
+    return p;
+  };
+  o.hourly = per_instance(read_price(f, "hourly", false, o.currency, o.provenance, Sign::kPositive));
+  o.monthly = per_instance(read_price(f, "monthly", false, o.currency, o.provenance, Sign::kPositive));
+  if (auto period = f.value("monthly_period", false, positive(parse_duration))) {
+    // A "month" quoted for another period (a 30-day package): scale to 730 h.
+    if (!o.monthly) f.fail(f.get("monthly_period", false), f.field("monthly_period"), "needs a monthly price");
+    else o.monthly->amount = o.monthly->amount.scaled(Months(1) / *period);
+  }
+  o.spot = per_instance(read_price(f, "spot", false, o.currency, o.provenance, Sign::kPositive));
+  o.spot_discount = read_share(f, "spot_discount", false, 0.0, 1.0, true, true);
+  if (o.spot_discount) {
+    if (o.spot) {
+      f.fail(f.get("spot_discount", false), f.field("spot_discount"), "give either spot or spot_discount, not both");
+    } else if (!o.hourly) {
+      f.fail(f.get("spot_discount", false), f.field("spot_discount"), "needs an hourly price to discount");
+    } else {
+      // spot = hourly × (1 − discount): the provider's rule, priced as of the hourly price.
+      Price derived = *o.hourly;
+      derived.amount = o.hourly->amount.scaled(1.0 - *o.spot_discount);
+      o.spot = derived;
+    }
+  }
+  const YAML::Node cm = f.get("commitments", false);
+  if (cm.IsDefined()) {
+    if (!cm.IsSequence()) {
+      f.fail(cm, f.field("commitments"), "must be a list");
+    } else {
+      for (std::size_t i = 0; i < cm.size(); ++i) {
+        Fields cf(f.diagnostics(), cm[i], item_path(f.field("commitments"), i));
+        if (!cf.is_map()) continue;
+        Commitment c;
+        if (auto d = cf.value("term", true, positive(parse_duration))) c.term = *d;
+        auto h = per_instance(read_price(cf, "hourly", false, o.currency, o.provenance, Sign::kPositive));
+        auto m = per_instance(read_price(cf, "monthly", false, o.currency, o.provenance, Sign::kPositive));
+        cf.finish();
+        if (h.has_value() == m.has_value()) {
+          cf.fail(cm[i], cf.path(), "give exactly one of hourly or monthly");
+          continue;
+        }
+        c.basis = h ? BillingMode::kHourly : BillingMode::kMonthly;
+        c.price = h ? *h : *m;
+        if (cf.ok()) o.commitments.push_back(c);
+      }
+    }
+  }
+  if (f.ok() && !o.hourly && !o.monthly && !o.spot)
+    f.fail(f.node(), f.path(), "needs at least one of hourly, monthly, spot");
+  return o;
+}
+
+std::optional<Purchase> read_purchase(Fields& f, const Refs& refs) {
+  Purchase p;
+  p.where = f.diagnostics().at(f.node());
+  p.id = read_id(f);
+  if (auto s = f.text("kind", true)) {
+    if (*s == "card") p.kind = PurchaseKind::kCard;
+    else if (*s == "server") p.kind = PurchaseKind::kServer;
+    else if (*s == "server_base") p.kind = PurchaseKind::kServerBase;
+    else if (*s == "network") p.kind = PurchaseKind::kNetwork;
+    else f.fail(f.get("kind", false), f.field("kind"), "must be card, server, server_base or network");
+  }
+  const bool has_gpu = p.kind == PurchaseKind::kCard || p.kind == PurchaseKind::kServer;
+  if (auto s = f.text("gpu", has_gpu)) {
+    p.gpu = *s;
+    if (!refs.has_gpu(*s)) f.fail(f.get("gpu", false), f.field("gpu"), fmt::format("unknown GPU id '{}'", *s));
+  }
+  if (auto n = read_int(f, "gpus", p.kind == PurchaseKind::kServer, 0, 1024)) p.gpus = *n;
+  if (p.kind == PurchaseKind::kCard) p.gpus = 1;
+  if (auto s = f.text("region", false)) p.region = *s;
+  if (auto s = f.text("description", false)) p.description = *s;
+  const Currency cur = read_currency(f, true).value_or(kCny);
+  p.provenance = read_provenance(f, nullptr);
+  if (auto pr = read_price(f, "price", true, cur, p.provenance, Sign::kPositive)) p.price = *pr;
+  return p;
+}
+
+std::optional<OperatingCost> read_operating(Fields& f) {
+  OperatingCost c;
+  c.where = f.diagnostics().at(f.node());
+  c.id = read_id(f);
+  static const std::pair<std::string_view, OperatingKind> kKinds[] = {
+      {"electricity_per_kwh", OperatingKind::kElectricityPerKwh},
+      {"pue", OperatingKind::kPue},
+      {"colocation_per_month", OperatingKind::kColocationPerMonth},
+      {"colocation_per_kw_month", OperatingKind::kColocationPerKwMonth},
+      {"operations_per_month", OperatingKind::kOperationsPerMonth},
+      {"lead_time", OperatingKind::kLeadTime},
+      {"useful_life", OperatingKind::kUsefulLife},
+      {"residual_value", OperatingKind::kResidualValue},
+      {"discount_rate", OperatingKind::kDiscountRate}};
+  std::optional<OperatingKind> kind;
+  if (auto s = f.text("kind", true)) {
+    for (const auto& [name, k] : kKinds)
+      if (name == *s) kind = k;
+    if (!kind)
+      f.fail(f.get("kind", false), f.field("kind"),
+             fmt::format("'{}' is not a kind (electricity_per_kwh, pue, colocation_per_month, "
+                         "colocation_per_kw_month, operations_per_month, lead_time, useful_life, "
+                         "residual_value, discount_rate)",
+                         *s));
+  }
+  if (auto s = f.text("region", false)) c.region = *s;
+  if (auto s = f.text("description", false)) c.description = *s;
+  const auto cur = read_currency(f, false);
+  c.provenance = read_provenance(f, nullptr);
+  if (!kind) {
+    f.get("value", false);
+    return c;
+  }
+  c.kind = *kind;
+  switch (*kind) {
+    case OperatingKind::kElectricityPerKwh:
+    case OperatingKind::kColocationPerMonth:
+    case OperatingKind::kColocationPerKwMonth:
+    case OperatingKind::kOperationsPerMonth:
+      if (!cur) f.fail(f.node(), f.field("currency"), "is required for a money value");
+      if (auto pr = read_price(f, "value", true, cur.value_or(kCny), c.provenance, Sign::kNonNegative))
+        c.money = pr->amount;
+      break;
+    case OperatingKind::kPue:
+      if (auto v = f.value("value", true, [](const std::string& s) {
+            const double x = parse_number(s);
+            if (x < 1.0 || x > 5.0) throw std::invalid_argument(fmt::format("PUE {} is outside 1..5", s));
+            return x;
+          }))
+        c.number = *v;
+      break;
+    case OperatingKind::kLeadTime:
+    case OperatingKind::kUsefulLife:
+      if (auto v = f.value("value", true, parse_duration)) c.number = v->count();
+      break;
+    case OperatingKind::kResidualValue:
+    case OperatingKind::kDiscountRate:
+      if (auto v = read_share(f, "value", true, 0.0, 1.0)) c.number = *v;
+      break;
+  }
+  return c;
+}
+
+}  // namespace
+
+Catalog parse_catalog(std::string_view yaml, const std::string& file, const Catalog* base) {
+  Diagnostics diag(file);
+  Catalog cat;
+  const std::optional<YAML::Node> doc = detail::load_document(yaml, diag);
+  if (doc) {
+    Fields root(diag, *doc, "");
+    if (root.is_map()) {
+      if (auto v = root.text("schema_version", true); v && *v != "1")
+        root.fail(root.get("schema_version", false), "schema_version", fmt::format("{} is not supported (1 is)", *v));
+      const YAML::Node settings = root.get("settings", false);
+      if (settings.IsDefined()) {
+        Fields sf(diag, settings, "settings");
+        if (auto d = sf.value("stale_after", false, positive(parse_duration))) {
+          cat.stale_after = *d;
+          cat.stale_after_given = true;
+        }
+        sf.finish();
+      }
+      for (const char* section : {"fx_rates", "gpus", "providers", "offers", "purchases", "operating"})
+        root.get(section, false);
+      read_list(diag, *doc, "fx_rates", cat.fx_rates, read_fx);
+      read_list(diag, *doc, "gpus", cat.gpus, read_gpu);
+      read_list(diag, *doc, "providers", cat.providers, read_provider);
+      const Refs refs{base, &cat.gpus, &cat.providers};
+      read_list(diag, *doc, "offers", cat.offers, [&](Fields& f) { return read_offer(f, refs); });
+      read_list(diag, *doc, "purchases", cat.purchases, [&](Fields& f) { return read_purchase(f, refs); });
+      read_list(diag, *doc, "operating", cat.operating, read_operating);
+      root.finish();
+    }
+  }
+  if (diag.count() > 0) {
+    auto& problems = diag.problems();
+    std::stable_sort(problems.begin(), problems.end(), [](const InputError& a, const InputError& b) {
+      return std::pair(a.where().line, a.where().column) < std::pair(b.where().line, b.where().column);
+    });
+    throw InputErrors(std::move(problems));
+  }
+  return cat;
+}
+
+Catalog load_catalog_file(const std::string& path, const Catalog* base) {
+  const std::string text = read_input_file(path);
+  return parse_catalog(text, path, base);
+}
+
+std::vector<InputError> validate_catalog_file(const std::string& path, const Catalog* base) {
+  try {
+    load_catalog_file(path, base);
+  } catch (const InputErrors& e) {
+    return e.problems();
+  } catch (const InputError& e) {
+    return {e};
+  }
+  return {};
+}
+
+}  // namespace gpuplan

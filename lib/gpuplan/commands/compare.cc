@@ -1,0 +1,216 @@
+#include "gpuplan/commands/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace gpuplan {
+namespace {
+
+char symbol(const std::string& key) {
+  if (key == "buy") return 'B';
+  if (key == "rent_hourly") return 'H';
+  if (key == "rent_monthly") return 'M';
+  if (key == "spot") return 'S';
+  return 'Y';
+}
+
+std::string short_money(double v) {
+  const double a = std::abs(v);
+  if (a >= 1e9) return fmt::format("{:.1f}B", v / 1e9);
+  if (a >= 1e6) return fmt::format("{:.1f}M", v / 1e6);
+  if (a >= 1e3) return fmt::format("{:.0f}k", v / 1e3);
+  return fmt::format("{:.0f}", v);
+}
+
+}  // namespace
+
+std::string cumulative_chart(const Comparison& c, int width, int height) {
+  const int months = c.scenario.horizon_months;
+  std::vector<std::vector<double>> cum;
+  double lo = 0, hi = 0;
+  for (const OptionResult& o : c.options) {
+    std::vector<double> v;
+    double run = 0;
+    for (const Money& m : o.cash_flow) {
+      run += m.units();
+      v.push_back(run);
+      lo = std::min(lo, run);
+      hi = std::max(hi, run);
+    }
+    cum.push_back(std::move(v));
+  }
+  if (hi <= lo) hi = lo + 1;
+  const int label_w = 8;
+  const int plot_w = std::max(10, width - label_w - 2);
+  std::vector<std::string> grid(static_cast<std::size_t>(height), std::string(static_cast<std::size_t>(plot_w), ' '));
+  const auto col_of = [&](double month) {
+    return static_cast<int>(std::lround(month / months * (plot_w - 1)));
+  };
+  const auto row_of = [&](double value) {
+    return height - 1 - static_cast<int>(std::lround((value - lo) / (hi - lo) * (height - 1)));
+  };
+  // The break-even month as a dotted vertical line, drawn first so curves cover it.
+  if (c.break_even_month) {
+    const int col = col_of(*c.break_even_month);
+    for (auto& line : grid) line[static_cast<std::size_t>(col)] = ':';
+  }
+  for (std::size_t i = 0; i < c.options.size(); ++i) {
+    const char s = symbol(c.options[i].key);
+    for (int col = 0; col < plot_w; ++col) {
+      // Linear interpolation of the cumulative cost between months.
+      const double month = static_cast<double>(col) * months / (plot_w - 1);
+      const int m0 = std::min(months, static_cast<int>(std::floor(month)));
+      const int m1 = std::min(months, m0 + 1);
+      const double f = month - m0;
+      const double v = cum[i][static_cast<std::size_t>(m0)] * (1 - f) + cum[i][static_cast<std::size_t>(m1)] * f;
+      grid[static_cast<std::size_t>(row_of(v))][static_cast<std::size_t>(col)] = s;
+    }
+  }
+  std::string out = fmt::format("Cumulative cost, {} (B buy", c.scenario.currency.code());
+  for (const OptionResult& o : c.options)
+    if (o.key != "buy") out += fmt::format(", {} {}", symbol(o.key), o.key);
+  out += ")\n";
+  for (int r = 0; r < height; ++r) {
+    const double value = hi - (hi - lo) * r / (height - 1);
+    const bool label = r == 0 || r == height - 1 || r == height / 2;
+    std::string line = fmt::format("{:>{}} |{}", label ? short_money(value) : "", label_w, grid[static_cast<std::size_t>(r)]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  out += std::string(static_cast<std::size_t>(label_w) + 1, ' ') + "+" + std::string(static_cast<std::size_t>(plot_w), '-') + "\n";
+  std::string axis(static_cast<std::size_t>(plot_w) + 10, ' ');
+  const auto put = [&](int col, const std::string& text) {
+    for (std::size_t k = 0; k < text.size() && static_cast<std::size_t>(col) + k < axis.size(); ++k)
+      axis[static_cast<std::size_t>(col) + k] = text[k];
+  };
+  put(0, "0");
+  const std::string end = fmt::format("{} months", months);
+  put(std::max(0, plot_w - static_cast<int>(end.size())), end);
+  std::string axis_line = std::string(static_cast<std::size_t>(label_w) + 2, ' ') + axis;
+  while (!axis_line.empty() && axis_line.back() == ' ') axis_line.pop_back();
+  out += axis_line + "\n";
+  if (c.break_even_month)
+    out += fmt::format("{}':' owning breaks even with {} in month {}\n", std::string(static_cast<std::size_t>(label_w) + 2, ' '),
+                       c.break_even_versus, *c.break_even_month);
+  return out;
+}
+
+Report compare_report(const Context& ctx, const CompareQuery& q) {
+  const ResolvedScenario rs = load_scenario(q.scenario_file, q.sets, ctx);
+  const Comparison c = compare(rs.scenario);
+  const Currency currency = rs.scenario.currency;
+  const std::string cur = currency.lower();
+  const std::string CUR(currency.code());
+  const int cents = currency.minor_digits();
+
+  Report rep;
+  rep.command = "compare";
+  rep.title = fmt::format("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, CUR, rs.scenario.name);
+
+  Table opts;
+  opts.name = "options";
+  opts.columns = {{"option", "option", 0, false},
+                  {"label", "option"},
+                  {"total_" + cur, "total " + CUR, cents},
+                  {"npv_" + cur, "NPV " + CUR, cents},
+                  {"used_gpu_hours", "GPU-h used", 0},
+                  {"per_used_gpu_hour_" + cur, CUR + "/used GPU-h", 2},
+                  {"start_hours", "start in h", 1},
+                  {"break_even_month", "break-even"},
+                  {"notes", "notes", 0, false}};
+  for (const OptionResult& o : c.options) {
+    std::string notes;
+    for (const auto& n : o.notes) notes += (notes.empty() ? "" : "; ") + n;
+    opts.add_row({o.key, o.label, o.total, Money::from_micros(std::llround(o.npv * 1e6), currency),
+                  o.used_gpu_hours, o.cost_per_used_gpu_hour ? Cell{*o.cost_per_used_gpu_hour} : Cell{},
+                  o.start_delay.count(),
+                  o.break_even_month ? Cell{static_cast<std::int64_t>(*o.break_even_month)} : Cell{},
+                  notes.empty() ? Cell{} : Cell{notes}});
+  }
+
+  Table breakdown;
+  breakdown.name = "breakdown";
+  breakdown.title = "Cost breakdown over the horizon";
+  breakdown.columns = {{"option", "option"}, {"item", "item"}, {"amount_" + cur, CUR, cents}};
+  for (const OptionResult& o : c.options)
+    for (const CostLine& l : o.breakdown) breakdown.add_row({o.key, l.item, l.amount});
+
+  Table flow;
+  flow.name = "cash_flow";
+  flow.title = "Monthly cash flow (month 0 = purchase; costs positive, resale negative)";
+  flow.text = q.monthly;
+  flow.columns.push_back({"month", "month"});
+  for (const OptionResult& o : c.options) flow.columns.push_back({o.key + "_" + cur, o.key, cents});
+  for (int m = 0; m <= rs.scenario.horizon_months; ++m) {
+    std::vector<Cell> row{std::string(std::to_string(m))};
+    for (const OptionResult& o : c.options) row.emplace_back(o.cash_flow[static_cast<std::size_t>(m)]);
+    flow.add_row(std::move(row));
+  }
+  std::vector<Cell> total{std::string("total")};
+  for (const OptionResult& o : c.options) total.emplace_back(o.total);
+  flow.add_row(std::move(total));
+
+  rep.tables.push_back(std::move(opts));
+  rep.tables.push_back(std::move(breakdown));
+  rep.tables.push_back(std::move(flow));
+  if (q.monthly) rep.primary = 2;
+  if (q.chart) rep.figures.push_back(cumulative_chart(c));
+
+  Json in = ctx.echo();
+  if (const auto* o = rs.inputs.as_object())
+    for (const auto& [k, v] : *o) in[k] = v;
+  Json sets = Json::array();
+  for (const auto& s : q.sets) sets.push_back(s);
+  in["set"] = std::move(sets);
+  rep.inputs = std::move(in);
+
+  Json extra = Json::object();
+  Json be = Json::object();
+  be["versus"] = c.break_even_versus.empty() ? Json() : Json(c.break_even_versus);
+  be["month"] = c.break_even_month ? Json(*c.break_even_month) : Json();
+  be["utilisation"] = c.break_even_utilisation ? Json(*c.break_even_utilisation) : Json();
+  extra["break_even"] = std::move(be);
+  extra["cheapest"] = c.cheapest;
+  extra["recommendation"] = c.recommendation;
+  extra["deciding_input"] = c.deciding_input;
+  if (c.spot_overhead) {
+    Json sp = Json::object();
+    const SpotOverhead& ov = *c.spot_overhead;
+    sp["checkpoint_interval_minutes"] = std::isfinite(ov.interval.count()) ? Json(ov.interval.count() / 60) : Json();
+    sp["interval_is_young_daly_optimum"] = ov.optimal;
+    sp["feasible"] = ov.feasible;
+    sp["wall_time_per_work_time"] = ov.feasible ? Json(ov.wall_per_work) : Json();
+    sp["checkpoint_share"] = ov.checkpoint_share;
+    sp["lost_share"] = ov.lost_share;
+    extra["spot"] = std::move(sp);
+  }
+  extra["fx_rates_used"] = rs.fx_used;
+  rep.extra = std::move(extra);
+
+  rep.notes.push_back(c.recommendation);
+  if (c.break_even_utilisation)
+    rep.notes.push_back(fmt::format("Break-even utilisation (buy = rent by the hour, by NPV): {:.1f}%.",
+                                    *c.break_even_utilisation * 100));
+  if (c.spot_overhead) {
+    const SpotOverhead& ov = *c.spot_overhead;
+    if (!ov.feasible)
+      rep.notes.push_back("Spot: interruptions outpace progress at these settings; spot is left out.");
+    else if (std::isfinite(ov.interval.count()))
+      rep.notes.push_back(fmt::format(
+          "Spot: checkpoint every {:.0f} min ({}), wall time {:.3f}× the work ({:.1f}% writing checkpoints, {:.1f}% lost "
+          "to interruptions).",
+          ov.interval.count() / 60, ov.optimal ? "Young/Daly optimum sqrt(2·C·MTBF)" : "as given", ov.wall_per_work,
+          ov.checkpoint_share * 100, ov.lost_share * 100));
+  }
+  rep.notes.push_back(fmt::format("Scenario: {}. {}", rs.source, ctx.catalog_note()));
+  for (const auto& n : rs.fx_notes) rep.notes.push_back(n);
+  if (!rs.defaults_used.empty()) {
+    rep.notes.push_back("Defaults used:");
+    for (const auto& d : rs.defaults_used) rep.notes.push_back("  " + d);
+  }
+  if (!q.monthly) rep.notes.push_back("Month by month: --monthly. Every input: --format json.");
+  return rep;
+}
+
+}  // namespace gpuplan

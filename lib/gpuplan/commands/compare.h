@@ -1,0 +1,29 @@
+// `gpuplan compare [SCENARIO]`: buy against renting by the hour, by the month,
+// spot and hybrid over a horizon. compare() computes; this builds the report:
+// the options side by side, their cost breakdown, the month-by-month cash
+// flow (--monthly), and a cumulative-cost chart that fits 80 columns (--chart).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpuplan/compare.h"
+#include "gpuplan/context.h"
+#include "gpuplan/report.h"
+#include "gpuplan/scenario.h"
+
+namespace gpuplan {
+
+struct CompareQuery {
+  std::string scenario_file{};     ///< empty: built-in defaults
+  std::vector<std::string> sets{};  ///< --set path=value
+  bool monthly = false;            ///< show (and CSV-export) the monthly cash flow
+  bool chart = false;              ///< add the cumulative-cost chart
+};
+
+Report compare_report(const Context& ctx, const CompareQuery& query);
+
+/// The cumulative cost of each option by month as text, at most `width` columns.
+std::string cumulative_chart(const Comparison& c, int width = 80, int height = 16);
+
+}  // namespace gpuplan

@@ -1,0 +1,63 @@
+#include "gpuplan/commands/gpus.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "gpuplan/error.h"
+
+namespace gpuplan {
+
+Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) {
+  for (const std::string& f : filters)
+    if (std::none_of(ctx.catalog.gpus.begin(), ctx.catalog.gpus.end(),
+                     [&](const Gpu& g) { return gpu_matches(f, g.id); }))
+      throw InputError(SourceLocation{"--gpu"}, "", fmt::format("'{}' matches no GPU in the catalog", f));
+  Table t;
+  t.name = "gpus";
+  t.columns = {{"gpu", "gpu"},
+               {"name", "name", 0, false},
+               {"form_factor", "form"},
+               {"memory_gb", "mem GB", 0},
+               {"memory_bandwidth_gbs", "mem GB/s", 0},
+               {"fp32_tflops", "fp32", 1},
+               {"tf32_tflops", "tf32", 1},
+               {"bf16_tflops", "bf16", 1},
+               {"fp16_tflops", "fp16", 1},
+               {"fp8_tflops", "fp8", 1},
+               {"tdp_w", "TDP W", 0},
+               {"nvlink_gbs", "NVLink GB/s", 0},
+               {"pcie_gen", "PCIe"},
+               {"as_of", "as_of"},
+               {"confidence", "confidence", 0, false},
+               {"source", "source", 0, false}};
+  for (const Gpu& g : ctx.catalog.gpus) {
+    if (!filters.empty() &&
+        std::none_of(filters.begin(), filters.end(), [&](const std::string& f) { return gpu_matches(f, g.id); }))
+      continue;
+    const auto tf = [&](Precision p) -> Cell {
+      const auto it = g.dense_tflops.find(p);
+      return it == g.dense_tflops.end() ? Cell{} : Cell{it->second};
+    };
+    t.add_row({g.id, g.name, g.form_factor.empty() ? Cell{} : Cell{g.form_factor}, g.memory.value() / kGB,
+               g.memory_bandwidth.value() / kGB, tf(Precision::kFp32), tf(Precision::kTf32), tf(Precision::kBf16),
+               tf(Precision::kFp16), tf(Precision::kFp8), g.tdp.value(),
+               g.nvlink ? Cell{g.nvlink->value() / kGB} : Cell{},
+               g.pcie_gen ? Cell{static_cast<std::int64_t>(g.pcie_gen)} : Cell{}, format_date(g.provenance.as_of),
+               g.provenance.confidence.empty() ? Cell{} : Cell{g.provenance.confidence}, g.provenance.source});
+  }
+  Report rep;
+  rep.command = "gpus";
+  rep.title = fmt::format("GPU hardware: {} GPUs (TFLOPS are dense, without 2:4 sparsity)", t.rows.size());
+  Json in = ctx.echo();
+  Json f = Json::array();
+  for (const auto& s : filters) f.push_back(s);
+  in["filters"] = Json::object();
+  in["filters"]["gpu"] = std::move(f);
+  rep.inputs = std::move(in);
+  rep.tables.push_back(std::move(t));
+  rep.notes.push_back(ctx.catalog_note() + ". '-' = not supported or not in any source. NVLink is total bidirectional per GPU.");
+  rep.notes.push_back("Sources: --format csv or json.");
+  return rep;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,182 @@
+#include "gpuplan/commands/prices.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+#include <tuple>
+
+#include "gpuplan/error.h"
+
+namespace gpuplan {
+namespace {
+
+bool any_match(const std::vector<std::string>& filters, std::string_view value, bool prefix) {
+  if (filters.empty()) return true;
+  return std::any_of(filters.begin(), filters.end(), [&](const std::string& f) {
+    return prefix ? gpu_matches(f, value) : id_equals(f, value);
+  });
+}
+
+// A filter value nobody has is almost always a typo: say so, listing what exists.
+template <class Range, class Get>
+void check_filter(const std::vector<std::string>& filters, const Range& records, Get get, bool prefix,
+                  const char* flag) {
+  for (const std::string& f : filters) {
+    const bool known = std::any_of(records.begin(), records.end(), [&](const auto& r) {
+      return prefix ? gpu_matches(f, get(r)) : id_equals(f, get(r));
+    });
+    if (known) continue;
+    std::vector<std::string> names;
+    for (const auto& r : records)
+      if (std::find(names.begin(), names.end(), get(r)) == names.end()) names.push_back(get(r));
+    std::sort(names.begin(), names.end());
+    throw InputError(SourceLocation{flag}, "", fmt::format("'{}' matches nothing in the catalog (known: {})", f,
+                                                           fmt::join(names, ", ")));
+  }
+}
+
+struct Row {
+  const Offer* offer;
+  BillingMode mode;
+  std::string term;  // "" or "1y" for committed-use prices
+  const Price* price;
+  Money converted;
+  Money per_gpu_hour;
+  bool stale;
+  long long age_days;
+};
+
+}  // namespace
+
+Report prices_report(const Context& ctx, const PricesQuery& q) {
+  const Catalog& cat = ctx.catalog;
+  std::vector<BillingMode> modes;
+  for (const std::string& m : q.modes) {
+    const auto mode = parse_billing_mode(m);
+    if (!mode) throw InputError(SourceLocation{"--mode"}, "", fmt::format("{} not in {{hourly, monthly, spot}}", m));
+    modes.push_back(*mode);
+  }
+  if (std::find(kPriceSortKeys.begin(), kPriceSortKeys.end(), q.sort) == kPriceSortKeys.end())
+    throw InputError(SourceLocation{"--sort"}, "",
+                     fmt::format("{} not in {{{}}}", q.sort, fmt::join(kPriceSortKeys, ", ")));
+  check_filter(q.gpus, cat.gpus, [](const Gpu& g) { return g.id; }, true, "--gpu");
+  check_filter(q.providers, cat.providers, [](const Provider& p) { return p.id; }, false, "--provider");
+  check_filter(q.regions, cat.offers, [](const Offer& o) { return o.region; }, false, "--region");
+
+  const CurrencyConverter fx(cat, ctx.currency);
+  const auto stale_days = std::chrono::duration_cast<Days>(ctx.stale_after).count();
+  std::vector<Row> rows;
+  const auto add = [&](const Offer& o, BillingMode mode, std::string term, const Price& p) {
+    if (!modes.empty() && std::find(modes.begin(), modes.end(), mode) == modes.end()) return;
+    const long long age = (ctx.today - p.provenance.as_of).count();
+    const bool stale = static_cast<double>(age) > stale_days;
+    if (q.stale_only && !stale) return;
+    const Money converted = fx.convert(p.amount);
+    // Per GPU-hour: hourly and spot ÷ GPUs; monthly ÷ 730 h ÷ GPUs.
+    const double hours = mode == BillingMode::kMonthly ? Months(1) / Hours(1) : 1.0;
+    const Money per_gpu_hour = converted.scaled(1.0 / (hours * o.gpus));
+    rows.push_back(Row{&o, mode, std::move(term), &p, converted, per_gpu_hour, stale, age});
+  };
+  for (const Offer& o : cat.offers) {
+    if (!any_match(q.gpus, o.gpu, true) || !any_match(q.providers, o.provider, false) ||
+        !any_match(q.regions, o.region, false))
+      continue;
+    for (const BillingMode m : kAllModes)
+      if (const auto& p = o.price(m)) add(o, m, "", *p);
+    for (const Commitment& c : o.commitments) add(o, c.basis, format_duration(c.term), c.price);
+  }
+
+  const auto key = [&](const Row& r) -> std::string {
+    if (q.sort == "provider") return r.offer->provider;
+    if (q.sort == "gpu") return r.offer->gpu;
+    if (q.sort == "as_of") return format_date(r.price->provenance.as_of);
+    return {};
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    if (q.sort == "gpu_hour" && a.per_gpu_hour != b.per_gpu_hour) return a.per_gpu_hour < b.per_gpu_hour;
+    if (q.sort == "price" && a.converted != b.converted) return a.converted < b.converted;
+    if (q.sort == "as_of") {
+      if (a.price->provenance.as_of != b.price->provenance.as_of)
+        return a.price->provenance.as_of > b.price->provenance.as_of;  // newest first
+    } else if (const std::string ka = key(a), kb = key(b); ka != kb) {
+      return ka < kb;
+    }
+    if (a.per_gpu_hour != b.per_gpu_hour) return a.per_gpu_hour < b.per_gpu_hour;
+    return std::tie(a.offer->id, a.mode, a.term) < std::tie(b.offer->id, b.mode, b.term);
+  });
+
+  const std::string cur = ctx.currency.lower();
+  const std::string CUR(ctx.currency.code());
+  Table t;
+  t.name = "offers";
+  t.columns = {
+      {"offer", "offer", 0, false},
+      {"provider", "provider"},
+      {"region", "region"},
+      {"instance", "instance", 0, false},
+      {"gpu", "gpu"},
+      {"gpus", "gpus"},
+      {"mode", "mode"},
+      {"term", "term"},
+      {"price_" + cur, CUR, 2},
+      {"per", "per"},
+      {"gpu_hour_" + cur, CUR + "/GPU-h", 3},
+      {"list_price", "list price", -1, false},
+      {"list_currency", "list cur", 0, false},
+      {"fx_rate", "fx rate", 6, false},
+      {"billing_granularity", "billing"},
+      {"as_of", "as_of"},
+      {"age_days", "age days", 0, false},
+      {"stale", "stale"},
+      {"confidence", "confidence", 0, false},
+      {"source", "source", 0, false},
+  };
+  std::size_t stale_rows = 0;
+  std::set<std::string> offers_seen;
+  for (const Row& r : rows) {
+    const Offer& o = *r.offer;
+    offers_seen.insert(o.id);
+    stale_rows += r.stale ? 1 : 0;
+    const bool per_month = r.mode == BillingMode::kMonthly;
+    t.add_row({o.id, o.provider, o.region, o.instance, o.gpu, static_cast<std::int64_t>(o.gpus),
+               std::string(to_string(r.mode)), r.term.empty() ? Cell{} : Cell{r.term}, r.converted,
+               std::string(per_month ? "month" : "hour"), r.per_gpu_hour, r.price->amount,
+               std::string(r.price->amount.currency().code()), fx.rate(r.price->amount.currency()),
+               format_duration(o.billing_granularity), format_date(r.price->provenance.as_of),
+               static_cast<std::int64_t>(r.age_days), r.stale,
+               r.price->provenance.confidence.empty() ? Cell{} : Cell{r.price->provenance.confidence},
+               r.price->provenance.source});
+  }
+
+  Report rep;
+  rep.command = "prices";
+  rep.title = fmt::format("GPU rental prices in {}: {} offers, {} prices, sorted by {}", CUR, offers_seen.size(),
+                          rows.size(), q.sort);
+  Json in = ctx.echo();
+  Json filters = Json::object();
+  const auto list = [](const std::vector<std::string>& v) {
+    Json a = Json::array();
+    for (const auto& s : v) a.push_back(s);
+    return a;
+  };
+  filters["gpu"] = list(q.gpus);
+  filters["provider"] = list(q.providers);
+  filters["region"] = list(q.regions);
+  filters["mode"] = list(q.modes);
+  filters["stale_only"] = q.stale_only;
+  in["filters"] = std::move(filters);
+  in["sort"] = q.sort;
+  rep.inputs = std::move(in);
+  rep.tables.push_back(std::move(t));
+  rep.extra = Json::object();
+  rep.extra["fx_rates_used"] = fx.used_json();
+  rep.notes.push_back(ctx.catalog_note() + ". Per GPU-hour = price / GPUs (monthly: / 730 h).");
+  for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
+  if (stale_rows > 0)
+    rep.notes.push_back(fmt::format("{} of {} prices are stale: priced more than {} days before {}.", stale_rows,
+                                    rows.size(), stale_days, format_date(ctx.today)));
+  rep.notes.push_back("Sources and list prices: --format csv or json.");
+  return rep;
+}
+
+}  // namespace gpuplan

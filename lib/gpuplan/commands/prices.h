@@ -1,0 +1,29 @@
+// `gpuplan prices`: the catalog's offers, one row per offer and billing mode,
+// converted to the display currency, with the price per GPU-hour normalised
+// across instance sizes and modes so that offers compare directly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpuplan/context.h"
+#include "gpuplan/report.h"
+
+namespace gpuplan {
+
+struct PricesQuery {
+  std::vector<std::string> gpus{};       ///< gpu_matches() filters; empty = all
+  std::vector<std::string> providers{};  ///< provider ids, case-insensitive
+  std::vector<std::string> regions{};    ///< region names, case-insensitive
+  std::vector<std::string> modes{};      ///< hourly, monthly, spot
+  std::string sort = "gpu_hour";         ///< one of kPriceSortKeys
+  bool stale_only = false;
+};
+
+inline const std::vector<std::string> kPriceSortKeys = {"gpu_hour", "price", "provider", "gpu", "as_of"};
+
+/// Throws InputError for an unknown mode, sort key or a filter that matches
+/// nothing the catalog knows (a typo must not look like "no offers").
+Report prices_report(const Context& ctx, const PricesQuery& query);
+
+}  // namespace gpuplan

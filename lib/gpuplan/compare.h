@@ -1,0 +1,145 @@
+// Buy versus rent over a horizon: the monthly cash flow of each option
+// (buy, rent hourly, rent monthly, spot, hybrid), its total, NPV, cost per
+// GPU-hour actually used, the time until training can start, and the
+// break-even between owning and renting. Inputs are fully resolved values
+// (scenario.h turns files, --set and catalog defaults into them); every
+// formula is written beside the code in compare.cc.
+//
+// Conventions: month 0 is the purchase (capex), months 1..H are the running
+// months, cash flows are costs (positive = money out) rounded to the
+// currency's minor unit per month, so totals equal the sum of printed months.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/cost/spot.h"
+#include "gpuplan/money.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+
+/// What the team needs, whatever it runs on.
+struct Workload {
+  int gpus = 8;                 ///< cards busy while training
+  double utilisation = 0.6;     ///< busy fraction of the month (0–1), after training can start
+  int runs_per_month = 10;      ///< training runs (each billed and released separately when renting)
+  Bytes dataset{};              ///< kept in storage while renting, uploaded once
+  Bytes egress_per_month{};     ///< results, checkpoints and logs downloaded per month
+  BytesPerSecond upload_bandwidth{};  ///< measured upload rate to the provider
+};
+
+enum class LeadTimeCover { kDelayCost, kRent };
+
+struct OwnInputs {
+  std::string gpu = "A100-80G";  ///< for labels
+  int cards = 8;
+  Money card_price = Money::zero(kCny);
+  Money server_base = Money::zero(kCny);  ///< non-GPU server part: chassis, CPUs, memory, NVMe, NVSwitch board
+  Money network = Money::zero(kCny);      ///< switches and NICs
+  Money facility = Money::zero(kCny);     ///< room, cooling and power upgrades: sunk, not resold
+  Seconds lead_time{};                    ///< order to first training day
+  LeadTimeCover cover = LeadTimeCover::kRent;
+  Money delay_cost_per_month = Money::zero(kCny);  ///< with kDelayCost: what a month without training costs
+  Seconds useful_life = Years(3);
+  double residual_share = 0.0;  ///< resale value at the end of the useful life, share of hardware capex
+  Watts gpu_busy{};             ///< per card, training (TDP)
+  Watts gpu_idle{};             ///< per card, idle
+  Watts server{};               ///< the rest of the server (CPUs, fans, NICs, storage)
+  double pue = 1.5;
+  Money electricity_per_kwh = Money::zero(kCny);
+  Money colocation_per_month = Money::zero(kCny);
+  Money operations_per_month = Money::zero(kCny);
+};
+
+/// One rental price and the add-ons billed with it.
+struct RentInputs {
+  std::string offer{};       ///< catalog offer id, or "" when given directly
+  std::string description{}; ///< "autodl RTX4090 (1 GPU)", for tables
+  Money price = Money::zero(kCny);  ///< per instance per hour (monthly: per month)
+  int gpus_per_instance = 1;
+  Seconds granularity = Seconds(1);
+  Seconds minimum_billing{};
+  Money storage_per_gb_month = Money::zero(kCny);
+  Money egress_per_gb = Money::zero(kCny);
+  double support_share = 0.0;
+  Money support_minimum_monthly = Money::zero(kCny);
+  Seconds provisioning = Seconds(15 * 60);  ///< order to a usable instance (the article: within 15 minutes)
+  std::vector<std::string> notes{};         ///< what was not priced, and where add-on prices came from
+};
+
+struct HourlyInputs {
+  RentInputs rent{};
+  Hours idle_per_run = Hours(0.5);  ///< left running after a run ends (the forgotten instance)
+  bool auto_release = false;        ///< release on completion: no idle hours
+};
+
+struct SpotInputs {
+  RentInputs rent{};
+  SpotParams interruptions{};
+};
+
+struct HybridInputs {
+  double local_share = 0.3;  ///< share of GPU-hours done on local cards
+  int local_cards = 2;
+  std::string local_gpu{};  ///< for labels
+  Money local_capex = Money::zero(kCny);  ///< 0 when the local cards are already owned
+  Watts local_gpu_busy{};
+  Watts local_gpu_idle{};
+};
+
+struct Scenario {
+  std::string name{};
+  Currency currency = kCny;
+  int horizon_months = 24;
+  double discount_rate = 0.0;  ///< annual cost of capital, 0–1
+  Workload workload{};
+  OwnInputs own{};
+  std::optional<HourlyInputs> hourly{};
+  std::optional<RentInputs> monthly{};
+  std::optional<SpotInputs> spot{};
+  std::optional<HybridInputs> hybrid{};
+};
+
+/// One labelled part of an option's cost over the horizon ("compute", "power").
+struct CostLine {
+  std::string item;
+  Money amount;
+};
+
+struct OptionResult {
+  std::string key{};    ///< buy, rent_hourly, rent_monthly, spot, hybrid
+  std::string label{};  ///< "Buy 8× A100-80G"
+  std::vector<Money> cash_flow{};  ///< months 0..H, rounded to the minor unit
+  std::vector<CostLine> breakdown{};
+  Money total = Money::zero(kCny);  ///< Σ cash_flow
+  double npv = 0.0;                 ///< Σ CF_m / (1 + r_m)^m, in currency units
+  std::optional<double> cost_per_used_gpu_hour{};  ///< total / GPU-hours used; none when nothing is used
+  double used_gpu_hours = 0.0;
+  Hours start_delay{};             ///< until training can start
+  std::optional<int> break_even_month{};  ///< buy vs this option: first month owning's cumulative ≤ this one's
+  std::vector<std::string> notes{};
+};
+
+struct Comparison {
+  Scenario scenario{};
+  std::vector<OptionResult> options{};  ///< buy first, then rent_hourly, rent_monthly, spot, hybrid
+  std::string cheapest{};               ///< key of the lowest NPV
+  /// Buy against the cheapest rental option.
+  std::string break_even_versus{};
+  std::optional<int> break_even_month{};
+  /// Busy fraction at which buying and renting by the hour have equal NPV (none in 0–100%: nullopt).
+  std::optional<double> break_even_utilisation{};
+  std::optional<SpotOverhead> spot_overhead{};
+  std::string recommendation{};
+  std::string deciding_input{};
+};
+
+/// Throws std::invalid_argument for inputs no model can use (checked upstream with locations).
+Comparison compare(const Scenario& s);
+
+/// Monthly discount factor of an annual rate: (1 + r)^(1/12) − 1.
+double monthly_rate(double annual);
+
+}  // namespace gpuplan

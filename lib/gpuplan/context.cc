@@ -1,0 +1,118 @@
+#include "gpuplan/context.h"
+
+#include <fmt/format.h>
+
+#include "gpuplan/error.h"
+
+namespace gpuplan {
+
+Conversion CurrencyConverter::lookup(Currency from) const {
+  for (const auto& [c, conv] : used_)
+    if (c == from) return conv;
+  const std::optional<Conversion> conv = find_conversion(*catalog_, from, display_);
+  if (!conv)
+    throw InputError(SourceLocation{"--currency"}, "",
+                     fmt::format("the catalog has no exchange rate between {} and {} (add one under fx_rates)",
+                                 from.code(), display_.code()));
+  if (conv->via) used_.emplace_back(from, *conv);
+  return *conv;
+}
+
+Money CurrencyConverter::convert(Money m) const {
+  if (m.currency() == display_) return m;
+  return m.converted(display_, lookup(m.currency()).rate);
+}
+
+double CurrencyConverter::rate(Currency from) const { return from == display_ ? 1.0 : lookup(from).rate; }
+
+std::vector<std::string> CurrencyConverter::notes() const {
+  std::vector<std::string> out;
+  for (const auto& [from, conv] : used_) {
+    const FxRate& r = *conv.via;
+    const std::string rate = conv.inverse ? fmt::format("{:.6g} {} (inverse of {} {} per {})", conv.rate,
+                                                        display_.code(), r.rate_text, r.to.code(), r.from.code())
+                                          : fmt::format("{} {}", r.rate_text, display_.code());
+    out.push_back(fmt::format("Converted at 1 {} = {}: fx rate {}, as_of {}, source: {}", from.code(), rate, r.id,
+                              format_date(r.provenance.as_of), r.provenance.source));
+  }
+  return out;
+}
+
+Json CurrencyConverter::used_json() const {
+  Json arr = Json::array();
+  for (const auto& [from, conv] : used_) {
+    Json o = Json::object();
+    o["from"] = std::string(from.code());
+    o["to"] = std::string(display_.code());
+    o["rate"] = conv.rate;
+    o["fx_id"] = conv.via->id;
+    o["inverse"] = conv.inverse;
+    o["as_of"] = format_date(conv.via->provenance.as_of);
+    o["source"] = conv.via->provenance.source;
+    arr.push_back(std::move(o));
+  }
+  return arr;
+}
+
+Date system_today() { return std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now()); }
+
+Context make_context(const GlobalOptions& options) {
+  Context ctx;
+  ctx.builtin = !options.no_default_catalog;
+  if (ctx.builtin) ctx.catalog = builtin_catalog();
+  ctx.catalog_files = options.catalog_files;
+  std::vector<InputError> problems;
+  for (const std::string& file : options.catalog_files) {
+    try {
+      Catalog overlay = load_catalog_file(file, &ctx.catalog);
+      ctx.catalog = merge(std::move(ctx.catalog), overlay);
+    } catch (const InputErrors& e) {
+      problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+    } catch (const InputError& e) {
+      problems.push_back(e);
+    }
+  }
+  if (!problems.empty()) throw InputErrors(std::move(problems));
+  try {
+    ctx.currency = Currency(options.currency.value_or("CNY"));
+    ctx.currency_given = options.currency.has_value();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(SourceLocation{"--currency"}, "", e.what());
+  }
+  try {
+    ctx.today = options.today ? parse_date(*options.today) : system_today();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(SourceLocation{"--today"}, "", e.what());
+  }
+  ctx.stale_after = ctx.catalog.stale_after;
+  if (options.stale_after) {
+    try {
+      ctx.stale_after = parse_duration(*options.stale_after);
+      if (!(ctx.stale_after > Seconds(0))) throw std::invalid_argument("must be longer than zero");
+    } catch (const std::invalid_argument& e) {
+      throw InputError(SourceLocation{"--stale-after"}, "", e.what());
+    }
+  }
+  return ctx;
+}
+
+Json Context::echo() const {
+  Json o = Json::object();
+  Json cats = Json::array();
+  if (builtin) cats.push_back("builtin:pricing/default.yaml");
+  for (const auto& f : catalog_files) cats.push_back(f);
+  o["catalogs"] = std::move(cats);
+  o["currency"] = std::string(currency.code());
+  o["today"] = format_date(today);
+  o["stale_after_days"] = std::chrono::duration_cast<Days>(stale_after).count();
+  return o;
+}
+
+std::string Context::catalog_note() const {
+  std::string out = "Catalog: ";
+  out += builtin ? "built-in (pricing/default.yaml)" : "none built-in";
+  for (const auto& f : catalog_files) out += " + " + f;
+  return out;
+}
+
+}  // namespace gpuplan

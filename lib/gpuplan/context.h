@@ -1,0 +1,70 @@
+// What every command runs against: the merged catalog (built-in, then each
+// --catalog file in order, later wins), the display currency with the FX
+// rates it needs, and "today" for the stale check. Built once in main from
+// the global flags; commands take it by const reference.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/json.h"
+#include "gpuplan/money.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+
+struct GlobalOptions {
+  std::vector<std::string> catalog_files{};
+  bool no_default_catalog = false;
+  std::optional<std::string> currency{};  ///< default: the scenario's, else CNY
+  std::optional<std::string> today{};        ///< YYYY-MM-DD; default: the system date (UTC)
+  std::optional<std::string> stale_after{};  ///< a duration; default: the catalog's setting (180d)
+};
+
+/// Converts catalog money into the display currency and remembers which
+/// rates it used, so every report can say which rate and date it applied.
+class CurrencyConverter {
+ public:
+  CurrencyConverter(const Catalog& catalog, Currency display) : catalog_(&catalog), display_(display) {}
+  Currency display() const { return display_; }
+  /// Throws InputError when the catalog has no rate between the currencies.
+  Money convert(Money m) const;
+  /// The factor applied to `from` (1 for the display currency).
+  double rate(Currency from) const;
+  /// Rates used so far, as sentences ("1 USD = 7.1 CNY (usd-cny, as_of 2026-10-04; source: ...)").
+  std::vector<std::string> notes() const;
+  /// Rates used so far, as JSON objects {from, to, rate, via, as_of, source}.
+  Json used_json() const;
+
+ private:
+  Conversion lookup(Currency from) const;
+  const Catalog* catalog_;
+  Currency display_;
+  mutable std::vector<std::pair<Currency, Conversion>> used_{};
+};
+
+struct Context {
+  Catalog catalog{};
+  bool builtin = true;
+  std::vector<std::string> catalog_files{};
+  Currency currency = kCny;
+  bool currency_given = false;  ///< --currency was given (it wins over a scenario's currency)
+  Date today{};
+  Seconds stale_after = Days(180);
+
+  /// {"catalogs": [...], "currency": ..., "today": ..., "stale_after": ...}
+  Json echo() const;
+  /// "catalog: built-in pricing/default.yaml + my.yaml"
+  std::string catalog_note() const;
+};
+
+/// Loads and merges the catalogs; problems from all files are reported together.
+Context make_context(const GlobalOptions& options);
+
+/// Today's date in UTC.
+Date system_today();
+
+}  // namespace gpuplan

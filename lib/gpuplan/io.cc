@@ -1,0 +1,151 @@
+#include "gpuplan/io.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpuplan/error.h"
+
+namespace gpuplan {
+namespace {
+
+InputError file_error(const std::string& path, const std::string& what) {
+  return InputError(SourceLocation{path, 0, 0}, "", what);
+}
+
+std::string errno_text(int err) {
+  switch (err) {
+    case ENOENT: return "no such file";
+    case EACCES: return "permission denied";
+    case EISDIR: return "is a directory";
+    case ENOSPC: return "no space left on device";
+    case EROFS: return "read-only file system";
+    default: return std::strerror(err);
+  }
+}
+
+bool write_all(int fd, const std::string& content) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes) {
+  int fd = 0;
+  if (path != "-") {
+    // O_NONBLOCK: opening a FIFO with no writer must not hang; it is refused below.
+    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw file_error(path, errno_text(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    if (fd != 0) ::close(fd);
+    throw file_error(path, errno_text(err));
+  }
+  if (path != "-") {
+    if (S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      throw file_error(path, "is a directory, not a file");
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw file_error(path, "is not a regular file (a FIFO or device cannot be read as input)");
+    }
+    if (static_cast<std::size_t>(st.st_size) > max_bytes) {
+      ::close(fd);
+      throw file_error(path, fmt::format("is larger than the {} MiB an input may be", max_bytes >> 20));
+    }
+    const int flags = ::fcntl(fd, F_GETFL);
+    ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  }
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      if (fd != 0) ::close(fd);
+      throw file_error(path, errno_text(err));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > max_bytes) {
+      if (fd != 0) ::close(fd);
+      throw file_error(path, fmt::format("is larger than the {} MiB an input may be", max_bytes >> 20));
+    }
+  }
+  if (fd != 0) ::close(fd);
+  return out;
+}
+
+void write_output_file(const std::string& path, const std::string& content, const std::vector<std::string>& inputs) {
+  struct stat out_st {};
+  const bool exists = ::stat(path.c_str(), &out_st) == 0;
+  if (exists) {
+    if (S_ISDIR(out_st.st_mode)) throw file_error(path, "output path is a directory");
+    for (const std::string& in : inputs) {
+      struct stat in_st {};
+      if (in != "-" && ::stat(in.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+          in_st.st_ino == out_st.st_ino)
+        throw file_error(path, fmt::format("output would overwrite the input {}", in));
+    }
+    if (!S_ISREG(out_st.st_mode)) {
+      // A device or FIFO (e.g. /dev/null, /dev/full): write in place, checked.
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+      if (fd < 0) throw file_error(path, errno_text(errno));
+      const bool ok = write_all(fd, content);
+      const int err = errno;
+      if (::close(fd) != 0 || !ok) throw file_error(path, errno_text(ok ? errno : err));
+      return;
+    }
+  }
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  std::string tmpl = dir + "/.gpuplan-XXXXXX";
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw file_error(path, fmt::format("cannot create a file in {}: {}", dir, errno_text(errno)));
+  const bool ok = write_all(fd, content) && ::fsync(fd) == 0;
+  const int err = errno;
+  const bool closed = ::close(fd) == 0;
+  if (!ok || !closed) {
+    ::unlink(tmpl.c_str());
+    throw file_error(path, errno_text(ok ? errno : err));
+  }
+  // Keep the permissions an existing file had; a new one gets 0666 & ~umask.
+  mode_t mode = 0;
+  if (exists) {
+    mode = out_st.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  ::chmod(tmpl.c_str(), mode);
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    const int rerr = errno;
+    ::unlink(tmpl.c_str());
+    throw file_error(path, errno_text(rerr));
+  }
+}
+
+void write_stdout(const std::string& content) {
+  if (!write_all(1, content)) throw std::runtime_error(fmt::format("writing standard output: {}", errno_text(errno)));
+}
+
+}  // namespace gpuplan

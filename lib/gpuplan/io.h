@@ -1,0 +1,29 @@
+// Reading inputs and writing outputs safely. Inputs: regular files only (a
+// directory or a FIFO is refused without blocking), size-capped. Outputs:
+// written whole or not at all (a temporary file in the same directory, then
+// rename), never over one of the inputs (same device and inode, not name),
+// and every write and the close are checked (/dev/full must fail).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gpuplan {
+
+inline constexpr std::size_t kMaxInputBytes = 64u * 1024u * 1024u;
+
+/// The whole file, or InputError naming the file ("is a directory", "not found"...).
+/// "-" reads standard input.
+std::string read_input_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
+
+/// Writes `content` to `path` atomically. Refuses a path that is one of
+/// `inputs` (same file by device and inode). Throws InputError on failure
+/// (exit 3: the output path is a bad value), leaving any existing file intact.
+void write_output_file(const std::string& path, const std::string& content, const std::vector<std::string>& inputs);
+
+/// Writes to standard output and checks the result (a closed pipe or full
+/// device is an error, not a silent truncation). Throws std::runtime_error.
+void write_stdout(const std::string& content);
+
+}  // namespace gpuplan

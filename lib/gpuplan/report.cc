@@ -1,0 +1,295 @@
+#include "gpuplan/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace gpuplan {
+
+void Table::add_row(std::vector<Cell> row) {
+  if (row.size() != columns.size())
+    throw std::logic_error(fmt::format("table {}: row of {} cells under {} columns", name, row.size(), columns.size()));
+  rows.push_back(std::move(row));
+}
+
+Format parse_format(std::string_view name) {
+  if (name == "table") return Format::kTable;
+  if (name == "csv") return Format::kCsv;
+  if (name == "tsv") return Format::kTsv;
+  if (name == "json") return Format::kJson;
+  if (name == "md") return Format::kMd;
+  throw std::invalid_argument(fmt::format("{} not in {{{}}}", name, kFormatNames));
+}
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::uint32_t cp = c;
+    std::size_t len = 1;
+    if (c >= 0xF0 && i + 3 < text.size() + 0) {
+      len = 4;
+      cp = ((c & 0x07u) << 18) | ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 12) |
+           ((static_cast<unsigned char>(text[i + 2]) & 0x3Fu) << 6) | (static_cast<unsigned char>(text[i + 3]) & 0x3Fu);
+    } else if (c >= 0xE0 && i + 2 < text.size()) {
+      len = 3;
+      cp = ((c & 0x0Fu) << 12) | ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 6) |
+           (static_cast<unsigned char>(text[i + 2]) & 0x3Fu);
+    } else if (c >= 0xC0 && i + 1 < text.size()) {
+      len = 2;
+      cp = ((c & 0x1Fu) << 6) | (static_cast<unsigned char>(text[i + 1]) & 0x3Fu);
+    }
+    i += len;
+    // Wide: CJK, Hangul, full-width forms (Unicode EAW "W"/"F", main blocks).
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD);
+    width += wide ? 2 : 1;
+  }
+  return width;
+}
+
+namespace {
+
+bool is_numeric(const Cell& c) {
+  return std::holds_alternative<std::int64_t>(c) || std::holds_alternative<double>(c) ||
+         std::holds_alternative<Money>(c);
+}
+
+std::string plain_double(double d, int decimals) {
+  if (!std::isfinite(d)) throw std::logic_error("a non-finite number reached the output");
+  std::string s = fmt::format("{:.{}f}", d, decimals);
+  if (s.find_first_not_of("-0.") == std::string::npos && s.front() == '-') s.erase(0, 1);
+  return s;
+}
+
+// Plain form: CSV, TSV, and the basis of the pretty form.
+std::string plain(const Cell& cell, const Column& col) {
+  return std::visit(
+      [&](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) return "";
+        else if constexpr (std::is_same_v<T, std::string>) return v;
+        else if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(v);
+        else if constexpr (std::is_same_v<T, double>) return plain_double(v, col.decimals);
+        else if constexpr (std::is_same_v<T, Money>) return to_plain_string(v, col.decimals);
+        else return v ? "true" : "false";
+      },
+      cell);
+}
+
+std::string pretty(const Cell& cell, const Column& col) {
+  if (std::holds_alternative<std::monostate>(cell)) return "-";
+  if (const bool* b = std::get_if<bool>(&cell)) return *b ? "yes" : "no";
+  if (is_numeric(cell)) return group_thousands(plain(cell, col));
+  return plain(cell, col);
+}
+
+// A text cell that a spreadsheet would run as a formula is prefixed with a
+// quote (OWASP CSV injection). Numbers are never text cells here.
+std::string neutralise(std::string s) {
+  if (!s.empty() && (s.front() == '=' || s.front() == '+' || s.front() == '-' || s.front() == '@' ||
+                     s.front() == '\t' || s.front() == '\r'))
+    s.insert(0, 1, '\'');
+  return s;
+}
+
+std::string csv_field(const Cell& cell, const Column& col) {
+  std::string s = plain(cell, col);
+  if (std::holds_alternative<std::string>(cell)) s = neutralise(std::move(s));
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+std::string render_csv(const Table& t) {
+  std::string out;
+  for (std::size_t i = 0; i < t.columns.size(); ++i) out += (i ? "," : "") + t.columns[i].key;
+  out += "\r\n";
+  for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_field(row[i], t.columns[i]);
+    out += "\r\n";
+  }
+  return out;
+}
+
+std::string render_tsv(const Table& t) {
+  std::string out;
+  for (std::size_t i = 0; i < t.columns.size(); ++i) out += (i ? "\t" : "") + t.columns[i].key;
+  out += "\n";
+  for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      std::string s = plain(row[i], t.columns[i]);
+      if (std::holds_alternative<std::string>(row[i])) s = neutralise(std::move(s));
+      // TSV cannot escape these; refuse rather than corrupt the row.
+      if (s.find_first_of("\t\r\n") != std::string::npos)
+        throw std::invalid_argument(
+            fmt::format("{}: a value contains a tab or newline, which TSV cannot hold (use --format csv)",
+                        t.columns[i].key));
+      out += (i ? "\t" : "") + s;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::vector<std::size_t> brief_columns(const Table& t) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i].brief) idx.push_back(i);
+  return idx;
+}
+
+void rstrip(std::string& line) {
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+}
+
+std::string render_text_table(const Table& t, const RenderOptions& opt) {
+  const std::vector<std::size_t> cols = brief_columns(t);
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::size_t> width(cols.size());
+  std::vector<bool> right(cols.size(), false);
+  for (std::size_t j = 0; j < cols.size(); ++j) width[j] = display_width(t.columns[cols[j]].label);
+  for (const auto& row : t.rows) {
+    auto& out = cells.emplace_back();
+    for (std::size_t j = 0; j < cols.size(); ++j) {
+      out.push_back(pretty(row[cols[j]], t.columns[cols[j]]));
+      width[j] = std::max(width[j], display_width(out.back()));
+      if (is_numeric(row[cols[j]])) right[j] = true;
+    }
+  }
+  const auto pad = [&](const std::string& s, std::size_t j) {
+    const std::string fill(width[j] - display_width(s), ' ');
+    return right[j] ? fill + s : s + fill;
+  };
+  std::string out;
+  std::string line;
+  for (std::size_t j = 0; j < cols.size(); ++j) line += (j ? "  " : "") + pad(t.columns[cols[j]].label, j);
+  rstrip(line);
+  out += opt.color ? "\033[1m" + line + "\033[0m\n" : line + "\n";
+  line.clear();
+  for (std::size_t j = 0; j < cols.size(); ++j) line += (j ? "  " : "") + std::string(width[j], '-');
+  out += line + "\n";
+  for (const auto& row : cells) {
+    line.clear();
+    for (std::size_t j = 0; j < cols.size(); ++j) line += (j ? "  " : "") + pad(row[j], j);
+    rstrip(line);
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string md_escape(std::string s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '|') out += '\\';
+    out += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return out;
+}
+
+std::string render_md_table(const Table& t) {
+  const std::vector<std::size_t> cols = brief_columns(t);
+  std::vector<bool> right(cols.size(), false);
+  for (const auto& row : t.rows)
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      if (is_numeric(row[cols[j]])) right[j] = true;
+  std::string out = "|";
+  for (const std::size_t c : cols) out += " " + md_escape(t.columns[c].label) + " |";
+  out += "\n|";
+  for (std::size_t j = 0; j < cols.size(); ++j) out += right[j] ? "---:|" : "---|";
+  out += "\n";
+  for (const auto& row : t.rows) {
+    out += "|";
+    for (const std::size_t c : cols) out += " " + md_escape(pretty(row[c], t.columns[c])) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+Json cell_json(const Cell& cell, const Column& col) {
+  return std::visit(
+      [&](const auto& v) -> Json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) return Json();
+        else if constexpr (std::is_same_v<T, std::string>) return Json(v);
+        else if constexpr (std::is_same_v<T, std::int64_t>) return Json(static_cast<long long>(v));
+        else if constexpr (std::is_same_v<T, double>) return Json(Json::Decimal{plain_double(v, col.decimals)});
+        else if constexpr (std::is_same_v<T, Money>) return Json::money(v, col.decimals);
+        else return Json(v);
+      },
+      cell);
+}
+
+}  // namespace
+
+Json to_json(const Report& report) {
+  Json doc = Json::object();
+  doc["schema_version"] = kSchemaVersion;
+  doc["command"] = report.command;
+  doc["inputs"] = report.inputs.is_null() ? Json::object() : report.inputs;
+  for (const Table& t : report.tables) {
+    Json rows = Json::array();
+    for (const auto& row : t.rows) {
+      Json obj = Json::object();
+      for (std::size_t i = 0; i < row.size(); ++i) obj[t.columns[i].key] = cell_json(row[i], t.columns[i]);
+      rows.push_back(std::move(obj));
+    }
+    doc[t.name] = std::move(rows);
+  }
+  if (const auto* extra = report.extra.as_object())
+    for (const auto& [k, v] : *extra) doc[k] = v;
+  Json notes = Json::array();
+  for (const auto& n : report.notes) notes.push_back(n);
+  doc["notes"] = std::move(notes);
+  return doc;
+}
+
+std::string render(const Report& report, Format format, const RenderOptions& options) {
+  switch (format) {
+    case Format::kCsv:
+      return report.tables.empty() ? std::string() : render_csv(report.tables.at(report.primary));
+    case Format::kTsv:
+      return report.tables.empty() ? std::string() : render_tsv(report.tables.at(report.primary));
+    case Format::kJson:
+      return to_json(report).dump();
+    case Format::kMd: {
+      std::string out;
+      if (!report.title.empty()) out += "**" + md_escape(report.title) + "**\n\n";
+      for (const Table& t : report.tables) {
+        if (!t.text) continue;
+        if (report.tables.size() > 1 && !t.title.empty()) out += "### " + md_escape(t.title) + "\n\n";
+        out += render_md_table(t) + "\n";
+      }
+      for (const auto& f : report.figures) out += "```\n" + f + "```\n\n";
+      for (const auto& n : report.notes) out += md_escape(n) + "\n\n";
+      while (out.size() >= 2 && out.ends_with("\n\n")) out.pop_back();
+      return out;
+    }
+    case Format::kTable: {
+      std::string out;
+      if (!report.title.empty()) out += report.title + "\n\n";
+      bool first = true;
+      for (const Table& t : report.tables) {
+        if (!t.text) continue;
+        if (!first) out += "\n";
+        first = false;
+        if (report.tables.size() > 1 && !t.title.empty()) out += t.title + "\n";
+        out += render_text_table(t, options);
+      }
+      for (const auto& f : report.figures) out += "\n" + f;
+      if (!report.notes.empty()) out += "\n";
+      for (const auto& n : report.notes) out += n + "\n";
+      return out;
+    }
+  }
+  throw std::logic_error("unknown format");
+}
+
+}  // namespace gpuplan

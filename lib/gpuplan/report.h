@@ -1,0 +1,72 @@
+// Reports are data; renderers only format (hledger's "compute once, then
+// case format of"). A command builds a Report of Tables once; render() turns
+// it into table, csv, tsv, json or md. CSV and JSON carry every column with
+// plain numbers and units in the keys (`price_cny`); the terminal table and
+// Markdown show the brief columns with thousands separators.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "gpuplan/json.h"
+#include "gpuplan/money.h"
+
+namespace gpuplan {
+
+/// Empty (monostate) renders as "" in CSV, null in JSON and "-" in tables.
+using Cell = std::variant<std::monostate, std::string, std::int64_t, double, Money, bool>;
+
+struct Column {
+  std::string key;    ///< snake_case with the unit: "price_cny", "gpu_hours"; CSV header and JSON key.
+  std::string label;  ///< header in tables and Markdown: "CNY/GPU-h".
+  int decimals = 2;   ///< for double and Money cells; Money < 0 means exact.
+  bool brief = true;  ///< shown in the terminal table and Markdown (CSV/JSON show all).
+};
+
+struct Table {
+  std::string name{};   ///< JSON key of the rows: "offers".
+  std::string title{};  ///< heading above the table when a report has several.
+  std::vector<Column> columns{};
+  std::vector<std::vector<Cell>> rows{};
+  bool text = true;  ///< shown in the terminal table and Markdown (JSON always has it)
+  /// Throws std::logic_error when the row's width differs from the header's.
+  void add_row(std::vector<Cell> row);
+};
+
+struct Report {
+  std::string command{};  ///< "prices": the JSON `command`.
+  std::string title{};    ///< first line of the terminal table.
+  Json inputs{};          ///< echoed in JSON: what the report was computed from.
+  std::vector<Table> tables{};
+  std::size_t primary = 0;          ///< the table CSV and TSV print
+  std::vector<std::string> figures{};  ///< terminal charts, printed after the tables (table and md)
+  Json extra{};                     ///< further JSON members (an object), e.g. "fx_rates".
+  std::vector<std::string> notes{}; ///< printed under tables and Markdown; JSON "notes".
+};
+
+enum class Format { kTable, kCsv, kTsv, kJson, kMd };
+
+/// "table" -> kTable ...; throws std::invalid_argument for anything else.
+Format parse_format(std::string_view name);
+inline constexpr std::string_view kFormatNames = "table, csv, tsv, json, md";
+
+struct RenderOptions {
+  bool color = false;  ///< ANSI bold headers, only when stdout is a terminal.
+};
+
+/// The whole output document. CSV and TSV hold the report's primary table only
+/// (one header row, RFC 4180); a report whose other tables matter says so.
+std::string render(const Report& report, Format format, const RenderOptions& options = {});
+
+/// JSON document of the report: schema_version, command, inputs, tables, extra, notes.
+Json to_json(const Report& report);
+
+/// Columns a terminal needs for `text` (East Asian wide characters count 2).
+std::size_t display_width(std::string_view text);
+
+inline constexpr int kSchemaVersion = 1;
+
+}  // namespace gpuplan

@@ -1,0 +1,30 @@
+// Scenario files for `compare` (and, later, `sensitivity`): YAML or nothing at
+// all, plus --set overrides, resolved against the catalog into a fully
+// specified Scenario. Every value the user did not give is a default that is
+// named in `defaults_used` (with its catalog record or "assumption"), so a
+// report always says what it assumed. The schema is in examples/README.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpuplan/compare.h"
+#include "gpuplan/context.h"
+#include "gpuplan/json.h"
+
+namespace gpuplan {
+
+struct ResolvedScenario {
+  Scenario scenario{};
+  std::string source{};                    ///< the file, or "built-in defaults"
+  std::vector<std::string> defaults_used{};  ///< "buy.card_price = 100,000.00 CNY (catalog purchase a100-80g-cn)"
+  Json inputs{};                           ///< every resolved input, echoed in JSON
+  std::vector<std::string> fx_notes{};     ///< the exchange rates applied, with their dates
+  Json fx_used{};                          ///< the same as JSON
+};
+
+/// `path` empty: the built-in default scenario (8×A100-80G team in Qingdao).
+/// `sets` are "path.to.field=VALUE". Throws InputErrors naming file, line and field.
+ResolvedScenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const Context& ctx);
+
+}  // namespace gpuplan

@@ -1,0 +1,104 @@
+// Internal (not installed): strict reading of YAML maps for catalog, scenario
+// and job files. Every scalar is read as text and parsed by gpuplan's own
+// parsers (never yaml-cpp's as<double>, whose YAML 1.1 rules read `no` as false
+// and `010` as 8). Problems are collected with their location, so a file with
+// three mistakes reports three; unknown and duplicate keys are problems too.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+#include <yaml-cpp/yaml.h>
+
+#include "gpuplan/error.h"
+
+namespace gpuplan::detail {
+
+class Diagnostics {
+ public:
+  explicit Diagnostics(std::string file) : file_(std::move(file)) {}
+  const std::string& file() const { return file_; }
+  SourceLocation at(const YAML::Node& n) const;
+  void fail(const YAML::Node& n, const std::string& field, const std::string& message);
+  void fail(SourceLocation where, const std::string& field, const std::string& message);
+  std::size_t count() const { return problems_.size(); }
+  /// Values set with --set: their nodes have no place in the file, so
+  /// problems with them are reported at "--set path=value".
+  void add_override(const std::string& field, const std::string& value) { overrides_[field] = value; }
+  std::vector<InputError>& problems() { return problems_; }
+
+ private:
+  std::string file_;
+  std::vector<InputError> problems_;
+  std::map<std::string, std::string> overrides_;
+};
+
+/// Parses a whole document; a syntax error becomes a problem at its mark.
+std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag);
+
+/// One YAML map being read. Keys read are remembered; finish() reports the rest.
+class Fields {
+ public:
+  Fields(Diagnostics& diag, const YAML::Node& map, std::string path);
+
+  bool is_map() const { return is_map_; }
+  const YAML::Node& node() const { return map_; }
+  const std::string& path() const { return path_; }
+  std::string field(std::string_view key) const;
+
+  /// The value node, or an undefined node when absent; `required` reports it missing.
+  YAML::Node get(std::string_view key, bool required);
+  /// A scalar's text; reports a non-scalar or a missing required key.
+  std::optional<std::string> text(std::string_view key, bool required);
+
+  /// Reads the scalar at `key` and parses it; std::invalid_argument from the
+  /// parser becomes a problem at the value's location.
+  template <class Parse>
+  auto value(std::string_view key, bool required, Parse parse) -> std::optional<decltype(parse(std::string()))> {
+    const YAML::Node n = get(key, required);
+    if (!n.IsDefined()) return std::nullopt;
+    return parse_node(n, field(key), parse);
+  }
+
+  template <class Parse>
+  auto parse_node(const YAML::Node& n, const std::string& field_name, Parse parse)
+      -> std::optional<decltype(parse(std::string()))> {
+    if (!n.IsScalar()) {
+      fail(n, field_name, n.IsNull() ? "has no value" : "must be a single value, not a list or map");
+      return std::nullopt;
+    }
+    try {
+      return parse(n.Scalar());
+    } catch (const std::invalid_argument& e) {
+      fail(n, field_name, e.what());
+      return std::nullopt;
+    }
+  }
+
+  /// Reports keys that were never read, and keys given twice.
+  void finish();
+  /// Whether this record (since construction) added any problem.
+  bool ok() const { return diag_.count() == problems_at_start_; }
+  void fail(const YAML::Node& n, const std::string& field, const std::string& message) {
+    diag_.fail(n, field, message);
+  }
+  Diagnostics& diagnostics() { return diag_; }
+
+ private:
+  Diagnostics& diag_;
+  YAML::Node map_;
+  std::string path_;
+  bool is_map_ = false;
+  std::size_t problems_at_start_;
+  std::set<std::string, std::less<>> used_;
+};
+
+/// `path[index]` helpers for list items.
+std::string item_path(const std::string& list, std::size_t index);
+
+}  // namespace gpuplan::detail

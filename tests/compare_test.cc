@@ -1,0 +1,245 @@
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "gpuplan/compare.h"
+
+using namespace gpuplan;
+
+namespace {
+Money cny(const char* s) { return Money::parse(s, kCny); }
+
+// The hand case: 700k capex, 10k/month to run, against 100k/month
+// rented; no lead time, no power, no add-ons.
+Scenario hand_case() {
+  Scenario s;
+  s.horizon_months = 24;
+  s.workload.gpus = 1;
+  s.workload.utilisation = 1.0;
+  s.workload.dataset = Bytes(0);
+  s.workload.egress_per_month = Bytes(0);
+  s.workload.upload_bandwidth = BytesPerSecond(100e6);
+  s.own.cards = 1;
+  s.own.card_price = cny("700000");
+  s.own.server_base = cny("0");
+  s.own.lead_time = Seconds(0);
+  s.own.useful_life = Years(3);
+  s.own.residual_share = 0.0;
+  s.own.electricity_per_kwh = cny("0");
+  s.own.operations_per_month = cny("10000");
+  RentInputs monthly;
+  monthly.description = "hand";
+  monthly.price = cny("100000");
+  monthly.gpus_per_instance = 1;
+  s.monthly = monthly;
+  return s;
+}
+
+const OptionResult& option(const Comparison& c, const std::string& key) {
+  for (const OptionResult& o : c.options)
+    if (o.key == key) return o;
+  FAIL("no option " << key);
+  return c.options.front();
+}
+
+// A scenario with every option, for property tests; `seed` varies the inputs.
+Scenario random_scenario(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Scenario s;
+  s.horizon_months = 6 + static_cast<int>(unit(rng) * 30);
+  s.discount_rate = unit(rng) < 0.5 ? 0.0 : 0.1 * unit(rng);
+  s.workload.gpus = 1 + static_cast<int>(unit(rng) * 16);
+  s.workload.utilisation = 0.05 + 0.9 * unit(rng);
+  s.workload.runs_per_month = 1 + static_cast<int>(unit(rng) * 20);
+  s.workload.dataset = Bytes(unit(rng) * 2e12);
+  s.workload.egress_per_month = Bytes(unit(rng) * 2e11);
+  s.workload.upload_bandwidth = BytesPerSecond(1e8);
+  s.own.cards = s.workload.gpus;
+  s.own.card_price = cny("80000").scaled(0.5 + unit(rng));
+  s.own.server_base = cny("150000");
+  s.own.lead_time = Months(unit(rng) * 3);
+  s.own.residual_share = 0.3 * unit(rng);
+  s.own.gpu_busy = Watts(400);
+  s.own.gpu_idle = Watts(60);
+  s.own.server = Watts(1500);
+  s.own.pue = 1.5;
+  s.own.electricity_per_kwh = cny("0.62");
+  s.own.operations_per_month = cny("4750");
+  RentInputs r;
+  r.description = "random";
+  r.price = cny("40").scaled(0.5 + unit(rng));
+  r.gpus_per_instance = 1 + static_cast<int>(unit(rng) * 8);
+  r.granularity = Seconds(unit(rng) < 0.5 ? 1 : 3600);
+  r.storage_per_gb_month = cny("0.5");
+  r.egress_per_gb = cny("0.8");
+  r.support_share = unit(rng) < 0.5 ? 0.0 : 0.1;
+  s.hourly = HourlyInputs{r, Hours(0.5), unit(rng) < 0.5};
+  RentInputs m = r;
+  m.price = r.price.scaled(730 * 0.7);
+  s.monthly = m;
+  RentInputs sp = r;
+  sp.price = r.price.scaled(0.4);
+  s.spot = SpotInputs{sp, SpotParams{unit(rng) * 0.2, Seconds(300), Seconds(600), std::nullopt}};
+  s.hybrid = HybridInputs{0.3, 2, "RTX4090", cny("0"), Watts(450), Watts(60)};
+  return s;
+}
+}  // namespace
+
+TEST_CASE("hand case: 700k capex at 10k/month against 100k/month breaks even in month 8", "[compare]") {
+  // Cumulative: buy 700k + 10k·m, rent 100k·m; 700k + 10k·m ≤ 100k·m from m ≥ 700/90 = 7.8, so month 8.
+  const Comparison c = compare(hand_case());
+  CHECK(c.break_even_versus == "rent_monthly");
+  REQUIRE(c.break_even_month);
+  CHECK(*c.break_even_month == 8);
+  // Month 8: buy 780,000 vs rent 800,000; month 7: 770,000 vs 700,000.
+  CHECK(option(c, "buy").cash_flow[0] == cny("700000"));
+  CHECK(option(c, "rent_monthly").total == cny("2400000"));  // 24 × 100k
+}
+
+TEST_CASE("hand case: a 10% annual discount rate moves the break-even to month 9", "[compare]") {
+  // r_m = 1.1^(1/12) − 1 = 0.0079741; with v = 1/(1 + r_m) the discounted sums are
+  // buy 700k + 10k·a(m) and rent 100k·a(m), a(m) = Σ_{k=1..m} v^k = (1 − v^m)/r_m.
+  // They tie when 90k·a(m) ≥ 700k, a(m) ≥ 7.778: a(8) = 7.7204 (694,836 < 700k) and
+  // a(9) = 8.6514 (778,627 ≥ 700k), so discounting moves it one month later, to 9.
+  Scenario s = hand_case();
+  s.discount_rate = 0.10;
+  const Comparison c = compare(s);
+  REQUIRE(c.break_even_month);
+  CHECK(*c.break_even_month == 9);
+  CHECK(monthly_rate(0.10) == Approx(0.0079741404));
+}
+
+TEST_CASE("a spot option with zero interruption rate costs exactly its price × hours", "[compare]") {
+  Scenario s = hand_case();
+  s.workload.utilisation = 0.5;
+  s.workload.runs_per_month = 1;
+  RentInputs r;
+  r.price = cny("20");
+  r.gpus_per_instance = 1;
+  r.granularity = Seconds(1);
+  s.spot = SpotInputs{r, SpotParams{0.0, Seconds(300), Seconds(600), std::nullopt}};
+  const Comparison c = compare(s);
+  // 730 h × 50% = 365 h a month × 20 CNY = 7,300 CNY; × 24 months = 175,200 CNY.
+  CHECK(option(c, "spot").total == cny("175200"));
+  const auto& lines = option(c, "spot").breakdown;
+  REQUIRE(lines.size() == 1);  // compute only: no interruption overhead (and zero add-ons are left out)
+  CHECK(lines[0].item == "compute");
+  REQUIRE(c.spot_overhead);
+  CHECK(c.spot_overhead->wall_per_work == 1.0);
+}
+
+TEST_CASE("Young/Daly: the interval is sqrt(2·C·MTBF) and overhead follows Daly's first-order model", "[compare]") {
+  // C = 5 min = 300 s, MTBF = 1 day = 86,400 s: τ = sqrt(2 · 300 · 86,400) = 7,200 s = 2 h.
+  const SpotOverhead ov = spot_overhead(SpotParams{1.0 / 24, Seconds(300), Seconds(600), std::nullopt});
+  CHECK(ov.interval.count() == Approx(7200));
+  // T/W = (1 + C/τ) / (1 − λ(R + (τ + C)/2)) = (1 + 300/7200) / (1 − (600 + 3750)/86400)
+  //     = 1.041667 / 0.949653 = 1.096893.
+  CHECK(ov.wall_per_work == Approx(1.096893).epsilon(1e-6));
+  CHECK(ov.feasible);
+  // Interruptions every 10 minutes with a 10-minute restart: no progress is possible.
+  CHECK_FALSE(spot_overhead(SpotParams{6.0, Seconds(300), Seconds(600), std::nullopt}).feasible);
+}
+
+TEST_CASE("property: raising any price never lowers that option's total", "[compare]") {
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    const Scenario s = random_scenario(seed);
+    const Comparison base = compare(s);
+    const auto raised = [&](auto edit, const std::string& key) {
+      Scenario t = s;
+      edit(t);
+      const Comparison c = compare(t);
+      INFO("seed " << seed << " option " << key);
+      CHECK(option(c, key).total >= option(base, key).total);
+    };
+    raised([](Scenario& t) { t.hourly->rent.price = t.hourly->rent.price.scaled(1.1); }, "rent_hourly");
+    raised([](Scenario& t) { t.monthly->price = t.monthly->price.scaled(1.1); }, "rent_monthly");
+    raised([](Scenario& t) { t.spot->rent.price = t.spot->rent.price.scaled(1.1); }, "spot");
+    raised([](Scenario& t) { t.own.card_price = t.own.card_price.scaled(1.1); }, "buy");
+    raised([](Scenario& t) { t.own.electricity_per_kwh = t.own.electricity_per_kwh.scaled(1.5); }, "buy");
+    raised([](Scenario& t) { t.own.operations_per_month = t.own.operations_per_month.scaled(1.5); }, "buy");
+    raised([](Scenario& t) { t.hourly->rent.storage_per_gb_month = cny("1"); }, "rent_hourly");
+    raised([](Scenario& t) { t.hourly->rent.price = t.hourly->rent.price.scaled(1.1); }, "hybrid");
+  }
+}
+
+TEST_CASE("property: at the break-even utilisation buying and renting by the hour agree within 0.1%", "[compare]") {
+  int checked = 0;
+  for (unsigned seed = 1; seed <= 60; ++seed) {
+    Scenario s = random_scenario(seed);
+    s.discount_rate = 0.0;  // NPV = total, so the totals must agree
+    // Per-second billing: with hourly steps the tie falls on a step of the bill
+    // and the totals there differ by up to one billed hour per run.
+    s.hourly->rent.granularity = Seconds(1);
+    const Comparison c = compare(s);
+    if (!c.break_even_utilisation) continue;
+    Scenario t = s;
+    t.workload.utilisation = *c.break_even_utilisation;
+    const Comparison at = compare(t);
+    const double buy = option(at, "buy").total.units();
+    const double hourly = option(at, "rent_hourly").total.units();
+    INFO("seed " << seed << " u* " << *c.break_even_utilisation);
+    CHECK(std::abs(buy - hourly) <= 0.001 * std::max(buy, hourly));
+    ++checked;
+  }
+  CHECK(checked >= 5);
+}
+
+TEST_CASE("property: owning's cost per used GPU-hour falls as utilisation rises", "[compare]") {
+  for (unsigned seed = 1; seed <= 30; ++seed) {
+    Scenario s = random_scenario(seed);
+    double previous = 1e300;
+    for (double u = 0.1; u <= 1.0001; u += 0.1) {
+      s.workload.utilisation = u;
+      const Comparison c = compare(s);
+      const auto per = option(c, "buy").cost_per_used_gpu_hour;
+      REQUIRE(per);
+      INFO("seed " << seed << " u " << u);
+      CHECK(*per < previous);
+      previous = *per;
+    }
+  }
+}
+
+TEST_CASE("property: doubling the horizon doubles a monthly rental's total", "[compare]") {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    Scenario s = random_scenario(seed);
+    const Money one = option(compare(s), "rent_monthly").total;
+    s.horizon_months *= 2;
+    const Money two = option(compare(s), "rent_monthly").total;
+    CHECK(two == one.times(2));
+  }
+}
+
+TEST_CASE("monthly cash flows add up to the totals and the breakdown", "[compare]") {
+  const Comparison c = compare(random_scenario(7));
+  for (const OptionResult& o : c.options) {
+    Money sum = Money::zero(kCny);
+    for (const Money& m : o.cash_flow) sum += m;
+    CHECK(sum == o.total);
+    Money parts = Money::zero(kCny);
+    for (const CostLine& l : o.breakdown) parts += l.amount;
+    CHECK(parts == o.total);
+    for (const Money& m : o.cash_flow) CHECK(m == m.rounded());  // whole cents
+  }
+}
+
+TEST_CASE("on-demand billing rounds each run up to the granularity and bills forgotten idle hours", "[compare]") {
+  Scenario s = hand_case();
+  s.monthly.reset();
+  s.workload.utilisation = 0.5;  // 365 h a month
+  s.workload.runs_per_month = 7; // 52.142857 h a run
+  RentInputs r;
+  r.price = cny("10");
+  r.gpus_per_instance = 1;
+  r.granularity = Seconds(3600);
+  s.hourly = HourlyInputs{r, Hours(0.5), false};
+  const Comparison c = compare(s);
+  // Billed per run: ceil(52.14) = 53 h of work; with 0.5 h idle, ceil(52.64) = 53 h as well:
+  // 7 × 53 × 10 = 3,710 CNY a month, no idle line.
+  CHECK(option(c, "rent_hourly").cash_flow[1] == cny("3710"));
+  s.hourly->idle_per_run = Hours(1);  // ceil(53.14) = 54 h: one more billed hour per run
+  const Comparison c2 = compare(s);
+  CHECK(option(c2, "rent_hourly").cash_flow[1] == cny("3780"));
+  s.hourly->auto_release = true;
+  CHECK(option(compare(s), "rent_hourly").cash_flow[1] == cny("3710"));
+}

@@ -1,0 +1,83 @@
+#include <catch2/catch.hpp>
+
+#include "gpuplan/report.h"
+
+using namespace gpuplan;
+using Catch::Matchers::Contains;
+
+namespace {
+Report sample() {
+  Table t;
+  t.name = "offers";
+  t.columns = {{"provider", "provider"}, {"gpu", "gpu"}, {"hourly_cny", "CNY/h", 2}, {"note", "note", 0, false}};
+  t.add_row({std::string("example-cloud"), std::string("A100-80G"), Money::parse("221.50", kCny), Cell{}});
+  t.add_row({std::string("Acme, Inc."), std::string("H100"), Money::parse("1360", kCny),
+             std::string("=HYPERLINK(\"x\")")});
+  Report r;
+  r.command = "prices";
+  r.title = "Offers";
+  r.tables.push_back(t);
+  r.notes.push_back("a note");
+  return r;
+}
+}  // namespace
+
+TEST_CASE("csv is RFC 4180 with CRLF, quoting and plain numbers", "[report]") {
+  CHECK(render(sample(), Format::kCsv) ==
+        "provider,gpu,hourly_cny,note\r\n"
+        "example-cloud,A100-80G,221.50,\r\n"
+        "\"Acme, Inc.\",H100,1360.00,\"'=HYPERLINK(\"\"x\"\")\"\r\n");
+}
+
+TEST_CASE("tsv refuses a value it cannot hold", "[report]") {
+  Report r = sample();
+  r.tables[0].rows[0][0] = std::string("tab\there");
+  CHECK_THROWS_WITH(render(r, Format::kTsv), Contains("TSV cannot hold"));
+  r.tables[0].rows[0][0] = std::string("ok");
+  CHECK(render(r, Format::kTsv).starts_with("provider\tgpu\thourly_cny\tnote\nok\tA100-80G\t221.50\t\n"));
+}
+
+TEST_CASE("the terminal table aligns numbers right, groups thousands and has no trailing blanks", "[report]") {
+  const std::string out = render(sample(), Format::kTable);
+  CHECK(out ==
+        "Offers\n\n"
+        "provider       gpu          CNY/h\n"
+        "-------------  --------  --------\n"
+        "example-cloud  A100-80G    221.50\n"
+        "Acme, Inc.     H100      1,360.00\n"
+        "\n"
+        "a note\n");
+}
+
+TEST_CASE("markdown escapes pipes and right-aligns numeric columns", "[report]") {
+  Report r = sample();
+  r.tables[0].rows[1][0] = std::string("A|B");
+  const std::string out = render(r, Format::kMd);
+  CHECK_THAT(out, Contains("| provider | gpu | CNY/h |\n|---|---|---:|\n"));
+  CHECK_THAT(out, Contains("| A\\|B | H100 | 1,360.00 |"));
+}
+
+TEST_CASE("json carries every column, the schema version and the notes", "[report]") {
+  const std::string out = render(sample(), Format::kJson);
+  CHECK_THAT(out, Contains("\"schema_version\": 1"));
+  CHECK_THAT(out, Contains("\"hourly_cny\": 221.50"));
+  CHECK_THAT(out, Contains("\"note\": null"));
+  CHECK_THAT(out, Contains("\"notes\": [\n    \"a note\"\n  ]"));
+}
+
+TEST_CASE("a row whose width differs from the header is a programming error", "[report]") {
+  Table t;
+  t.columns = {{"a", "a"}};
+  CHECK_THROWS_AS(t.add_row({std::string("x"), std::string("y")}), std::logic_error);
+}
+
+TEST_CASE("display width counts CJK characters as two columns", "[report]") {
+  CHECK(display_width("abc") == 3);
+  CHECK(display_width("共绩算力") == 8);
+  CHECK(display_width("¥1") == 2);
+}
+
+TEST_CASE("formats parse by name and unknown ones are listed", "[report]") {
+  CHECK(parse_format("md") == Format::kMd);
+  CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md}");
+}
