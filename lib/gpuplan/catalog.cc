@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace gpuplan {
 
@@ -78,6 +79,14 @@ const std::optional<Price>& Offer::price(BillingMode mode) const {
     case BillingMode::kSpot: return spot;
   }
   return hourly;
+}
+
+std::string_view intern(std::string_view text) {
+  // Never freed: catalog texts live as long as the process, like the built-in ones.
+  static auto* pool = new std::set<std::string, std::less<>>();
+  auto it = pool->find(text);
+  if (it == pool->end()) it = pool->emplace(text).first;
+  return *it;
 }
 
 bool id_equals(std::string_view a, std::string_view b) {

@@ -18,12 +18,18 @@
 
 namespace gpuplan {
 
+/// Where a number comes from. The texts are interned (see intern()): many
+/// prices share one source, and the built-in catalog's point at static data,
+/// so that loading it allocates nothing for them.
 struct Provenance {
-  std::string source{};
+  std::string_view source{};
   Date as_of{};
-  std::string confidence{};  ///< "", "low", "medium", "high"
-  std::string note{};
+  std::string_view confidence{};  ///< "", "low", "medium", "high"
+  std::string_view note{};
 };
+
+/// A copy of `text` that lives until the process ends, shared by equal texts.
+std::string_view intern(std::string_view text);
 
 /// One price with where it came from.
 struct Price {

@@ -62,15 +62,15 @@ std::optional<std::string> read_source(Fields& f, bool required) {
 // source + as_of (+ confidence, note). `inherited` supplies what is missing.
 Provenance read_provenance(Fields& f, const Provenance* inherited) {
   Provenance p = inherited ? *inherited : Provenance{};
-  if (auto s = read_source(f, inherited == nullptr)) p.source = *s;
+  if (auto s = read_source(f, inherited == nullptr)) p.source = intern(*s);
   if (auto d = f.value("as_of", inherited == nullptr, parse_date)) p.as_of = *d;
   if (auto c = f.text("confidence", false)) {
     if (*c != "low" && *c != "medium" && *c != "high")
       f.fail(f.get("confidence", false), f.field("confidence"), "must be low, medium or high");
     else
-      p.confidence = *c;
+      p.confidence = intern(*c);
   }
-  if (auto n = f.text("note", false)) p.note = *n;
+  if (auto n = f.text("note", false)) p.note = intern(*n);
   return p;
 }
 

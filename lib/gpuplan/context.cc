@@ -48,7 +48,7 @@ Json CurrencyConverter::used_json() const {
     o["fx_id"] = conv.via->id;
     o["inverse"] = conv.inverse;
     o["as_of"] = format_date(conv.via->provenance.as_of);
-    o["source"] = conv.via->provenance.source;
+    o["source"] = std::string(conv.via->provenance.source);
     arr.push_back(std::move(o));
   }
   return arr;
@@ -59,13 +59,16 @@ Date system_today() { return std::chrono::floor<std::chrono::days>(std::chrono::
 Context make_context(const GlobalOptions& options) {
   Context ctx;
   ctx.builtin = !options.no_default_catalog;
-  if (ctx.builtin) ctx.catalog = builtin_catalog();
+  static const Catalog kEmpty{};
+  // The built-in catalog lives for the whole process: share it without copying.
+  const Catalog& base = ctx.builtin ? builtin_catalog() : kEmpty;
+  ctx.catalog_ptr = std::shared_ptr<const Catalog>(&base, [](const Catalog*) {});
   ctx.catalog_files = options.catalog_files;
   std::vector<InputError> problems;
   for (const std::string& file : options.catalog_files) {
     try {
-      Catalog overlay = load_catalog_file(file, &ctx.catalog);
-      ctx.catalog = merge(std::move(ctx.catalog), overlay);
+      Catalog overlay = load_catalog_file(file, &ctx.catalog());
+      ctx.catalog_ptr = std::make_shared<const Catalog>(merge(ctx.catalog(), overlay));
     } catch (const InputErrors& e) {
       problems.insert(problems.end(), e.problems().begin(), e.problems().end());
     } catch (const InputError& e) {
@@ -84,7 +87,7 @@ Context make_context(const GlobalOptions& options) {
   } catch (const std::invalid_argument& e) {
     throw InputError(SourceLocation{"--today"}, "", e.what());
   }
-  ctx.stale_after = ctx.catalog.stale_after;
+  ctx.stale_after = ctx.catalog().stale_after;
   if (options.stale_after) {
     try {
       ctx.stale_after = parse_duration(*options.stale_after);

@@ -4,6 +4,7 @@
 // the global flags; commands take it by const reference.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -47,7 +48,10 @@ class CurrencyConverter {
 };
 
 struct Context {
-  Catalog catalog{};
+  /// The merged catalog. Shared, not copied: with no --catalog file it is the
+  /// built-in catalog itself (no copy at start-up).
+  std::shared_ptr<const Catalog> catalog_ptr{};
+  const Catalog& catalog() const { return *catalog_ptr; }
   bool builtin = true;
   std::vector<std::string> catalog_files{};
   Currency currency = kCny;

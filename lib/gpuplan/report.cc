@@ -146,42 +146,59 @@ std::vector<std::size_t> brief_columns(const Table& t) {
   return idx;
 }
 
-void rstrip(std::string& line) {
-  while (!line.empty() && line.back() == ' ') line.pop_back();
-}
-
 std::string render_text_table(const Table& t, const RenderOptions& opt) {
   const std::vector<std::size_t> cols = brief_columns(t);
-  std::vector<std::vector<std::string>> cells;
-  std::vector<std::size_t> width(cols.size());
-  std::vector<bool> right(cols.size(), false);
-  for (std::size_t j = 0; j < cols.size(); ++j) width[j] = display_width(t.columns[cols[j]].label);
+  const std::size_t nc = cols.size();
+  // Cells are formatted once; widths in terminal columns (CJK counts 2).
+  std::vector<std::string> cells;
+  std::vector<std::size_t> cell_width;
+  cells.reserve(t.rows.size() * nc);
+  cell_width.reserve(t.rows.size() * nc);
+  std::vector<std::size_t> width(nc);
+  std::vector<bool> right(nc, false);
+  for (std::size_t j = 0; j < nc; ++j) width[j] = display_width(t.columns[cols[j]].label);
   for (const auto& row : t.rows) {
-    auto& out = cells.emplace_back();
-    for (std::size_t j = 0; j < cols.size(); ++j) {
-      out.push_back(pretty(row[cols[j]], t.columns[cols[j]]));
-      width[j] = std::max(width[j], display_width(out.back()));
-      if (is_numeric(row[cols[j]])) right[j] = true;
+    for (std::size_t j = 0; j < nc; ++j) {
+      const Cell& c = row[cols[j]];
+      cells.push_back(pretty(c, t.columns[cols[j]]));
+      cell_width.push_back(display_width(cells.back()));
+      width[j] = std::max(width[j], cell_width.back());
+      if (is_numeric(c)) right[j] = true;
     }
   }
-  const auto pad = [&](const std::string& s, std::size_t j) {
-    const std::string fill(width[j] - display_width(s), ' ');
-    return right[j] ? fill + s : s + fill;
-  };
   std::string out;
-  std::string line;
-  for (std::size_t j = 0; j < cols.size(); ++j) line += (j ? "  " : "") + pad(t.columns[cols[j]].label, j);
-  rstrip(line);
-  out += opt.color ? "\033[1m" + line + "\033[0m\n" : line + "\n";
-  line.clear();
-  for (std::size_t j = 0; j < cols.size(); ++j) line += (j ? "  " : "") + std::string(width[j], '-');
-  out += line + "\n";
-  for (const auto& row : cells) {
-    line.clear();
-    for (std::size_t j = 0; j < cols.size(); ++j) line += (j ? "  " : "") + pad(row[j], j);
-    rstrip(line);
-    out += line + "\n";
+  std::size_t line_width = 0;
+  for (const std::size_t w : width) line_width += w + 2;
+  out.reserve((t.rows.size() + 3) * (line_width + 8));
+  const auto put_line = [&](const auto& text_of, const auto& width_of) {
+    const std::size_t start = out.size();
+    for (std::size_t j = 0; j < nc; ++j) {
+      if (j > 0) out.append(2, ' ');
+      const std::size_t fill = width[j] - width_of(j);
+      if (right[j]) out.append(fill, ' ');
+      out += text_of(j);
+      if (!right[j]) out.append(fill, ' ');
+    }
+    std::size_t end = out.size();
+    while (end > start && out[end - 1] == ' ') --end;  // no trailing blanks
+    out.resize(end);
+    out += '\n';
+  };
+  if (opt.color) out += "\033[1m";
+  put_line([&](std::size_t j) -> const std::string& { return t.columns[cols[j]].label; },
+           [&](std::size_t j) { return display_width(t.columns[cols[j]].label); });
+  if (opt.color) {
+    out.pop_back();
+    out += "\033[0m\n";
   }
+  for (std::size_t j = 0; j < nc; ++j) {
+    if (j > 0) out.append(2, ' ');
+    out.append(width[j], '-');
+  }
+  out += '\n';
+  for (std::size_t r = 0; r < t.rows.size(); ++r)
+    put_line([&](std::size_t j) -> const std::string& { return cells[r * nc + j]; },
+             [&](std::size_t j) { return cell_width[r * nc + j]; });
   return out;
 }
 

@@ -62,7 +62,7 @@ constexpr double kHoursPerMonth = 730.0;
 class Reader {
  public:
   Reader(const Context& ctx, ResolvedScenario& out, Diagnostics& diag)
-      : ctx_(ctx), out_(out), diag_(diag), fx_(ctx.catalog, ctx.currency) {}
+      : ctx_(ctx), out_(out), diag_(diag), fx_(ctx.catalog(), ctx.currency) {}
 
   void note(const std::string& field, const std::string& value, const std::string& why) {
     out_.defaults_used.push_back(fmt::format("{} = {} ({})", field, value, why));
@@ -186,7 +186,7 @@ const Offer* cheapest_offer(Reader& rd, const std::string& gpu, BillingMode mode
                             const std::vector<std::string>& providers) {
   const Offer* best = nullptr;
   double best_rate = 0;
-  for (const Offer& o : rd.ctx().catalog.offers) {
+  for (const Offer& o : rd.ctx().catalog().offers) {
     if (!id_equals(o.gpu, gpu) || !o.price(mode)) continue;
     if (!providers.empty() && std::none_of(providers.begin(), providers.end(),
                                            [&](const std::string& p) { return id_equals(p, o.provider); }))
@@ -209,7 +209,7 @@ void fill_from_offer(Reader& rd, RentInputs& r, const Offer& o, BillingMode mode
   r.gpus_per_instance = o.gpus;
   r.granularity = o.billing_granularity;
   r.minimum_billing = o.minimum_billing;
-  if (const Provider* p = rd.ctx().catalog.find_provider(o.provider)) {
+  if (const Provider* p = rd.ctx().catalog().find_provider(o.provider)) {
     // Storage: the provider's cloud disk, else its local NVMe, else object storage.
     bool priced = false;
     for (const StorageTier t : {StorageTier::kCloudDisk, StorageTier::kLocalNvme, StorageTier::kObject})
@@ -244,7 +244,7 @@ RentChoice read_rent_mode(Reader& rd, Fields& rent, std::string_view key, Billin
   const auto offer_id = f && f->is_map() ? f->text("offer", false) : std::nullopt;
   const auto price = f && f->is_map() ? rd.money(*f, "price", false) : std::nullopt;
   if (offer_id) {
-    const Offer* o = rd.ctx().catalog.find_offer(*offer_id);
+    const Offer* o = rd.ctx().catalog().find_offer(*offer_id);
     if (!o) {
       f->fail(f->get("offer", false), f->field("offer"), fmt::format("unknown offer '{}'", *offer_id));
     } else if (!o->price(mode) && !(mode == BillingMode::kSpot)) {
@@ -380,7 +380,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
     YAML::Node n = top.get("buy", false);
     Fields f(diag, n.IsDefined() ? n : YAML::Node(YAML::NodeType::Map), "buy");
     OwnInputs& o = s.own;
-    const Catalog& cat = ctx.catalog;
+    const Catalog& cat = ctx.catalog();
     if (auto g = f.text("gpu", false)) {
       if (!cat.find_gpu(*g)) f.fail(f.get("gpu", false), "buy.gpu", fmt::format("unknown GPU id '{}'", *g));
       else gpu = cat.find_gpu(*g)->id;
@@ -621,13 +621,13 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
       if (auto v = rd.whole(f, "local_cards", 1, 100000)) hy.local_cards = *v;
       std::string local_gpu = gpu;
       if (auto g = f.text("local_gpu", false)) {
-        if (!ctx.catalog.find_gpu(*g)) f.fail(f.get("local_gpu", false), "hybrid.local_gpu", fmt::format("unknown GPU id '{}'", *g));
-        else local_gpu = ctx.catalog.find_gpu(*g)->id;
+        if (!ctx.catalog().find_gpu(*g)) f.fail(f.get("local_gpu", false), "hybrid.local_gpu", fmt::format("unknown GPU id '{}'", *g));
+        else local_gpu = ctx.catalog().find_gpu(*g)->id;
       }
       if (auto m = rd.money(f, "local_capex")) hy.local_capex = *m;
       else hy.local_capex = Money::zero(s.currency);
       hy.local_gpu = local_gpu;
-      const Gpu* spec = ctx.catalog.find_gpu(local_gpu);
+      const Gpu* spec = ctx.catalog().find_gpu(local_gpu);
       hy.local_gpu_busy = spec ? spec->tdp : s.own.gpu_busy;
       hy.local_gpu_idle = hy.local_gpu_busy * 0.15;
       f.finish();

@@ -9,7 +9,7 @@ namespace gpuplan {
 
 Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) {
   for (const std::string& f : filters)
-    if (std::none_of(ctx.catalog.gpus.begin(), ctx.catalog.gpus.end(),
+    if (std::none_of(ctx.catalog().gpus.begin(), ctx.catalog().gpus.end(),
                      [&](const Gpu& g) { return gpu_matches(f, g.id); }))
       throw InputError(SourceLocation{"--gpu"}, "", fmt::format("'{}' matches no GPU in the catalog", f));
   Table t;
@@ -30,7 +30,7 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
                {"as_of", "as_of"},
                {"confidence", "confidence", 0, false},
                {"source", "source", 0, false}};
-  for (const Gpu& g : ctx.catalog.gpus) {
+  for (const Gpu& g : ctx.catalog().gpus) {
     if (!filters.empty() &&
         std::none_of(filters.begin(), filters.end(), [&](const std::string& f) { return gpu_matches(f, g.id); }))
       continue;
@@ -43,7 +43,8 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
                tf(Precision::kFp16), tf(Precision::kFp8), g.tdp.value(),
                g.nvlink ? Cell{g.nvlink->value() / kGB} : Cell{},
                g.pcie_gen ? Cell{static_cast<std::int64_t>(g.pcie_gen)} : Cell{}, format_date(g.provenance.as_of),
-               g.provenance.confidence.empty() ? Cell{} : Cell{g.provenance.confidence}, g.provenance.source});
+               g.provenance.confidence.empty() ? Cell{} : Cell{std::string(g.provenance.confidence)},
+               std::string(g.provenance.source)});
   }
   Report rep;
   rep.command = "gpus";

@@ -49,7 +49,7 @@ struct Row {
 }  // namespace
 
 Report prices_report(const Context& ctx, const PricesQuery& q) {
-  const Catalog& cat = ctx.catalog;
+  const Catalog& cat = ctx.catalog();
   std::vector<BillingMode> modes;
   for (const std::string& m : q.modes) {
     const auto mode = parse_billing_mode(m);
@@ -144,8 +144,8 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
                std::string(r.price->amount.currency().code()), fx.rate(r.price->amount.currency()),
                format_duration(o.billing_granularity), format_date(r.price->provenance.as_of),
                static_cast<std::int64_t>(r.age_days), r.stale,
-               r.price->provenance.confidence.empty() ? Cell{} : Cell{r.price->provenance.confidence},
-               r.price->provenance.source});
+               r.price->provenance.confidence.empty() ? Cell{} : Cell{std::string(r.price->provenance.confidence)},
+               std::string(r.price->provenance.source)});
   }
 
   Report rep;
