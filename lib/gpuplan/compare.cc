@@ -167,6 +167,13 @@ OptionResult build_monthly(const Scenario& s, const RentInputs& r, double u) {
     b.month(m).add("compute", compute);
     add_markups(b.month(m), r, w, compute);
   }
+  if (r.commitment_months > s.horizon_months) {
+    // A committed term outlasts the horizon: the remaining months are owed all the same.
+    const int rest = r.commitment_months - s.horizon_months;
+    b.month(s.horizon_months).add("commitment beyond horizon", r.price.times(n).times(rest));
+    b.result().notes.push_back(fmt::format("the {}-month commitment runs {} months past the horizon; they are owed",
+                                           r.commitment_months, rest));
+  }
   b.result().start_delay = rental_start_delay(r, w);
   for (const auto& note : r.notes) b.result().notes.push_back(note);
   return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);

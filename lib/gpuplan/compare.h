@@ -67,6 +67,7 @@ struct RentInputs {
   Money support_minimum_monthly = Money::zero(kCny);
   Seconds provisioning = Seconds(15 * 60);  ///< order to a usable instance (the article: within 15 minutes)
   std::vector<std::string> notes{};         ///< what was not priced, and where add-on prices came from
+  int commitment_months = 0;                ///< monthly: a committed-use term; months past the horizon are still owed
 };
 
 struct HourlyInputs {

@@ -182,17 +182,31 @@ struct RentChoice {
 };
 
 // The cheapest offer per GPU-hour for `gpu` and `mode`, after conversion.
+// A committed-use price of `term` as a price per instance-month.
+std::optional<Price> commitment_monthly(const Offer& o, Seconds term) {
+  for (const Commitment& c : o.commitments) {
+    if (std::abs(c.term.count() - term.count()) > 1.0) continue;
+    Price p = c.price;
+    if (c.basis == BillingMode::kHourly) p.amount = p.amount.scaled(kHoursPerMonth);  // every hour is paid
+    return p;
+  }
+  return std::nullopt;
+}
+
 const Offer* cheapest_offer(Reader& rd, const std::string& gpu, BillingMode mode,
-                            const std::vector<std::string>& providers) {
+                            const std::vector<std::string>& providers, std::optional<Seconds> term = std::nullopt) {
   const Offer* best = nullptr;
   double best_rate = 0;
   for (const Offer& o : rd.ctx().catalog().offers) {
-    if (!id_equals(o.gpu, gpu) || !o.price(mode)) continue;
+    if (!id_equals(o.gpu, gpu)) continue;
+    const std::optional<Price> committed = term ? commitment_monthly(o, *term) : std::nullopt;
+    if (term ? !committed : !o.price(mode)) continue;
     if (!providers.empty() && std::none_of(providers.begin(), providers.end(),
                                            [&](const std::string& p) { return id_equals(p, o.provider); }))
       continue;
     const double per = mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
-    const double rate = rd.convert_catalog(o.price(mode)->amount).units() / (per * o.gpus);
+    const Money price = committed ? committed->amount : o.price(mode)->amount;
+    const double rate = rd.convert_catalog(price).units() / (per * o.gpus);
     if (!best || rate < best_rate) {
       best = &o;
       best_rate = rate;
@@ -242,6 +256,8 @@ RentChoice read_rent_mode(Reader& rd, Fields& rent, std::string_view key, Billin
     }
   }
   const auto offer_id = f && f->is_map() ? f->text("offer", false) : std::nullopt;
+  std::optional<Seconds> term;
+  if (mode == BillingMode::kMonthly && f && f->is_map()) term = rd.duration(*f, "commitment", true);
   const auto price = f && f->is_map() ? rd.money(*f, "price", false) : std::nullopt;
   if (offer_id) {
     const Offer* o = rd.ctx().catalog().find_offer(*offer_id);
@@ -250,21 +266,42 @@ RentChoice read_rent_mode(Reader& rd, Fields& rent, std::string_view key, Billin
     } else if (!o->price(mode) && !(mode == BillingMode::kSpot)) {
       f->fail(f->get("offer", false), f->field("offer"), fmt::format("offer '{}' has no {} price", *offer_id,
                                                                      to_string(mode)));
+    } else if (term) {
+      if (const auto p = commitment_monthly(*o, *term)) {
+        fill_from_offer(rd, out.rent, *o, BillingMode::kHourly);
+        out.rent.price = rd.convert_catalog(p->amount);
+      } else {
+        f->fail(f->get("commitment", false), f->field("commitment"),
+                fmt::format("offer '{}' has no {} commitment", *offer_id, format_duration(*term)));
+      }
     } else if (o->price(mode)) {
       fill_from_offer(rd, out.rent, *o, mode);
     } else {
       fill_from_offer(rd, out.rent, *o, BillingMode::kHourly);  // spot from a discount below
     }
   } else if (!price && out.enabled && !(mode == BillingMode::kSpot && n.IsMap() && n["discount"])) {
-    if (const Offer* o = cheapest_offer(rd, gpu, mode, providers)) {
-      fill_from_offer(rd, out.rent, *o, mode);
-      rd.note(field + ".offer", o->id,
-              fmt::format("cheapest {} price per GPU-hour for {} in the catalog: {}", to_string(mode), gpu,
-                          cite(o->price(mode)->provenance)));
+    if (const Offer* o = cheapest_offer(rd, gpu, mode, providers, term)) {
+      if (term) {
+        const auto p = commitment_monthly(*o, *term);
+        fill_from_offer(rd, out.rent, *o, BillingMode::kHourly);
+        out.rent.price = rd.convert_catalog(p->amount);
+        rd.note(field + ".offer", o->id,
+                fmt::format("cheapest {} commitment per GPU-hour for {} in the catalog: {}", format_duration(*term),
+                            gpu, cite(p->provenance)));
+      } else {
+        fill_from_offer(rd, out.rent, *o, mode);
+        rd.note(field + ".offer", o->id,
+                fmt::format("cheapest {} price per GPU-hour for {} in the catalog: {}", to_string(mode), gpu,
+                            cite(o->price(mode)->provenance)));
+      }
     } else if (mode != BillingMode::kSpot) {
       out.enabled = false;
       rd.note(field, "none", fmt::format("the catalog has no {} offer for {}", to_string(mode), gpu));
     }
+  }
+  if (term) {
+    out.rent.commitment_months = static_cast<int>(std::lround(*term / Months(1)));
+    out.rent.description += fmt::format(", {} commitment", format_duration(*term));
   }
   if (price) {
     out.rent.price = *price;
@@ -540,7 +577,8 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
       YAML::Node mn = f.get("monthly", false);
       if (mn.IsDefined() && mn.IsMap()) {
         Fields mf(diag, mn, "rent.monthly");
-        for (const char* k : {"offer", "price", "enabled", "gpus_per_instance", "billing_granularity", "minimum_billing"})
+        for (const char* k :
+             {"offer", "price", "enabled", "gpus_per_instance", "billing_granularity", "minimum_billing", "commitment"})
           mf.get(k, false);
         mf.finish();
       }
@@ -691,6 +729,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
     j["storage_per_gb_month"] = Json::money(r.storage_per_gb_month, -1);
     j["egress_per_gb"] = Json::money(r.egress_per_gb, -1);
     j["support"] = r.support_share;
+    j["commitment_months"] = r.commitment_months;
     return j;
   };
   Json r = Json::object();
