@@ -8,6 +8,7 @@
 
 #include "gpuplan/commands/catalog_validate.h"
 #include "gpuplan/commands/compare.h"
+#include "gpuplan/commands/estimate.h"
 #include "gpuplan/commands/gpus.h"
 #include "gpuplan/commands/prices.h"
 #include "gpuplan/context.h"
@@ -32,6 +33,7 @@ struct Flags {
   bool quiet = false;
   gpuplan::PricesQuery prices;
   gpuplan::CompareQuery compare;
+  gpuplan::EstimateQuery estimate;
   std::vector<std::string> gpu_filters;
   std::vector<std::string> validate_files;
 };
@@ -66,6 +68,22 @@ const std::vector<Command>& commands() {
        [](const Flags& f) {
          return run_with_context(f,
                                  [&](const gpuplan::Context& c) { return gpuplan::compare_report(c, f.compare); });
+       }},
+      {"estimate", "Training time and cost: FLOPs, memory fit, step-time breakdown and bottleneck, cost per offer",
+       "  gpuplan estimate                     # built-in defaults: 7B full fine-tune on 8×A100-80G\n"
+       "  gpuplan estimate examples/finetune-7b-a100.yaml\n"
+       "  gpuplan estimate examples/pretrain-1b-h800.yaml --set cluster.network=eth_1g\n"
+       "  gpuplan estimate examples/vision-4090.yaml --mfu 35% --format csv",
+       [](CLI::App& sub, Flags& f) {
+         sub.add_option("job", f.estimate.job_file, "job YAML (default: built-in defaults)");
+         sub.add_option("--set", f.estimate.sets, "override a job field: path.to.field=VALUE (repeatable)");
+         sub.add_option("--mfu", f.estimate.mfu, "model FLOPs utilisation, e.g. 40% (from `gpuplan fit mfu`)");
+         sub.add_option("--gpu", f.estimate.gpu, "GPU id (overrides cluster.gpu)");
+         sub.add_option("--gpus", f.estimate.gpus, "card count (overrides cluster.gpus)");
+       },
+       [](const Flags& f) {
+         return run_with_context(f,
+                                 [&](const gpuplan::Context& c) { return gpuplan::estimate_report(c, f.estimate); });
        }},
       {"prices", "Rental offers: price per instance and per GPU-hour, by billing mode, with source and date",
        "  gpuplan prices --gpu A100-80G --mode hourly --sort gpu_hour\n"
@@ -116,6 +134,7 @@ void emit(const Flags& f, gpuplan::Report report) {
   } else {
     std::vector<std::string> inputs = f.global.catalog_files;
     if (!f.compare.scenario_file.empty()) inputs.push_back(f.compare.scenario_file);
+    if (!f.estimate.job_file.empty()) inputs.push_back(f.estimate.job_file);
     gpuplan::write_output_file(f.output, text, inputs);
   }
 }

@@ -1,5 +1,7 @@
 #include "gpuplan/compare.h"
 
+#include "gpuplan/cost/rent.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -12,18 +14,6 @@ namespace {
 constexpr double kHoursPerMonth = 730.0;  // SPEC: a month is 730 h
 
 double hours(Seconds s) { return s.count() / 3600.0; }
-
-int instances_for(int gpus, int per_instance) { return (gpus + per_instance - 1) / per_instance; }
-
-// Billed hours of one run: rounded up to the billing granularity, and at
-// least the minimum billed duration (per start).
-double billed_run_hours(double run_hours, Seconds granularity, Seconds minimum) {
-  if (run_hours <= 0) return 0.0;
-  const double g = hours(granularity);
-  // The epsilon keeps 2.0000000001 h from billing a third hour at 1 h steps.
-  const double billed = g > 0 ? std::ceil(run_hours / g - 1e-9) * g : run_hours;
-  return std::max(billed, hours(minimum));
-}
 
 // Costs of one month, itemised; each item is rounded to the minor unit so that
 // items add up to the month and months add up to the total.

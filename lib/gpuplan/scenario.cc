@@ -12,50 +12,7 @@ namespace {
 
 using detail::Diagnostics;
 using detail::Fields;
-
-// --set a.b.c=VALUE: the value lands in the YAML tree before it is read, so it
-// is checked exactly like the file's own values.
-void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnostics& diag) {
-  for (const std::string& s : sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      diag.fail(SourceLocation{"--set " + s}, "", "expected path.to.field=VALUE");
-      continue;
-    }
-    const std::string path = s.substr(0, eq);
-    const std::string value = s.substr(eq + 1);
-    std::vector<std::string> keys;
-    std::size_t start = 0;
-    while (true) {
-      const auto dot = path.find('.', start);
-      keys.push_back(path.substr(start, dot - start));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-    if (std::any_of(keys.begin(), keys.end(), [](const std::string& k) { return k.empty(); })) {
-      diag.fail(SourceLocation{"--set " + s}, "", "the path has an empty part");
-      continue;
-    }
-    YAML::Node node = root;
-    bool ok = true;
-    for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
-      YAML::Node next = node[keys[i]];
-      if (next.IsDefined() && !next.IsNull() && !next.IsMap()) {
-        diag.fail(SourceLocation{"--set " + s}, path, fmt::format("{} is not a section", keys[i]));
-        ok = false;
-        break;
-      }
-      if (!next.IsDefined() || next.IsNull()) node[keys[i]] = YAML::Node(YAML::NodeType::Map);
-      node.reset(node[keys[i]]);
-    }
-    if (!ok) continue;
-    // A fresh node (not an assignment into the file's node), so that it has no
-    // file position and problems with it are reported at --set.
-    if (node[keys.back()]) node.remove(keys.back());
-    node[keys.back()] = YAML::Node(value);
-    diag.add_override(path, value);
-  }
-}
+using detail::apply_sets;
 
 constexpr double kHoursPerMonth = 730.0;
 

@@ -1,6 +1,9 @@
 #include "gpuplan/yaml_reader.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 
 namespace gpuplan::detail {
@@ -95,6 +98,114 @@ void Fields::finish() {
       continue;
     }
     if (!used_.contains(key)) diag_.fail(it->first, field(key), "is not a known field");
+  }
+}
+
+std::optional<double> read_share_in(Fields& f, std::string_view key, double lo, double hi, bool required) {
+  return f.value(key, required, [&](const std::string& t) {
+    const double v = parse_share(t);
+    if (v < lo || v > hi) throw std::invalid_argument(fmt::format("{} is outside {:g}%..{:g}%", t, lo * 100, hi * 100));
+    return v;
+  });
+}
+
+std::optional<int> read_whole_in(Fields& f, std::string_view key, int lo, int hi, bool required) {
+  return f.value(key, required, [&](const std::string& t) {
+    const double v = parse_count(t);
+    if (v != std::floor(v)) throw std::invalid_argument(fmt::format("{} is not a whole number", t));
+    if (v < lo || v > hi) throw std::invalid_argument(fmt::format("{} is outside {}..{}", t, lo, hi));
+    return static_cast<int>(v);
+  });
+}
+
+std::optional<double> read_positive_count(Fields& f, std::string_view key, bool required) {
+  return f.value(key, required, [&](const std::string& t) {
+    const double v = parse_count(t);
+    if (!(v > 0)) throw std::invalid_argument(fmt::format("{} must be greater than zero", t));
+    return v;
+  });
+}
+
+std::optional<Seconds> read_duration_in(Fields& f, std::string_view key, bool positive, bool required) {
+  return f.value(key, required, [&](const std::string& t) {
+    const Seconds d = parse_duration(t);
+    if (d < Seconds(0) || (positive && d == Seconds(0)))
+      throw std::invalid_argument(fmt::format("{} must be {}", t, positive ? "longer than zero" : "zero or longer"));
+    return d;
+  });
+}
+
+std::optional<Bytes> read_size_in(Fields& f, std::string_view key, bool required) {
+  return f.value(key, required, [&](const std::string& t) {
+    const Bytes b = parse_size(t);
+    if (b < Bytes(0)) throw std::invalid_argument(fmt::format("{} must not be negative", t));
+    return b;
+  });
+}
+
+std::optional<BytesPerSecond> read_rate_in(Fields& f, std::string_view key, bool required) {
+  return f.value(key, required, [&](const std::string& t) {
+    const BytesPerSecond r = parse_rate(t);
+    if (!(r > BytesPerSecond(0))) throw std::invalid_argument(fmt::format("{} must be greater than zero", t));
+    return r;
+  });
+}
+
+std::optional<std::string> read_choice(Fields& f, std::string_view key, const std::vector<std::string>& choices,
+                                       bool required) {
+  return f.value(key, required, [&](const std::string& t) {
+    if (std::find(choices.begin(), choices.end(), t) == choices.end())
+      throw std::invalid_argument(fmt::format("{} not in {{{}}}", t, fmt::join(choices, ", ")));
+    return t;
+  });
+}
+
+YAML::Node section(Fields& parent, std::string_view key) {
+  YAML::Node n = parent.get(key, false);
+  return n.IsDefined() ? n : YAML::Node(YAML::NodeType::Map);
+}
+
+// --set a.b.c=VALUE: the value lands in the YAML tree before it is read, so it
+// is checked exactly like the file's own values.
+void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnostics& diag) {
+  for (const std::string& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      diag.fail(SourceLocation{"--set " + s}, "", "expected path.to.field=VALUE");
+      continue;
+    }
+    const std::string path = s.substr(0, eq);
+    const std::string value = s.substr(eq + 1);
+    std::vector<std::string> keys;
+    std::size_t start = 0;
+    while (true) {
+      const auto dot = path.find('.', start);
+      keys.push_back(path.substr(start, dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    if (std::any_of(keys.begin(), keys.end(), [](const std::string& k) { return k.empty(); })) {
+      diag.fail(SourceLocation{"--set " + s}, "", "the path has an empty part");
+      continue;
+    }
+    YAML::Node node = root;
+    bool ok = true;
+    for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+      YAML::Node next = node[keys[i]];
+      if (next.IsDefined() && !next.IsNull() && !next.IsMap()) {
+        diag.fail(SourceLocation{"--set " + s}, path, fmt::format("{} is not a section", keys[i]));
+        ok = false;
+        break;
+      }
+      if (!next.IsDefined() || next.IsNull()) node[keys[i]] = YAML::Node(YAML::NodeType::Map);
+      node.reset(node[keys[i]]);
+    }
+    if (!ok) continue;
+    // A fresh node (not an assignment into the file's node), so that it has no
+    // file position and problems with it are reported at --set.
+    if (node[keys.back()]) node.remove(keys.back());
+    node[keys.back()] = YAML::Node(value);
+    diag.add_override(path, value);
   }
 }
 

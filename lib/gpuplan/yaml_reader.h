@@ -16,6 +16,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "gpuplan/error.h"
+#include "gpuplan/units.h"
 
 namespace gpuplan::detail {
 
@@ -97,6 +98,31 @@ class Fields {
   std::size_t problems_at_start_;
   std::set<std::string, std::less<>> used_;
 };
+
+// Typed readers shared by the scenario and job files. Each returns nullopt
+// when the key is absent or its value is bad (the problem is recorded).
+
+/// A share ("60%" or "0.6") within [lo, hi].
+std::optional<double> read_share_in(Fields& f, std::string_view key, double lo, double hi, bool required = false);
+/// A whole count ("8", "2K") within [lo, hi].
+std::optional<int> read_whole_in(Fields& f, std::string_view key, int lo, int hi, bool required = false);
+/// A count ("7B", "1.4T", "2e12") that must be greater than zero.
+std::optional<double> read_positive_count(Fields& f, std::string_view key, bool required = false);
+/// A duration; `positive` refuses zero.
+std::optional<Seconds> read_duration_in(Fields& f, std::string_view key, bool positive, bool required = false);
+/// A size that must be zero or more.
+std::optional<Bytes> read_size_in(Fields& f, std::string_view key, bool required = false);
+/// A rate that must be greater than zero.
+std::optional<BytesPerSecond> read_rate_in(Fields& f, std::string_view key, bool required = false);
+/// One of `choices` (listed in the message when it is not).
+std::optional<std::string> read_choice(Fields& f, std::string_view key, const std::vector<std::string>& choices,
+                                       bool required = false);
+/// A section that may be absent: an empty map then, so its reads fall back to defaults.
+YAML::Node section(Fields& parent, std::string_view key);
+
+/// Applies --set path.to.field=VALUE overrides to a parsed document, so they
+/// are checked exactly like the file's values and reported at "--set …".
+void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnostics& diag);
 
 /// `path[index]` helpers for list items.
 std::string item_path(const std::string& list, std::size_t index);

@@ -1,0 +1,247 @@
+#include "gpuplan/commands/estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/cost/rent.h"
+#include "gpuplan/cost/spot.h"
+#include "gpuplan/error.h"
+#include "gpuplan/job.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr double kHoursPerMonth = 730.0;
+
+std::string human_seconds(Seconds s) {
+  const double v = s.count();
+  if (v < 1e-3) return fmt::format("{:.0f} µs", v * 1e6);
+  if (v < 1) return fmt::format("{:.0f} ms", v * 1e3);
+  if (v < 120) return fmt::format("{:.2f} s", v);
+  if (v < 7200) return fmt::format("{:.1f} min", v / 60);
+  if (v < 3 * 86400) return fmt::format("{:.1f} h", v / 3600);
+  return fmt::format("{:.1f} days", v / 86400);
+}
+
+struct CostRow {
+  const Offer* offer;
+  std::string mode;
+  int instances;
+  double billed_hours;
+  Money compute;
+  Money storage;
+  Money support;
+  Money total;
+  std::string note;
+};
+
+}  // namespace
+
+Report estimate_report(const Context& ctx, const EstimateQuery& q) {
+  std::vector<std::string> sets = q.sets;
+  // Flags are --set overrides with a name of their own.
+  if (q.mfu) sets.push_back("job.mfu=" + *q.mfu);
+  if (q.gpu) sets.push_back("cluster.gpu=" + *q.gpu);
+  if (q.gpus) sets.push_back("cluster.gpus=" + *q.gpus);
+  const ResolvedJob rj = load_job(q.job_file, sets, ctx);
+  const Job& job = rj.job;
+  const Cluster& cl = rj.cluster;
+  Estimate e;
+  try {
+    e = estimate(job, cl);
+  } catch (const std::invalid_argument& err) {
+    throw InputError(SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file}, "job", err.what());
+  }
+  const Gpu& gpu = *cl.gpu;
+  const std::string CUR(ctx.currency.code());
+  const std::string cur = ctx.currency.lower();
+
+  Report rep;
+  rep.command = "estimate";
+  rep.title = fmt::format("Training estimate: {} on {}× {}", job.name, cl.gpus, gpu.id);
+
+  // Summary
+  Table sum;
+  sum.name = "summary";
+  sum.columns = {{"item", "item"}, {"value", "value"}};
+  const auto add = [&](const std::string& k, const std::string& v) { sum.add_row({k, v}); };
+  if (e.flops_per_token > 0) add("FLOPs per token", fmt::format("{:.3g}", e.flops_per_token));
+  add("training FLOPs", fmt::format("{:.3g}", e.total_flops.value()));
+  add("MFU", fmt::format("{:.0f}% ({})", e.mfu * 100, e.mfu_source == "given" ? "given" : "default"));
+  add("achieved per GPU", fmt::format("{:.1f} TFLOP/s of {:.1f} peak {}", e.per_gpu.value() / 1e12,
+                                      gpu.dense_tflops.at(job.precision), to_string(job.precision)));
+  add("memory per GPU", fmt::format("{:.1f} GB of {:.1f} GB usable: {}", e.memory.total.value() / kGB,
+                                    e.memory.usable.value() / kGB, e.memory.fits ? "fits" : "DOES NOT FIT"));
+  add("steps", fmt::format("{:.0f}", std::ceil(e.steps)));
+  add("step time", human_seconds(e.step.step));
+  add("bottleneck", fmt::format("{} ({:.0f}% GPU utilisation)", e.step.bottleneck, e.step.gpu_utilisation * 100));
+  const int nodes = (cl.gpus + cl.gpus_per_node - 1) / cl.gpus_per_node;
+  if (nodes > 1)
+    add("scaling", fmt::format("{:.2f}× one node's throughput on {} nodes ({:.0f}% efficiency, {})",
+                               e.speedup_vs_one_node, nodes, e.scaling_efficiency * 100, cl.network));
+  add("wall time", human_seconds(e.wall));
+  add("GPU-hours", fmt::format("{:.0f}", e.gpu_hours));
+  if (e.checkpoint_interval_steps)
+    add("checkpoints", fmt::format("{:.1f} GB every {:.0f} steps", e.checkpoint_size.value() / kGB,
+                                   *e.checkpoint_interval_steps));
+
+  // Memory
+  Table mem;
+  mem.name = "memory";
+  mem.title = fmt::format("Memory per GPU on {}× {} (ZeRO stage {})", cl.gpus, gpu.id, job.zero_stage);
+  mem.columns = {{"component", "component"}, {"gb_per_gpu", "GB/GPU", 2}};
+  mem.add_row({std::string("weights"), e.memory.weights.value() / kGB});
+  mem.add_row({std::string("gradients"), e.memory.gradients.value() / kGB});
+  mem.add_row({std::string("optimizer states"), e.memory.optimizer.value() / kGB});
+  mem.add_row({std::string("activations"), e.memory.activations.value() / kGB});
+  mem.add_row({std::string("total"), e.memory.total.value() / kGB});
+  mem.add_row({std::string("usable VRAM"), e.memory.usable.value() / kGB});
+
+  // Minimum cards per GPU type
+  Table fit;
+  fit.name = "fit";
+  fit.title = fmt::format("Fit on every catalog GPU with {} (ZeRO stage {})", to_string(job.precision), job.zero_stage);
+  fit.columns = {{"gpu", "gpu"}, {"memory_gb", "mem GB", 0}, {"need_gb_per_gpu", fmt::format("GB/GPU at {}", cl.gpus), 1},
+                 {"fits", fmt::format("fits at {}", cl.gpus)}, {"minimum_gpus", "min GPUs"}, {"reason", "reason"}};
+  for (const Gpu& g : ctx.catalog().gpus) {
+    if (!g.dense_tflops.contains(job.precision)) continue;
+    const MemoryBreakdown m = memory_per_gpu(job, g, cl.gpus, cl.usable_memory);
+    const auto min = minimum_gpus(job, g, 4096, cl.usable_memory);
+    std::string reason;
+    if (!min) {
+      Job z3 = job;
+      z3.zero_stage = 3;
+      const auto with_zero3 = minimum_gpus(z3, g, 4096, cl.usable_memory);
+      reason = with_zero3 ? fmt::format("needs sharding: ZeRO-3 fits on {}", *with_zero3)
+                          : "does not fit even with ZeRO-3";
+    }
+    fit.add_row({g.id, g.memory.value() / kGB, m.total.value() / kGB, m.fits,
+                 min ? Cell{static_cast<std::int64_t>(*min)} : Cell{}, reason.empty() ? Cell{} : Cell{reason}});
+  }
+
+  // Step breakdown
+  Table step;
+  step.name = "step";
+  step.title = "Step time";
+  step.columns = {{"part", "part"}, {"seconds", "seconds", 4}, {"share", "share of step", 3}};
+  const auto part = [&](const char* name, Seconds s) {
+    step.add_row({std::string(name), s.count(), e.step.step.count() > 0 ? s / e.step.step : 0.0});
+  };
+  part("compute", e.step.compute);
+  part("data loading (overlapped)", e.step.data);
+  part("gradient all-reduce", e.step.communication);
+  part("exposed communication", e.step.exposed_communication);
+  part("checkpointing (amortised)", e.step.checkpoint);
+  part("step", e.step.step);
+
+  // Costs on every matching offer and mode
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  std::vector<CostRow> rows;
+  const double wall_h = e.wall.count() / 3600.0;
+  const SpotOverhead ov = spot_overhead(SpotParams{rj.spot_interruptions_per_day / 24.0,
+                                                   e.checkpoint_write, Seconds(600),
+                                                   std::nullopt});
+  for (const Offer& o : ctx.catalog().offers) {
+    if (o.gpu != gpu.id) continue;
+    const int n = instances_for(cl.gpus, o.gpus);
+    const Provider* p = ctx.catalog().find_provider(o.provider);
+    const auto finish = [&](const std::string& mode, double hours, Money compute, const std::string& note) {
+      compute = fx.convert(compute);
+      Money storage = Money::zero(ctx.currency);
+      if (p && rj.dataset.value() > 0)
+        for (const StorageTier t : {StorageTier::kCloudDisk, StorageTier::kLocalNvme, StorageTier::kObject})
+          if (auto it = p->storage_per_gb_month.find(t); it != p->storage_per_gb_month.end()) {
+            storage = fx.convert(it->second.amount).scaled(rj.dataset.value() / kGB * wall_h / kHoursPerMonth);
+            break;
+          }
+      Money support = Money::zero(ctx.currency);
+      if (p && p->support_share) support = (compute + storage).scaled(*p->support_share);
+      rows.push_back(CostRow{&o, mode, n, hours, compute.rounded(), storage.rounded(), support.rounded(),
+                             (compute.rounded() + storage.rounded() + support.rounded()), note});
+    };
+    if (o.hourly) {
+      const double h = billed_run_hours(wall_h, o.billing_granularity, o.minimum_billing) * n;
+      finish("hourly", h, o.hourly->amount.scaled(h), "");
+    }
+    if (o.spot && ov.feasible) {
+      const double h = billed_run_hours(wall_h * ov.wall_per_work, o.billing_granularity, o.minimum_billing) * n;
+      finish("spot", h, o.spot->amount.scaled(h),
+             fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
+    }
+    if (o.monthly) {
+      const double months = std::ceil(wall_h / kHoursPerMonth - 1e-9);
+      finish("monthly", months * kHoursPerMonth * n, o.monthly->amount.times(static_cast<std::int64_t>(months)).times(n),
+             fmt::format("{:g} month(s), paid whether used or not", months));
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const CostRow& a, const CostRow& b) { return a.total < b.total; });
+  Table costs;
+  costs.name = "costs";
+  costs.title = fmt::format("Cost on every {} offer, cheapest first", gpu.id);
+  costs.columns = {{"offer", "offer", 0, false},     {"provider", "provider"},
+                   {"region", "region"},             {"mode", "mode"},
+                   {"instances", "inst"},            {"billed_instance_hours", "billed inst-h", 1},
+                   {"compute_" + cur, "compute " + CUR, 2}, {"storage_" + cur, "storage", 2},
+                   {"support_" + cur, "support", 2}, {"total_" + cur, "total " + CUR, 2},
+                   {"note", "note"}};
+  for (const CostRow& r : rows)
+    costs.add_row({r.offer->id, r.offer->provider, r.offer->region, r.mode, static_cast<std::int64_t>(r.instances),
+                   r.billed_hours, r.compute, r.storage, r.support, r.total, r.note.empty() ? Cell{} : Cell{r.note}});
+
+  rep.tables.push_back(std::move(sum));
+  rep.tables.push_back(std::move(mem));
+  rep.tables.push_back(std::move(fit));
+  rep.tables.push_back(std::move(step));
+  rep.tables.push_back(std::move(costs));
+  rep.primary = 4;
+
+  Json in = ctx.echo();
+  if (const auto* o = rj.inputs.as_object())
+    for (const auto& [k, v] : *o) in[k] = v;
+  rep.inputs = std::move(in);
+  Json ex = Json::object();
+  Json est = Json::object();
+  est["flops_per_token"] = e.flops_per_token;
+  est["training_flops"] = e.total_flops.value();
+  est["mfu"] = e.mfu;
+  est["mfu_source"] = e.mfu_source;
+  est["achieved_tflops_per_gpu"] = e.per_gpu.value() / 1e12;
+  est["fits"] = e.memory.fits;
+  est["steps"] = e.steps;
+  est["step_seconds"] = e.step.step.count();
+  est["bottleneck"] = e.step.bottleneck;
+  est["gpu_utilisation"] = e.step.gpu_utilisation;
+  est["wall_hours"] = e.wall.count() / 3600;
+  est["gpu_hours"] = e.gpu_hours;
+  est["speedup_vs_one_node"] = e.speedup_vs_one_node;
+  est["scaling_efficiency"] = e.scaling_efficiency;
+  est["checkpoint_gb"] = e.checkpoint_size.value() / kGB;
+  est["checkpoint_interval_steps"] = e.checkpoint_interval_steps ? Json(*e.checkpoint_interval_steps) : Json();
+  ex["estimate"] = std::move(est);
+  ex["fx_rates_used"] = fx.used_json();
+  rep.extra = std::move(ex);
+
+  if (!e.memory.fits)
+    rep.notes.push_back(fmt::format("Does not fit: {:.1f} GB per GPU needed, {:.1f} GB usable on {}. See the fit "
+                                    "table for the minimum card count (and ZeRO stage) per GPU.",
+                                    e.memory.total.value() / kGB, e.memory.usable.value() / kGB, gpu.id));
+  for (const auto& n : e.notes) rep.notes.push_back(n);
+  rep.notes.push_back(
+      "Step = max(compute, data loading) + exposed communication + amortised checkpoints; FLOPs = 6·N·D "
+      "(8·N·D with full recompute, 4·N·D for LoRA) plus attention when the architecture is given.");
+  if (ov.feasible)
+    rep.notes.push_back(fmt::format("Spot rows: {:g} interruption(s) a day (assumption), checkpoint write {}, "
+                                    "restart 10 min: wall time × {:.3f}.",
+                                    rj.spot_interruptions_per_day, human_seconds(e.checkpoint_write),
+                                    ov.wall_per_work));
+  rep.notes.push_back(fmt::format("Job: {}. {}", rj.source, ctx.catalog_note()));
+  for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
+  if (!rj.defaults_used.empty()) {
+    rep.notes.push_back("Defaults used:");
+    for (const auto& d : rj.defaults_used) rep.notes.push_back("  " + d);
+  }
+  return rep;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,308 @@
+#include "gpuplan/job.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/io.h"
+#include "gpuplan/yaml_reader.h"
+
+namespace gpuplan {
+namespace {
+
+using detail::Diagnostics;
+using detail::Fields;
+
+struct NetworkPreset {
+  std::string_view name;
+  double gbit;
+};
+// Nominal per-node link rates (reference data §2: InfiniBand EDR/HDR/NDR/XDR
+// 4x, Ethernet/RoCE port speeds).
+constexpr NetworkPreset kNetworks[] = {
+    {"eth_1g", 1},      {"eth_10g", 10},     {"eth_25g", 25},     {"eth_100g", 100},
+    {"roce_100g", 100}, {"roce_200g", 200},  {"roce_400g", 400},  {"ib_edr", 100},
+    {"ib_hdr", 200},    {"ib_ndr", 400},     {"ib_xdr", 800}};
+
+std::vector<std::string> network_names() {
+  std::vector<std::string> v;
+  for (const auto& n : kNetworks) v.emplace_back(n.name);
+  return v;
+}
+
+}  // namespace
+
+BytesPerSecond storage_read_bandwidth(std::string_view tier) {
+  // Assumptions (no source in the reference data): a local NVMe SSD reads about
+  // 2 GB/s in practice; the article says local NVMe loads "five times faster
+  // than a network disk" (比直接读网络盘快五倍以上), so a network disk 400 MB/s;
+  // object storage streamed to a node 200 MB/s.
+  if (tier == "local_nvme") return BytesPerSecond(2e9);
+  if (tier == "network_disk") return BytesPerSecond(400e6);
+  return BytesPerSecond(200e6);
+}
+
+std::optional<BytesPerSecond> network_bandwidth(std::string_view name) {
+  for (const auto& n : kNetworks)
+    if (n.name == name) return BytesPerSecond(n.gbit * 1e9 / 8);
+  return std::nullopt;
+}
+
+ResolvedJob load_job(const std::string& path, const std::vector<std::string>& sets, const Context& ctx) {
+  ResolvedJob out;
+  out.source = path.empty() ? "built-in defaults (full fine-tune of a 7B model on 8×A100-80G)" : path;
+  Diagnostics diag(path.empty() ? "<defaults>" : path);
+  YAML::Node root(YAML::NodeType::Map);
+  if (!path.empty()) {
+    const std::string text = read_input_file(path);
+    if (auto doc = detail::load_document(text, diag)) root = *doc;
+    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  }
+  if (diag.count() == 0 && root.IsMap()) detail::apply_sets(root, sets, diag);
+  if (diag.count() > 0) throw InputErrors(std::move(diag.problems()));
+  const auto note = [&](const std::string& field, const std::string& value, const std::string& why) {
+    out.defaults_used.push_back(fmt::format("{} = {} ({})", field, value, why));
+  };
+
+  Fields top(diag, root, "");
+  if (!top.is_map()) throw InputErrors(std::move(diag.problems()));
+  if (auto v = top.text("schema_version", false); v && *v != "1")
+    top.fail(top.get("schema_version", false), "schema_version", fmt::format("{} is not supported (1 is)", *v));
+  Job& j = out.job;
+  Cluster& c = out.cluster;
+  j.name = top.text("name", false).value_or(path.empty() ? "7B full fine-tune on 8×A100-80G (built-in defaults)" : path);
+
+  // job
+  {
+    Fields f(diag, detail::section(top, "job"), "job");
+    const bool vision = f.get("forward_flops_per_sample", false).IsDefined();
+    if (auto v = detail::read_positive_count(f, "parameters")) j.parameters = *v;
+    else if (!vision) {
+      j.parameters = 7e9;
+      note("job.parameters", "7B", "default");
+    }
+    if (auto m = detail::read_choice(f, "method", {"pretrain", "full_finetune", "lora"})) {
+      j.method = *m == "pretrain" ? Method::kPretrain : *m == "lora" ? Method::kLora : Method::kFullFinetune;
+    } else {
+      note("job.method", "full_finetune", "default");
+    }
+    if (auto v = detail::read_share_in(f, "lora_trainable", 1e-6, 1.0)) j.lora_trainable = *v;
+    else if (j.method == Method::kLora) note("job.lora_trainable", "0.5%", "assumption: rank-16 adapters on a 7B model train about 0.5% of the parameters");
+    if (auto p = detail::read_choice(f, "precision", {"fp32", "tf32", "bf16", "fp16", "fp8"})) j.precision = *parse_precision(*p);
+    else note("job.precision", "bf16", "default: mixed precision");
+    if (auto o = detail::read_choice(f, "optimizer", {"adamw", "sgd"})) j.optimizer = *o == "sgd" ? Optimizer::kSgd : Optimizer::kAdamW;
+    if (auto z = detail::read_whole_in(f, "zero_stage", 0, 3)) j.zero_stage = *z;
+    else note("job.zero_stage", "0", "default: plain data parallelism");
+    if (auto r = detail::read_choice(f, "recompute", {"none", "selective", "full"})) {
+      j.recompute = *r == "full" ? Recompute::kFull : *r == "selective" ? Recompute::kSelective : Recompute::kNone;
+    } else {
+      j.recompute = Recompute::kSelective;
+      if (!vision)
+        note("job.recompute", "selective",
+             "default: FlashAttention-style kernels keep no attention matrices (Korthikanti et al. 2022's 34·s·b·h)");
+    }
+    if (auto v = detail::read_positive_count(f, "sequence_length")) j.sequence_length = *v;
+    else if (!vision) {
+      j.sequence_length = 4096;
+      note("job.sequence_length", "4096", "default");
+    }
+    if (auto v = detail::read_positive_count(f, "global_batch")) j.global_batch = *v;
+    else {
+      j.global_batch = vision ? 256 : 128;
+      note("job.global_batch", fmt::format("{:g}", j.global_batch), "default, sequences (samples) per step");
+    }
+    if (auto v = detail::read_whole_in(f, "micro_batch", 1, 65536)) j.micro_batch = *v;
+    if (auto v = detail::read_positive_count(f, "forward_flops_per_sample")) j.forward_flops_per_sample = *v;
+    if (auto v = detail::read_size_in(f, "activation_memory_per_sample")) j.activation_bytes_per_sample = v->value();
+    // Tokens: given, or samples × epochs × sequence length.
+    const auto tokens = detail::read_positive_count(f, "tokens");
+    const auto samples = detail::read_positive_count(f, "samples");
+    const auto epochs = f.value("epochs", false, [](const std::string& t) {
+      const double v = parse_number(t);
+      if (!(v > 0)) throw std::invalid_argument(fmt::format("{} must be greater than zero", t));
+      return v;
+    });
+    if (vision) {
+      if (!samples) f.fail(f.node(), "job.samples", "is required with forward_flops_per_sample");
+      j.samples = samples.value_or(0) * epochs.value_or(1.0);
+    } else if (tokens) {
+      j.tokens = *tokens;
+      if (samples) f.fail(f.get("samples", false), "job.samples", "give tokens or samples (× epochs), not both");
+    } else if (samples) {
+      j.tokens = *samples * epochs.value_or(1.0) * j.sequence_length;
+    } else {
+      const YAML::Node given = f.get("tokens", false);
+      if (given.IsDefined()) {
+        // a bad value was already reported
+      } else {
+        j.tokens = 2e9;
+        note("job.tokens", "2B", "default: a fine-tuning corpus");
+      }
+    }
+    if (vision) j.samples_per_second_per_worker = 0;
+    if (auto v = f.value("mfu", false, [](const std::string& t) {
+          const double x = parse_share(t);
+          if (!(x > 0 && x <= 1)) throw std::invalid_argument(fmt::format("{} is outside (0%, 100%]", t));
+          return x;
+        }))
+      j.mfu = *v;
+    const YAML::Node arch = f.get("architecture", false);
+    if (arch.IsDefined()) {
+      Fields af(diag, arch, "job.architecture");
+      if (auto v = detail::read_whole_in(af, "layers", 1, 10000, true)) j.arch.layers = *v;
+      if (auto v = detail::read_whole_in(af, "hidden", 1, 1000000, true)) j.arch.hidden = *v;
+      if (auto v = detail::read_whole_in(af, "heads", 1, 10000, true)) j.arch.heads = *v;
+      af.finish();
+      j.arch.given = af.ok();
+    }
+    f.finish();
+  }
+
+  // data
+  {
+    Fields f(diag, detail::section(top, "data"), "data");
+    if (auto v = detail::read_size_in(f, "bytes_per_sample")) j.bytes_per_sample = *v;
+    std::string tier = "local_nvme";
+    if (auto t = detail::read_choice(f, "storage", {"local_nvme", "network_disk", "object_storage"})) tier = *t;
+    else if (j.bytes_per_sample.value() > 0) note("data.storage", tier, "default");
+    j.read_bandwidth = storage_read_bandwidth(tier);
+    if (auto r = detail::read_rate_in(f, "read_bandwidth")) j.read_bandwidth = *r;
+    else if (j.bytes_per_sample.value() > 0)
+      note("data.read_bandwidth", fmt::format("{:g}MB/s", j.read_bandwidth.value() / 1e6),
+           "assumption for " + tier + " (local NVMe ≈ 5× a network disk, per the article)");
+    if (auto w = detail::read_whole_in(f, "workers", 1, 1024)) j.workers = *w;
+    f.value("samples_per_second_per_worker", false, [&](const std::string& t) {
+      const double v = parse_number(t);
+      if (!(v > 0)) throw std::invalid_argument(fmt::format("{} must be greater than zero", t));
+      j.samples_per_second_per_worker = v;
+      return v;
+    });
+    f.finish();
+  }
+
+  // checkpoint
+  {
+    Fields f(diag, detail::section(top, "checkpoint"), "checkpoint");
+    if (auto r = detail::read_rate_in(f, "write_bandwidth")) j.checkpoint_bandwidth = *r;
+    else {
+      j.checkpoint_bandwidth = BytesPerSecond(1e9);
+      note("checkpoint.write_bandwidth", "1GB/s", "assumption");
+    }
+    if (auto t = f.text("interval", false)) {
+      if (*t != "auto") {
+        try {
+          // A plain number is a step count; with a unit, a duration.
+          if (t->find_first_not_of("0123456789") == std::string::npos) {
+            const double steps = parse_number(*t);
+            if (!(steps >= 1)) throw std::invalid_argument("must be at least one step");
+            j.checkpoint_every_steps = steps;
+          } else {
+            const Seconds d = parse_duration(*t);
+            if (!(d > Seconds(0))) throw std::invalid_argument("must be longer than zero");
+            j.checkpoint_every = d;
+          }
+        } catch (const std::invalid_argument& e) {
+          f.fail(f.get("interval", false), "checkpoint.interval",
+                 fmt::format("{} (write steps like 200, a duration like 30min, or auto)", e.what()));
+        }
+      }
+    } else {
+      note("checkpoint.interval", "200 steps", "the article: \"每200步存一次checkpoint\"");
+    }
+    if (auto d = detail::read_duration_in(f, "mtbf", true)) j.mtbf = *d;
+    if (f.text("interval", false).value_or("") == "auto" && !j.mtbf) {
+      j.mtbf = Days(1);
+      note("checkpoint.mtbf", "1d", "assumption, for interval auto (Young/Daly)");
+    }
+    f.finish();
+  }
+
+  // cluster
+  {
+    Fields f(diag, detail::section(top, "cluster"), "cluster");
+    std::string gpu = "A100-80G";
+    if (auto g = f.text("gpu", false)) {
+      if (!ctx.catalog().find_gpu(*g)) f.fail(f.get("gpu", false), "cluster.gpu", fmt::format("unknown GPU id '{}'", *g));
+      else gpu = ctx.catalog().find_gpu(*g)->id;
+    } else {
+      note("cluster.gpu", gpu, "default");
+    }
+    c.gpu = ctx.catalog().find_gpu(gpu);
+    if (auto n = detail::read_whole_in(f, "gpus", 1, 100000)) c.gpus = *n;
+    else note("cluster.gpus", "8", "default");
+    if (auto n = detail::read_whole_in(f, "gpus_per_node", 1, 64)) c.gpus_per_node = *n;
+    c.network = "eth_25g";
+    if (auto n = detail::read_choice(f, "network", network_names())) c.network = *n;
+    else if (c.gpus > c.gpus_per_node) note("cluster.network", c.network, "assumption: 25 GbE between nodes");
+    c.network_bandwidth = *network_bandwidth(c.network);
+    if (auto r = detail::read_rate_in(f, "network_bandwidth")) c.network_bandwidth = *r;
+    if (auto v = detail::read_share_in(f, "comm_overlap", 0.0, 1.0)) c.comm_overlap = *v;
+    else if (c.gpus > 1) note("cluster.comm_overlap", "50%", "assumption: half the backward pass hides gradient all-reduce");
+    f.finish();
+  }
+
+  // cost (for the cost rows)
+  {
+    Fields f(diag, detail::section(top, "cost"), "cost");
+    if (auto v = f.value("spot_interruptions_per_day", false, [](const std::string& t) {
+          const double x = parse_number(t);
+          if (x < 0 || x > 1000) throw std::invalid_argument(fmt::format("{} is outside 0..1000", t));
+          return x;
+        }))
+      out.spot_interruptions_per_day = *v;
+    if (auto v = detail::read_size_in(f, "dataset")) out.dataset = *v;
+    f.finish();
+  }
+  top.finish();
+
+  // Cross-field checks, reported at the field that is wrong.
+  if (c.gpu && diag.count() == 0 && !c.gpu->dense_tflops.contains(j.precision)) {
+    YAML::Node n = root["job"] && root["job"].IsMap() ? root["job"]["precision"] : YAML::Node();
+    diag.fail(n ? n : root, "job.precision",
+              fmt::format("{} has no {} tensor rate (it has: {})", c.gpu->id, to_string(j.precision), [&] {
+                std::string s;
+                for (const auto& [p, v] : c.gpu->dense_tflops) s += (s.empty() ? "" : ", ") + std::string(to_string(p));
+                return s;
+              }()));
+  }
+  if (diag.count() > 0) {
+    auto& problems = diag.problems();
+    std::stable_sort(problems.begin(), problems.end(), [](const InputError& a, const InputError& b) {
+      return std::pair(a.where().line, a.where().column) < std::pair(b.where().line, b.where().column);
+    });
+    throw InputErrors(std::move(problems));
+  }
+
+  Json in = Json::object();
+  in["job_file"] = out.source;
+  in["name"] = j.name;
+  Json jj = Json::object();
+  jj["parameters"] = j.parameters;
+  jj["tokens"] = j.tokens;
+  jj["samples"] = j.samples;
+  jj["method"] = std::string(to_string(j.method));
+  jj["precision"] = std::string(to_string(j.precision));
+  jj["optimizer"] = j.optimizer == Optimizer::kAdamW ? "adamw" : "sgd";
+  jj["zero_stage"] = j.zero_stage;
+  jj["recompute"] = std::string(to_string(j.recompute));
+  jj["global_batch"] = j.global_batch;
+  jj["sequence_length"] = j.sequence_length;
+  jj["micro_batch"] = j.micro_batch;
+  jj["mfu"] = j.mfu ? Json(*j.mfu) : Json();
+  in["job"] = std::move(jj);
+  Json cl = Json::object();
+  cl["gpu"] = c.gpu ? c.gpu->id : "";
+  cl["gpus"] = c.gpus;
+  cl["gpus_per_node"] = c.gpus_per_node;
+  cl["network"] = c.network;
+  cl["network_gbit_s"] = c.network_bandwidth.value() * 8 / 1e9;
+  cl["comm_overlap"] = c.comm_overlap;
+  in["cluster"] = std::move(cl);
+  Json d = Json::array();
+  for (const auto& x : out.defaults_used) d.push_back(x);
+  in["defaults_used"] = std::move(d);
+  out.inputs = std::move(in);
+  return out;
+}
+
+}  // namespace gpuplan
