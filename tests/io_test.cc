@@ -74,3 +74,14 @@ TEST_CASE("inputs larger than the cap are refused", "[io]") {
   CHECK_THROWS_WITH(read_input_file(big.string(), 1024), Contains("is larger than"));
   CHECK(read_input_file(big.string()).size() == 2048);
 }
+
+TEST_CASE("an output path that is a symlink replaces the file it points to, not the link", "[io]") {
+  TempDir d;
+  const fs::path target = d.path / "real.csv";
+  const fs::path link = d.path / "link.csv";
+  write_output_file(target.string(), "old", {});
+  fs::create_symlink(target, link);
+  write_output_file(link.string(), "new", {});
+  CHECK(fs::is_symlink(link));
+  CHECK(slurp(target) == "new");
+}

@@ -116,10 +116,11 @@ const std::vector<Command>& commands() {
 }
 
 bool use_color(const Flags& f) {
-  if (f.color == "always") return true;
-  if (f.color == "never" || f.output != "-") return false;
+  // NO_COLOR (no-color.org) wins over everything, --color always included.
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color != nullptr && *no_color != '\0') return false;
+  if (f.color == "always") return true;
+  if (f.color == "never" || f.output != "-") return false;
   const char* term = std::getenv("TERM");
   if (term != nullptr && std::string_view(term) == "dumb") return false;
   return ::isatty(STDOUT_FILENO) == 1;

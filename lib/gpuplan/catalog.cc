@@ -114,7 +114,8 @@ const T* find_by_id(const std::vector<T>& v, std::string_view id) {
 template <class T>
 void overlay_records(std::vector<T>& base, const std::vector<T>& over) {
   for (const T& rec : over) {
-    auto it = std::find_if(base.begin(), base.end(), [&](const T& b) { return b.id == rec.id; });
+    // Ids match without case everywhere else, so they merge that way too.
+    auto it = std::find_if(base.begin(), base.end(), [&](const T& b) { return id_equals(b.id, rec.id); });
     if (it != base.end()) *it = rec;
     else base.push_back(rec);
   }

@@ -153,7 +153,9 @@ void read_list(Diagnostics& diag, const YAML::Node& root, std::string_view secti
     std::optional<Record> rec = read(f);
     f.finish();
     if (!rec || !f.ok()) continue;
-    const auto [pos, fresh] = first_line.emplace(rec->id, rec->where.line);
+    std::string key = rec->id;
+    for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const auto [pos, fresh] = first_line.emplace(key, rec->where.line);
     if (!fresh) {
       diag.fail(f.get("id", false), f.field("id"),
                 fmt::format("duplicate id '{}' (first on line {})", rec->id, pos->second));
@@ -197,7 +199,7 @@ std::optional<Gpu> read_gpu(Fields& f) {
   if (auto v = f.value("memory_bandwidth", true, positive(parse_rate))) g.memory_bandwidth = *v;
   if (auto v = f.value("tdp", true, positive(parse_power))) g.tdp = *v;
   if (auto v = f.value("nvlink", false, positive(parse_rate))) g.nvlink = *v;
-  if (auto v = read_int(f, "pcie_gen", false, 1, 7)) g.pcie_gen = *v;
+  if (auto v = read_int(f, "pcie_gen", false, 1, 6)) g.pcie_gen = *v;
   const YAML::Node tf = f.get("tflops", true);
   if (tf.IsDefined()) {
     Fields tff(f.diagnostics(), tf, f.field("tflops"));
@@ -226,7 +228,12 @@ std::optional<Provider> read_provider(Fields& f) {
       f.fail(f.get("kind", false), f.field("kind"), "must be cloud, gpu_cloud or marketplace");
     p.kind = *s;
   }
-  if (auto s = f.text("country", false)) p.country = *s;
+  if (auto s = f.text("country", false)) {
+    if (s->size() != 2 || !std::isupper(static_cast<unsigned char>((*s)[0])) ||
+        !std::isupper(static_cast<unsigned char>((*s)[1])))
+      f.fail(f.get("country", false), f.field("country"), fmt::format("'{}' is not an ISO 3166 code like CN or US", *s));
+    p.country = *s;
+  }
   if (auto c = read_currency(f, true)) p.currency = *c;
   if (auto d = f.value("billing_granularity", true, positive(parse_duration))) p.billing_granularity = *d;
   if (auto d = f.value("minimum_billing", false, parse_duration)) p.minimum_billing = *d;
@@ -477,6 +484,28 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
       read_list(diag, *doc, "operating", cat.operating, read_operating);
       root.finish();
     }
+  }
+  // Every currency must convert to CNY (the default display currency) with the
+  // rates of this file and the catalogs below it, or reports would fail later.
+  if (diag.count() == 0) {
+    Catalog rates;
+    if (base) rates.fx_rates = base->fx_rates;
+    rates.fx_rates.insert(rates.fx_rates.end(), cat.fx_rates.begin(), cat.fx_rates.end());
+    const auto check_currency = [&](Currency c, const SourceLocation& where, const std::string& field) {
+      if (!find_conversion(rates, c, kCny))
+        diag.fail(where, field,
+                  fmt::format("{} has no exchange rate to CNY in the catalog (add one under fx_rates)", c.code()));
+    };
+    for (std::size_t i = 0; i < cat.providers.size(); ++i)
+      check_currency(cat.providers[i].currency, cat.providers[i].where, item_path("providers", i) + ".currency");
+    for (std::size_t i = 0; i < cat.offers.size(); ++i)
+      check_currency(cat.offers[i].currency, cat.offers[i].where, item_path("offers", i) + ".currency");
+    for (std::size_t i = 0; i < cat.purchases.size(); ++i)
+      check_currency(cat.purchases[i].price.amount.currency(), cat.purchases[i].where,
+                     item_path("purchases", i) + ".currency");
+    for (std::size_t i = 0; i < cat.operating.size(); ++i)
+      if (cat.operating[i].money)
+        check_currency(cat.operating[i].money->currency(), cat.operating[i].where, item_path("operating", i) + ".currency");
   }
   if (diag.count() > 0) {
     auto& problems = diag.problems();

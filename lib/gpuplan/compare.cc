@@ -223,12 +223,18 @@ OptionResult build_buy(const Scenario& s, double u, const std::optional<HourlyIn
     if (waiting > 0) {
       if (o.cover == LeadTimeCover::kRent && (bridge_hourly || bridge_monthly)) {
         // Bridged by renting until the hardware arrives: on demand when offered.
+        // The bridge pays what renting pays: compute, and its storage, egress and support.
         if (bridge_hourly) {
           const HourlyMonth hm = hourly_month(*bridge_hourly, w, u);
-          month.add("bridge rental", (hm.compute + hm.idle).scaled(waiting));
+          Month bridge(s.currency);
+          add_markups(bridge, bridge_hourly->rent, w, hm.compute + hm.idle);
+          month.add("bridge rental", (hm.compute + hm.idle + bridge.total()).scaled(waiting));
         } else {
-          month.add("bridge rental", bridge_monthly->price.times(instances_for(w.gpus, bridge_monthly->gpus_per_instance))
-                                         .scaled(waiting));
+          const Money compute =
+              bridge_monthly->price.times(instances_for(w.gpus, bridge_monthly->gpus_per_instance));
+          Month bridge(s.currency);
+          add_markups(bridge, *bridge_monthly, w, compute);
+          month.add("bridge rental", (compute + bridge.total()).scaled(waiting));
         }
         used += w.gpus * kHoursPerMonth * u * waiting;
       } else {
@@ -244,13 +250,17 @@ OptionResult build_buy(const Scenario& s, double u, const std::optional<HourlyIn
   const double value_share = 1.0 - (1.0 - o.residual_share) * depreciated;
   b.month(s.horizon_months).add("resale value at horizon", -hardware.scaled(value_share));
   OptionResult& r = b.result();
+  if (lead >= s.horizon_months)
+    r.notes.push_back(fmt::format("the lead time ({:.1f} months) is not shorter than the {}-month horizon: the "
+                                  "hardware never trains within it",
+                                  lead, s.horizon_months));
   if (o.cover == LeadTimeCover::kRent && (bridge_hourly || bridge_monthly)) {
     r.start_delay = bridge_hourly ? rental_start_delay(bridge_hourly->rent, w) : rental_start_delay(*bridge_monthly, w);
-    r.notes.push_back(fmt::format("the {:g}-month lead time is bridged by renting", lead));
+    r.notes.push_back(fmt::format("the {:.1f}-month lead time is bridged by renting", lead));
   } else {
     r.start_delay = Hours(o.lead_time);
     if (o.lead_time > Seconds(0))
-      r.notes.push_back(fmt::format("no training for the first {:g} months (lead time)", lead));
+      r.notes.push_back(fmt::format("no training for the first {:.1f} months (lead time)", lead));
   }
   return b.finish(used);
 }

@@ -1,5 +1,6 @@
 #include "gpuplan/context.h"
 
+#include <cctype>
 #include <fmt/format.h>
 
 #include "gpuplan/error.h"
@@ -77,7 +78,9 @@ Context make_context(const GlobalOptions& options) {
   }
   if (!problems.empty()) throw InputErrors(std::move(problems));
   try {
-    ctx.currency = Currency(options.currency.value_or("CNY"));
+    std::string code = options.currency.value_or("CNY");
+    for (char& ch : code) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    ctx.currency = Currency(code);
     ctx.currency_given = options.currency.has_value();
   } catch (const std::invalid_argument& e) {
     throw InputError(SourceLocation{"--currency"}, "", e.what());

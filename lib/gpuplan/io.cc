@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -94,7 +95,19 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes) {
   return out;
 }
 
-void write_output_file(const std::string& path, const std::string& content, const std::vector<std::string>& inputs) {
+void write_output_file(const std::string& requested, const std::string& content,
+                       const std::vector<std::string>& inputs) {
+  std::string path = requested;
+  // /dev/stdout, /proc/self/fd/N and the like are streams: write through them.
+  const bool stream_path = path.starts_with("/dev/") || path.starts_with("/proc/");
+  // A symlink is followed: the file it points to is replaced, not the link.
+  struct stat link_st {};
+  if (!stream_path && ::lstat(path.c_str(), &link_st) == 0 && S_ISLNK(link_st.st_mode)) {
+    if (char* real = ::realpath(path.c_str(), nullptr)) {
+      path = real;
+      std::free(real);
+    }
+  }
   struct stat out_st {};
   const bool exists = ::stat(path.c_str(), &out_st) == 0;
   if (exists) {
@@ -105,9 +118,9 @@ void write_output_file(const std::string& path, const std::string& content, cons
           in_st.st_ino == out_st.st_ino)
         throw file_error(path, fmt::format("output would overwrite the input {}", in));
     }
-    if (!S_ISREG(out_st.st_mode)) {
+    if (!S_ISREG(out_st.st_mode) || stream_path) {
       // A device or FIFO (e.g. /dev/null, /dev/full): write in place, checked.
-      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (S_ISREG(out_st.st_mode) ? O_TRUNC : O_NONBLOCK));
       if (fd < 0) throw file_error(path, errno_text(errno));
       const bool ok = write_all(fd, content);
       const int err = errno;

@@ -65,6 +65,8 @@ Money Money::parse(std::string_view text, Currency currency) {
     text.remove_prefix(1);
   }
   if (text.empty()) throw bad("");
+  // "010" is octal in YAML 1.1 and a typo anywhere else: refuse it ("0.5" is fine).
+  if (text.size() >= 2 && text[0] == '0' && text[1] != '.') throw bad(" (it has a leading zero)");
   std::int64_t units = 0;
   std::int64_t fraction = 0;
   int fraction_digits = 0;

@@ -1,5 +1,7 @@
 #include "gpuplan/report.h"
 
+#include "gpuplan/error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -129,9 +131,8 @@ std::string render_tsv(const Table& t) {
       if (std::holds_alternative<std::string>(row[i])) s = neutralise(std::move(s));
       // TSV cannot escape these; refuse rather than corrupt the row.
       if (s.find_first_of("\t\r\n") != std::string::npos)
-        throw std::invalid_argument(
-            fmt::format("{}: a value contains a tab or newline, which TSV cannot hold (use --format csv)",
-                        t.columns[i].key));
+        throw InputError(SourceLocation{"--format tsv"}, t.columns[i].key,
+                         "a value contains a tab or newline, which TSV cannot hold (use --format csv)");
       out += (i ? "\t" : "") + s;
     }
     out += "\n";
@@ -253,12 +254,15 @@ Json to_json(const Report& report) {
   doc["inputs"] = report.inputs.is_null() ? Json::object() : report.inputs;
   for (const Table& t : report.tables) {
     Json rows = Json::array();
-    for (const auto& row : t.rows) {
+    const std::size_t data_rows = t.last_row_is_total && !t.rows.empty() ? t.rows.size() - 1 : t.rows.size();
+    const auto object = [&](const std::vector<Cell>& row, std::size_t first) {
       Json obj = Json::object();
-      for (std::size_t i = 0; i < row.size(); ++i) obj[t.columns[i].key] = cell_json(row[i], t.columns[i]);
-      rows.push_back(std::move(obj));
-    }
+      for (std::size_t i = first; i < row.size(); ++i) obj[t.columns[i].key] = cell_json(row[i], t.columns[i]);
+      return obj;
+    };
+    for (std::size_t r = 0; r < data_rows; ++r) rows.push_back(object(t.rows[r], 0));
     doc[t.name] = std::move(rows);
+    if (data_rows < t.rows.size()) doc[t.name + "_total"] = object(t.rows.back(), 1);  // the label cell is left out
   }
   if (const auto* extra = report.extra.as_object())
     for (const auto& [k, v] : *extra) doc[k] = v;

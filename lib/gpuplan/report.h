@@ -32,6 +32,9 @@ struct Table {
   std::vector<Column> columns{};
   std::vector<std::vector<Cell>> rows{};
   bool text = true;  ///< shown in the terminal table and Markdown (JSON always has it)
+  /// The last row holds column totals: CSV and tables print it as a row; JSON
+  /// puts it apart, as `<name>_total`, so that the array holds only data rows.
+  bool last_row_is_total = false;
   /// Throws std::logic_error when the row's width differs from the header's.
   void add_row(std::vector<Cell> row);
 };

@@ -18,8 +18,9 @@ constexpr double kHoursPerMonth = 730.0;
 
 class Reader {
  public:
-  Reader(const Context& ctx, ResolvedScenario& out, Diagnostics& diag)
-      : ctx_(ctx), out_(out), diag_(diag), fx_(ctx.catalog(), ctx.currency) {}
+  /// Bare amounts in the file are in `file_currency`; results are in ctx.currency.
+  Reader(const Context& ctx, Currency file_currency, ResolvedScenario& out, Diagnostics& diag)
+      : ctx_(ctx), file_currency_(file_currency), out_(out), diag_(diag), fx_(ctx.catalog(), ctx.currency) {}
 
   void note(const std::string& field, const std::string& value, const std::string& why) {
     out_.defaults_used.push_back(fmt::format("{} = {} ({})", field, value, why));
@@ -30,7 +31,7 @@ class Reader {
   // Money in the scenario currency: "1200", "1200 CNY" or "166 USD" (converted).
   std::optional<Money> money(Fields& f, std::string_view key, bool allow_zero = true) {
     return f.value(key, false, [&](const std::string& s) {
-      Money m = parse_money(s, ctx_.currency);
+      Money m = parse_money(s, file_currency_);
       if (m.micros() < 0 || (!allow_zero && m.micros() == 0))
         throw std::invalid_argument(allow_zero ? "must not be negative" : "must be a positive amount");
       if (m.currency() != ctx_.currency) m = convert(m);
@@ -96,6 +97,7 @@ class Reader {
 
  private:
   const Context& ctx_;
+  Currency file_currency_;
   ResolvedScenario& out_;
   Diagnostics& diag_;
   CurrencyConverter fx_;
@@ -173,6 +175,14 @@ const Offer* cheapest_offer(Reader& rd, const std::string& gpu, BillingMode mode
 }
 
 void fill_from_offer(Reader& rd, RentInputs& r, const Offer& o, BillingMode mode) {
+  if (const auto& price = o.price(mode)) {
+    // A stale price is flagged wherever it is used, not only by `prices`.
+    const long long age = (rd.ctx().today - price->provenance.as_of).count();
+    const double stale_days = std::chrono::duration_cast<Days>(rd.ctx().stale_after).count();
+    if (static_cast<double>(age) > stale_days)
+      r.notes.push_back(fmt::format("the {} price of {} is stale: as_of {}, {} days old", to_string(mode), o.id,
+                                    format_date(price->provenance.as_of), age));
+  }
   r.offer = o.id;
   r.description = fmt::format("{} {} ({} GPU{})", o.provider, o.instance.empty() ? o.gpu : o.instance, o.gpus,
                               o.gpus == 1 ? "" : "s");
@@ -192,8 +202,15 @@ void fill_from_offer(Reader& rd, RentInputs& r, const Offer& o, BillingMode mode
     if (!priced) r.notes.push_back(fmt::format("{} has no storage price in the catalog: storage not costed (set rent.storage_per_gb_month)", p->id));
     if (!p->egress_per_gb) r.notes.push_back(fmt::format("{} has no egress price in the catalog: egress not costed (set rent.egress_per_gb)", p->id));
     if (p->egress_per_gb) r.egress_per_gb = rd.convert_catalog(p->egress_per_gb->amount);
-    if (p->support_share) r.support_share = *p->support_share;
-    if (p->support_minimum_monthly) r.support_minimum_monthly = rd.convert_catalog(p->support_minimum_monthly->amount);
+    // A support plan is a choice, not part of the price: named, not charged,
+    // unless the scenario sets rent.support.
+    if (p->support_share)
+      r.notes.push_back(fmt::format("{} sells support at {:g}% of the bill{}: set rent.support to include it", p->id,
+                                    *p->support_share * 100,
+                                    p->support_minimum_monthly
+                                        ? fmt::format(" (at least {} a month)", to_pretty_string(p->support_minimum_monthly->amount) + " " +
+                                                                                   std::string(p->support_minimum_monthly->amount.currency().code()))
+                                        : ""));
   }
 }
 
@@ -253,14 +270,18 @@ RentChoice read_rent_mode(Reader& rd, Fields& rent, std::string_view key, Billin
       }
     } else if (mode != BillingMode::kSpot) {
       out.enabled = false;
-      rd.note(field, "none", fmt::format("the catalog has no {} offer for {}", to_string(mode), gpu));
+      rd.note(field, "none",
+              term ? fmt::format("the catalog has no {} commitment for {}", format_duration(*term), gpu)
+                   : fmt::format("the catalog has no {} offer for {}", to_string(mode), gpu));
     }
   }
   if (term) {
     out.rent.commitment_months = static_cast<int>(std::lround(*term / Months(1)));
     out.rent.description += fmt::format(", {} commitment", format_duration(*term));
   }
-  if (price) {
+  if (price && offer_id) {
+    f->fail(f->get("price", false), f->field("price"), "give an offer or a price, not both");
+  } else if (price) {
     out.rent.price = *price;
     out.rent.offer.clear();
     out.rent.gpus_per_instance = workload_gpus;
@@ -293,20 +314,22 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
   if (diag.count() == 0 && root.IsMap()) apply_sets(root, sets, diag);
   if (diag.count() > 0) throw InputErrors(std::move(diag.problems()));
 
-  // The scenario's currency applies unless --currency was given.
+  // Bare amounts are in the scenario's currency (CNY when it names none); the
+  // report is in --currency when given, else in the scenario's currency.
   Context local = ctx;
+  Currency file_currency = kCny;
   bool currency_from_file = false;
   if (root.IsMap() && root["currency"] && root["currency"].IsScalar()) {
     try {
-      const Currency c(root["currency"].Scalar());
-      if (!ctx.currency_given) local.currency = c;
+      file_currency = Currency(root["currency"].Scalar());
       currency_from_file = true;
     } catch (const std::invalid_argument& e) {
       diag.fail(root["currency"], "currency", e.what());
       throw InputErrors(std::move(diag.problems()));
     }
   }
-  Reader rd(local, out, diag);
+  if (!ctx.currency_given) local.currency = file_currency;
+  Reader rd(local, file_currency, out, diag);
   Scenario& s = out.scenario;
   s.currency = local.currency;
   Fields top(diag, root, "");
@@ -378,13 +401,22 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
     if (auto g = f.text("gpu", false)) {
       if (!cat.find_gpu(*g)) f.fail(f.get("gpu", false), "buy.gpu", fmt::format("unknown GPU id '{}'", *g));
       else gpu = cat.find_gpu(*g)->id;
+    } else if (!cat.find_gpu(gpu)) {
+      f.fail(f.node(), "buy.gpu", fmt::format("is required: the catalog has no {} (the default)", gpu));
     } else {
       rd.note("buy.gpu", gpu, "default");
     }
     const Gpu* spec = cat.find_gpu(gpu);
     o.gpu = gpu;
-    if (auto v = rd.whole(f, "cards", 1, 100000)) o.cards = *v;
-    else o.cards = s.workload.gpus;
+    if (auto v = rd.whole(f, "cards", 1, 100000)) {
+      o.cards = *v;
+      // Owned cards must be able to do the work the rentals are compared on.
+      if (o.cards < s.workload.gpus)
+        f.fail(f.get("cards", false), "buy.cards",
+               fmt::format("{} card(s) cannot run a workload of {} GPUs (workload.gpus)", o.cards, s.workload.gpus));
+    } else {
+      o.cards = s.workload.gpus;
+    }
     const auto from_catalog = [&](std::string_view key, PurchaseKind kind, const std::string& for_gpu, Money& dst,
                                   const char* fallback_why) {
       if (auto m = rd.money(f, key)) {
@@ -395,13 +427,17 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
         dst = rd.convert_catalog(p->price.amount);
         if (kind == PurchaseKind::kServer) return;
         rd.note(f.field(key), show(dst), fmt::format("catalog purchase {}: {}", p->id, cite(p->provenance)));
+      } else if (kind == PurchaseKind::kCard) {
+        // Without a card price, buying would look free: refuse rather than mislead.
+        dst = Money::zero(s.currency);
+        f.fail(f.node(), f.field(key), fallback_why);
       } else {
         dst = Money::zero(s.currency);
         rd.note(f.field(key), show(dst), fallback_why);
       }
     };
     from_catalog("card_price", PurchaseKind::kCard, gpu, o.card_price,
-                 "no card price in the catalog for this GPU: set buy.card_price");
+                 "is required: the catalog has no card price for this GPU");
     from_catalog("server_base", PurchaseKind::kServerBase, "", o.server_base,
                  "no server_base price in the catalog: set buy.server_base");
     if (auto m = rd.money(f, "network")) o.network = *m;
@@ -429,8 +465,18 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
     } else {
       rd.note("buy.lead_time_cover", "rent", "default: rent by the hour until the hardware arrives");
     }
-    if (auto m = rd.money(f, "delay_cost_per_month")) o.delay_cost_per_month = *m;
-    else o.delay_cost_per_month = Money::zero(s.currency);
+    if (auto m = rd.money(f, "delay_cost_per_month")) {
+      o.delay_cost_per_month = *m;
+      if (o.cover == LeadTimeCover::kRent)
+        f.fail(f.get("delay_cost_per_month", false), "buy.delay_cost_per_month",
+               "applies only with lead_time_cover: delay_cost (the lead time is bridged by renting)");
+    } else {
+      o.delay_cost_per_month = Money::zero(s.currency);
+      // The lead time is a cost too (SPEC): with no training and no bridge it must be priced.
+      if (o.cover == LeadTimeCover::kDelayCost && o.lead_time > Seconds(0))
+        f.fail(f.node(), "buy.delay_cost_per_month",
+               "is required with lead_time_cover: delay_cost (what a month without training costs)");
+    }
     if (auto d = rd.duration(f, "useful_life", true)) o.useful_life = *d;
     else if (const OperatingCost* c = pick_operating(cat, OperatingKind::kUsefulLife, region)) {
       o.useful_life = Seconds(c->number);
@@ -475,7 +521,12 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
       }
       if (const OperatingCost* c = pick_operating(cat, kind, region); c && c->money) {
         dst = rd.convert_catalog(*c->money).scaled(factor);
-        rd.note(f.field(key), show(dst), fmt::format("catalog {}{}: {}", c->id, extra, cite(c->provenance)));
+        const std::string shown = fmt::format("{} {}", to_plain_string(dst, -1), dst.currency().code());
+        const std::string from = c->money->currency() == dst.currency()
+                                     ? ""
+                                     : fmt::format(", converted from {} {}", to_plain_string(*c->money, -1),
+                                                   c->money->currency().code());
+        rd.note(f.field(key), shown, fmt::format("catalog {}{}{}: {}", c->id, extra, from, cite(c->provenance)));
       } else {
         dst = Money::zero(s.currency);
         rd.note(f.field(key), show(dst), "not in the catalog");
@@ -588,7 +639,9 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
       if (!sn.IsDefined() || !sn.IsMap() || !sn["checkpoint_write"])
         rd.note("rent.spot.checkpoint_write", "5min", "assumption");
       if (!sn.IsDefined() || !sn.IsMap() || !sn["restart"]) rd.note("rent.spot.restart", "10min", "assumption");
-      if (discount) {
+      if (discount && sn.IsMap() && sn["offer"]) {
+        f.fail(sn["discount"], "rent.spot.discount", "give a spot offer or a discount off the hourly price, not both");
+      } else if (discount) {
         if (!s.hourly) {
           f.fail(sn, "rent.spot.discount", "needs an hourly price to discount");
         } else {
@@ -613,14 +666,20 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
       Fields f(diag, n, "hybrid");
       HybridInputs hy;
       if (auto v = rd.share(f, "local_share", 0.0, 1.0)) hy.local_share = *v;
+      else rd.note("hybrid.local_share", "30%", "default");
       if (auto v = rd.whole(f, "local_cards", 1, 100000)) hy.local_cards = *v;
+      else rd.note("hybrid.local_cards", "2", "default");
       std::string local_gpu = gpu;
       if (auto g = f.text("local_gpu", false)) {
         if (!ctx.catalog().find_gpu(*g)) f.fail(f.get("local_gpu", false), "hybrid.local_gpu", fmt::format("unknown GPU id '{}'", *g));
         else local_gpu = ctx.catalog().find_gpu(*g)->id;
       }
       if (auto m = rd.money(f, "local_capex")) hy.local_capex = *m;
-      else hy.local_capex = Money::zero(s.currency);
+      else {
+        hy.local_capex = Money::zero(s.currency);
+        rd.note("hybrid.local_capex", "0", "default: the local cards are already owned");
+      }
+      if (!f.get("local_gpu", false).IsDefined()) rd.note("hybrid.local_gpu", local_gpu, "default: buy.gpu");
       hy.local_gpu = local_gpu;
       const Gpu* spec = ctx.catalog().find_gpu(local_gpu);
       hy.local_gpu_busy = spec ? spec->tdp : s.own.gpu_busy;

@@ -37,8 +37,14 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
     return std::nullopt;
   }
   try {
-    YAML::Node doc = YAML::Load(std::string(text));
-    return doc;
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    if (docs.size() > 1) {
+      diag.fail(SourceLocation{diag.file(), 0, 0}, "",
+                fmt::format("holds {} YAML documents (separated by ---); a file is one document", docs.size()));
+      return std::nullopt;
+    }
+    if (docs.empty()) return YAML::Node();
+    return docs.front();
   } catch (const YAML::ParserException& e) {
     SourceLocation where{diag.file(), 0, 0};
     if (!e.mark.is_null()) where = {diag.file(), e.mark.line + 1, e.mark.column + 1};

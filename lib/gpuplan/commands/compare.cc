@@ -98,7 +98,13 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
 
 Report compare_report(const Context& ctx, const CompareQuery& q) {
   const ResolvedScenario rs = load_scenario(q.scenario_file, q.sets, ctx);
-  const Comparison c = compare(rs.scenario);
+  Comparison c;
+  try {
+    c = compare(rs.scenario);
+  } catch (const std::invalid_argument& e) {
+    // Inputs that pass every field check but overflow the model (amounts past 9.2e12).
+    throw InputError(SourceLocation{q.scenario_file.empty() ? "<defaults>" : q.scenario_file}, "", e.what());
+  }
   const Currency currency = rs.scenario.currency;
   const std::string cur = currency.lower();
   const std::string CUR(currency.code());
@@ -143,13 +149,14 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   flow.columns.push_back({"month", "month"});
   for (const OptionResult& o : c.options) flow.columns.push_back({o.key + "_" + cur, o.key, cents});
   for (int m = 0; m <= rs.scenario.horizon_months; ++m) {
-    std::vector<Cell> row{std::string(std::to_string(m))};
+    std::vector<Cell> row{static_cast<std::int64_t>(m)};
     for (const OptionResult& o : c.options) row.emplace_back(o.cash_flow[static_cast<std::size_t>(m)]);
     flow.add_row(std::move(row));
   }
   std::vector<Cell> total{std::string("total")};
   for (const OptionResult& o : c.options) total.emplace_back(o.total);
   flow.add_row(std::move(total));
+  flow.last_row_is_total = true;
 
   rep.tables.push_back(std::move(opts));
   rep.tables.push_back(std::move(breakdown));
@@ -169,8 +176,11 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   Json be = Json::object();
   be["versus"] = c.break_even_versus.empty() ? Json() : Json(c.break_even_versus);
   be["month"] = c.break_even_month ? Json(*c.break_even_month) : Json();
-  be["utilisation"] = c.break_even_utilisation ? Json(*c.break_even_utilisation) : Json();
   extra["break_even"] = std::move(be);
+  Json bu = Json::object();
+  bu["versus"] = "rent_hourly";
+  bu["value"] = c.break_even_utilisation ? Json(*c.break_even_utilisation) : Json();
+  extra["break_even_utilisation"] = std::move(bu);
   extra["cheapest"] = c.cheapest;
   extra["recommendation"] = c.recommendation;
   extra["deciding_input"] = c.deciding_input;
@@ -189,6 +199,8 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   rep.extra = std::move(extra);
 
   rep.notes.push_back(c.recommendation);
+  for (const OptionResult& o : c.options)
+    for (const auto& n : o.notes) rep.notes.push_back(fmt::format("{}: {}", o.key, n));
   if (c.break_even_utilisation)
     rep.notes.push_back(fmt::format("Break-even utilisation (buy = rent by the hour, by NPV): {:.1f}%.",
                                     *c.break_even_utilisation * 100));
