@@ -114,15 +114,6 @@ std::optional<double> read_share(Fields& f, std::string_view key, bool required,
   });
 }
 
-std::optional<int> read_int(Fields& f, std::string_view key, bool required, int lo, int hi) {
-  return f.value(key, required, [&](const std::string& s) {
-    const double v = parse_number(s);
-    if (v != std::floor(v)) throw std::invalid_argument(fmt::format("{} is not a whole number", s));
-    if (v < lo || v > hi) throw std::invalid_argument(fmt::format("{} is outside {}..{}", s, lo, hi));
-    return static_cast<int>(v);
-  });
-}
-
 template <class Q>
 auto positive(Q (*parse)(std::string_view)) {
   return [parse](const std::string& s) {
@@ -199,7 +190,7 @@ std::optional<Gpu> read_gpu(Fields& f) {
   if (auto v = f.value("memory_bandwidth", true, positive(parse_rate))) g.memory_bandwidth = *v;
   if (auto v = f.value("tdp", true, positive(parse_power))) g.tdp = *v;
   if (auto v = f.value("nvlink", false, positive(parse_rate))) g.nvlink = *v;
-  if (auto v = read_int(f, "pcie_gen", false, 1, 6)) g.pcie_gen = *v;
+  if (auto v = detail::read_whole_in(f, "pcie_gen", 1, 6)) g.pcie_gen = *v;
   const YAML::Node tf = f.get("tflops", true);
   if (tf.IsDefined()) {
     Fields tff(f.diagnostics(), tf, f.field("tflops"));
@@ -296,7 +287,7 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
     o.gpu = *s;
     if (!refs.has_gpu(*s)) f.fail(f.get("gpu", false), f.field("gpu"), fmt::format("unknown GPU id '{}'", *s));
   }
-  if (auto n = read_int(f, "gpus", true, 1, 1024)) o.gpus = *n;
+  if (auto n = detail::read_whole_in(f, "gpus", 1, 1024, true)) o.gpus = *n;
   if (auto c = read_currency(f, false)) o.currency = *c;
   else if (provider) o.currency = provider->currency;
   bool per_gpu = false;
@@ -380,7 +371,7 @@ std::optional<Purchase> read_purchase(Fields& f, const Refs& refs) {
     p.gpu = *s;
     if (!refs.has_gpu(*s)) f.fail(f.get("gpu", false), f.field("gpu"), fmt::format("unknown GPU id '{}'", *s));
   }
-  if (auto n = read_int(f, "gpus", p.kind == PurchaseKind::kServer, 0, 1024)) p.gpus = *n;
+  if (auto n = detail::read_whole_in(f, "gpus", 0, 1024, p.kind == PurchaseKind::kServer)) p.gpus = *n;
   if (p.kind == PurchaseKind::kCard) p.gpus = 1;
   if (auto s = f.text("region", false)) p.region = *s;
   if (auto s = f.text("description", false)) p.description = *s;
@@ -507,13 +498,7 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
       if (cat.operating[i].money)
         check_currency(cat.operating[i].money->currency(), cat.operating[i].where, item_path("operating", i) + ".currency");
   }
-  if (diag.count() > 0) {
-    auto& problems = diag.problems();
-    std::stable_sort(problems.begin(), problems.end(), [](const InputError& a, const InputError& b) {
-      return std::pair(a.where().line, a.where().column) < std::pair(b.where().line, b.where().column);
-    });
-    throw InputErrors(std::move(problems));
-  }
+  diag.throw_if_any();
   return cat;
 }
 

@@ -52,14 +52,7 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   ResolvedJob out;
   out.source = path.empty() ? "built-in defaults (full fine-tune of a 7B model on 8×A100-80G)" : path;
   Diagnostics diag(path.empty() ? "<defaults>" : path);
-  YAML::Node root(YAML::NodeType::Map);
-  if (!path.empty()) {
-    const std::string text = read_input_file(path);
-    if (auto doc = detail::load_document(text, diag)) root = *doc;
-    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-  }
-  if (diag.count() == 0 && root.IsMap()) detail::apply_sets(root, sets, diag);
-  if (diag.count() > 0) throw InputErrors(std::move(diag.problems()));
+  YAML::Node root = detail::load_with_sets(path, sets, diag);
   const auto note = [&](const std::string& field, const std::string& value, const std::string& why) {
     out.defaults_used.push_back(fmt::format("{} = {} ({})", field, value, why));
   };
@@ -265,13 +258,7 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
                 return s;
               }()));
   }
-  if (diag.count() > 0) {
-    auto& problems = diag.problems();
-    std::stable_sort(problems.begin(), problems.end(), [](const InputError& a, const InputError& b) {
-      return std::pair(a.where().line, a.where().column) < std::pair(b.where().line, b.where().column);
-    });
-    throw InputErrors(std::move(problems));
-  }
+  diag.throw_if_any();
 
   Json in = Json::object();
   in["job_file"] = out.source;

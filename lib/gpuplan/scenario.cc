@@ -12,7 +12,6 @@ namespace {
 
 using detail::Diagnostics;
 using detail::Fields;
-using detail::apply_sets;
 
 constexpr double kHoursPerMonth = 730.0;
 
@@ -305,14 +304,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
   ResolvedScenario out;
   out.source = path.empty() ? "built-in defaults (8×A100-80G team in Qingdao)" : path;
   Diagnostics diag(path.empty() ? "<defaults>" : path);
-  YAML::Node root(YAML::NodeType::Map);
-  if (!path.empty()) {
-    const std::string text = read_input_file(path);
-    if (auto doc = detail::load_document(text, diag)) root = *doc;
-    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-  }
-  if (diag.count() == 0 && root.IsMap()) apply_sets(root, sets, diag);
-  if (diag.count() > 0) throw InputErrors(std::move(diag.problems()));
+  YAML::Node root = detail::load_with_sets(path, sets, diag);
 
   // Bare amounts are in the scenario's currency (CNY when it names none); the
   // report is in --currency when given, else in the scenario's currency.
@@ -690,13 +682,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
     }
   }
   top.finish();
-  if (diag.count() > 0) {
-    auto& problems = diag.problems();
-    std::stable_sort(problems.begin(), problems.end(), [](const InputError& a, const InputError& b) {
-      return std::pair(a.where().line, a.where().column) < std::pair(b.where().line, b.where().column);
-    });
-    throw InputErrors(std::move(problems));
-  }
+  diag.throw_if_any();
 
   // Echo every resolved input.
   Json in = Json::object();

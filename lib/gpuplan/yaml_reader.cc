@@ -1,5 +1,7 @@
 #include "gpuplan/yaml_reader.h"
 
+#include "gpuplan/io.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -27,6 +29,26 @@ void Diagnostics::fail(const YAML::Node& n, const std::string& field, const std:
 
 void Diagnostics::fail(SourceLocation where, const std::string& field, const std::string& message) {
   problems_.emplace_back(std::move(where), field, message);
+}
+
+void Diagnostics::throw_if_any() {
+  if (problems_.empty()) return;
+  std::stable_sort(problems_.begin(), problems_.end(), [](const InputError& a, const InputError& b) {
+    return std::pair(a.where().line, a.where().column) < std::pair(b.where().line, b.where().column);
+  });
+  throw InputErrors(std::move(problems_));
+}
+
+YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag) {
+  YAML::Node root(YAML::NodeType::Map);
+  if (!path.empty()) {
+    const std::string text = read_input_file(path);
+    if (auto doc = load_document(text, diag)) root = *doc;
+    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  }
+  if (diag.count() == 0 && root.IsMap()) apply_sets(root, sets, diag);
+  diag.throw_if_any();
+  return root;
 }
 
 std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag) {

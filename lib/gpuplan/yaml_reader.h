@@ -32,6 +32,8 @@ class Diagnostics {
   /// problems with them are reported at "--set path=value".
   void add_override(const std::string& field, const std::string& value) { overrides_[field] = value; }
   std::vector<InputError>& problems() { return problems_; }
+  /// Throws InputErrors with every problem, in file order (--set ones first).
+  void throw_if_any();
 
  private:
   std::string file_;
@@ -119,6 +121,10 @@ std::optional<std::string> read_choice(Fields& f, std::string_view key, const st
                                        bool required = false);
 /// A section that may be absent: an empty map then, so its reads fall back to defaults.
 YAML::Node section(Fields& parent, std::string_view key);
+
+/// The file at `path` (an empty map when `path` is empty: built-in defaults)
+/// with the --set overrides applied; throws InputErrors on any problem.
+YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag);
 
 /// Applies --set path.to.field=VALUE overrides to a parsed document, so they
 /// are checked exactly like the file's values and reported at "--set …".
