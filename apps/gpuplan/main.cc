@@ -180,6 +180,7 @@ int main(int argc, char** argv) {
   }
   CLI::App* catalog = app.add_subcommand("catalog", "Catalog tools");
   catalog->require_subcommand(1);
+  catalog->footer("\nExamples:\n  gpuplan catalog validate examples/team-quotes.yaml");
   CLI::App* validate = catalog->add_subcommand(
       "validate", "Check catalog files; report every problem as FILE:LINE:COL: field: what is wrong");
   validate->add_option("files", f.validate_files, "catalog YAML files")->required();

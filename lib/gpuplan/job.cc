@@ -174,6 +174,7 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   }
 
   // checkpoint
+  bool auto_interval = false;
   {
     Fields f(diag, detail::section(top, "checkpoint"), "checkpoint");
     if (auto r = detail::read_rate_in(f, "write_bandwidth")) j.checkpoint_bandwidth = *r;
@@ -203,10 +204,7 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
       note("checkpoint.interval", "200 steps", "the article: \"每200步存一次checkpoint\"");
     }
     if (auto d = detail::read_duration_in(f, "mtbf", true)) j.mtbf = *d;
-    if (f.text("interval", false).value_or("") == "auto" && !j.mtbf) {
-      j.mtbf = Days(1);
-      note("checkpoint.mtbf", "1d", "assumption, for interval auto (Young/Daly)");
-    }
+    auto_interval = f.text("interval", false).value_or("") == "auto";
     f.finish();
   }
 
@@ -243,10 +241,24 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
           return x;
         }))
       out.spot_interruptions_per_day = *v;
+    else
+      note("cost.spot_interruptions_per_day", "1", "assumption: no source gives GPU spot interruption rates");
     if (auto v = detail::read_size_in(f, "dataset")) out.dataset = *v;
     f.finish();
   }
   top.finish();
+  // interval: auto takes the MTBF, else the spot interruption rate (MTBF = 1 / rate).
+  if (auto_interval && !j.mtbf) {
+    if (out.spot_interruptions_per_day > 0) {
+      j.mtbf = Seconds(86400.0 / out.spot_interruptions_per_day);
+      note("checkpoint.mtbf", format_duration(*j.mtbf),
+           fmt::format("1 / cost.spot_interruptions_per_day ({:g} a day), for interval auto (Young/Daly)",
+                       out.spot_interruptions_per_day));
+    } else {
+      j.mtbf = Days(1);
+      note("checkpoint.mtbf", "1d", "assumption, for interval auto (Young/Daly)");
+    }
+  }
 
   // Cross-field checks, reported at the field that is wrong.
   if (c.gpu && diag.count() == 0 && !c.gpu->dense_tflops.contains(j.precision)) {

@@ -231,7 +231,7 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
       "Step = max(compute, data loading) + exposed communication + amortised checkpoints; FLOPs = 6·N·D "
       "(8·N·D with full recompute, 4·N·D for LoRA) plus attention when the architecture is given.");
   if (ov.feasible)
-    rep.notes.push_back(fmt::format("Spot rows: {:g} interruption(s) a day (assumption), checkpoint write {}, "
+    rep.notes.push_back(fmt::format("Spot rows: {:g} interruption(s) a day (cost.spot_interruptions_per_day), checkpoint write {}, "
                                     "restart 10 min: wall time × {:.3f}.",
                                     rj.spot_interruptions_per_day, human_seconds(e.checkpoint_write),
                                     ov.wall_per_work));
