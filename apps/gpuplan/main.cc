@@ -9,6 +9,7 @@
 #include "gpuplan/commands/catalog_validate.h"
 #include "gpuplan/commands/compare.h"
 #include "gpuplan/commands/estimate.h"
+#include "gpuplan/commands/fit.h"
 #include "gpuplan/commands/gpus.h"
 #include "gpuplan/commands/prices.h"
 #include "gpuplan/context.h"
@@ -34,6 +35,10 @@ struct Flags {
   gpuplan::PricesQuery prices;
   gpuplan::CompareQuery compare;
   gpuplan::EstimateQuery estimate;
+  gpuplan::ScalingQuery scaling;
+  gpuplan::ProgressQuery progress;
+  gpuplan::MfuQuery mfu;
+  bool no_chart = false;
   std::vector<std::string> gpu_filters;
   std::vector<std::string> validate_files;
 };
@@ -136,6 +141,8 @@ void emit(const Flags& f, gpuplan::Report report) {
     std::vector<std::string> inputs = f.global.catalog_files;
     if (!f.compare.scenario_file.empty()) inputs.push_back(f.compare.scenario_file);
     if (!f.estimate.job_file.empty()) inputs.push_back(f.estimate.job_file);
+    if (!f.scaling.file.empty()) inputs.push_back(f.scaling.file);
+    if (!f.progress.file.empty()) inputs.push_back(f.progress.file);
     gpuplan::write_output_file(f.output, text, inputs);
   }
 }
@@ -187,6 +194,40 @@ int main(int argc, char** argv) {
   validate->footer("\nExamples:\n  gpuplan catalog validate my-prices.yaml\n"
                    "  gpuplan catalog validate --no-default-catalog full-catalog.yaml");
 
+  CLI::App* fit = app.add_subcommand("fit", "Fit measured runs: scaling (Amdahl, USL), progress (rate, ETA), MFU");
+  fit->require_subcommand(1);
+  fit->footer("\nExamples:\n  gpuplan fit scaling examples/scaling-a100.csv --predict 32,64\n"
+              "  gpuplan fit progress examples/trial-progress.csv --total-steps 20000\n"
+              "  gpuplan fit mfu --gpu A100-80G --gpus 8 --parameters 7B --tokens-per-second 23000");
+  CLI::App* fit_scaling = fit->add_subcommand("scaling", "Amdahl and USL fits of throughput against GPU count");
+  fit_scaling->add_option("data", f.scaling.file, "CSV with a GPU-count and a throughput column (- is stdin)")->required();
+  fit_scaling->add_option("--x", f.scaling.x, "GPU-count column")->capture_default_str();
+  fit_scaling->add_option("--y", f.scaling.y, "throughput column")->capture_default_str();
+  fit_scaling->add_option("--predict", f.scaling.predict, "GPU counts to predict, e.g. 16,32,64")->delimiter(',');
+  fit_scaling->add_option("--model", f.scaling.model, "usl, amdahl or both")
+      ->check(CLI::IsMember({"usl", "amdahl", "both"}))
+      ->capture_default_str();
+  fit_scaling->add_flag("--no-chart", f.no_chart, "leave out the terminal chart");
+  fit_scaling->footer("\nExamples:\n  gpuplan fit scaling examples/scaling-a100.csv --predict 32,64\n"
+                      "  gpuplan fit scaling runs.csv --x nodes --y samples_per_s --format json -o scaling.json");
+  CLI::App* fit_progress = fit->add_subcommand("progress", "Rate and ETA from a training log (step, elapsed seconds or timestamp)");
+  fit_progress->add_option("log", f.progress.file, "CSV with step and elapsed-time columns (- is stdin)")->required();
+  fit_progress->add_option("--step", f.progress.step, "step column")->capture_default_str();
+  fit_progress->add_option("--time", f.progress.time, "elapsed-seconds or timestamp column");
+  fit_progress->add_option("--total-steps", f.progress.total_steps, "the full run's steps, for the ETA");
+  fit_progress->add_option("--total-tokens", f.progress.total_tokens, "the full run's tokens (with --tokens-per-step)");
+  fit_progress->add_option("--tokens-per-step", f.progress.tokens_per_step, "tokens per step");
+  fit_progress->footer("\nExamples:\n  gpuplan fit progress examples/trial-progress.csv --total-steps 20000");
+  CLI::App* fit_mfu = fit->add_subcommand("mfu", "The MFU a measured throughput implies (for estimate --mfu)");
+  fit_mfu->add_option("--gpu", f.mfu.gpu, "GPU id")->required();
+  fit_mfu->add_option("--gpus", f.mfu.gpus, "cards in the measured run")->required();
+  fit_mfu->add_option("--precision", f.mfu.precision, "fp32, tf32, bf16, fp16, fp8")->capture_default_str();
+  fit_mfu->add_option("--parameters", f.mfu.parameters, "model parameters, e.g. 7B");
+  fit_mfu->add_option("--tokens-per-second", f.mfu.tokens_per_second, "measured tokens/s of the whole job");
+  fit_mfu->add_option("--samples-per-second", f.mfu.samples_per_second, "measured samples/s of the whole job");
+  fit_mfu->add_option("--flops-per-sample", f.mfu.flops_per_sample, "forward FLOPs per sample");
+  fit_mfu->footer("\nExamples:\n  gpuplan fit mfu --gpu A100-80G --gpus 8 --parameters 7B --tokens-per-second 23000");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -205,6 +246,15 @@ int main(int argc, char** argv) {
       for (const gpuplan::InputError& p : r.problems) print_problem(p);
       emit(f, std::move(r.report));
       return r.problems.empty() ? kOk : kBadInput;
+    }
+    if (fit_scaling->parsed() || fit_progress->parsed() || fit_mfu->parsed()) {
+      f.scaling.chart = !f.no_chart;
+      const gpuplan::Context ctx = gpuplan::make_context(f.global);
+      gpuplan::Report r = fit_scaling->parsed()    ? gpuplan::fit_scaling_report(ctx, f.scaling)
+                          : fit_progress->parsed() ? gpuplan::fit_progress_report(ctx, f.progress)
+                                                   : gpuplan::fit_mfu_report(ctx, f.mfu);
+      emit(f, std::move(r));
+      return kOk;
     }
     for (const auto& [sub, cmd] : subs) {
       if (!sub->parsed()) continue;

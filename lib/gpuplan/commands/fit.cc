@@ -1,0 +1,325 @@
+#include "gpuplan/commands/fit.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/csv.h"
+#include "gpuplan/error.h"
+#include "gpuplan/fit.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+namespace {
+
+std::vector<double> positive_column(const CsvTable& t, const std::string& column) {
+  std::vector<double> v = t.numbers(column);
+  for (std::size_t r = 0; r < v.size(); ++r)
+    if (!(v[r] > 0)) {
+      const auto at = t.place(r, column);
+      throw InputError(SourceLocation{t.file(), at.line, at.column}, column,
+                       fmt::format("{:g} must be greater than zero", v[r]));
+    }
+  return v;
+}
+
+// A fit the data cannot determine is bad input: name the file.
+template <class F>
+auto fit_or_input_error(const std::string& file, F f) {
+  try {
+    return f();
+  } catch (const FitError& e) {
+    throw InputError(SourceLocation{file}, "", e.what());
+  }
+}
+
+std::string column_or(const CsvTable& t, const std::string& wanted, const char* flag) {
+  if (t.has(wanted)) return wanted;
+  throw InputError(SourceLocation{t.file(), 1, 0}, wanted,
+                   fmt::format("no such column (the header has: {}; choose one with {})", fmt::join(t.header(), ", "),
+                               flag));
+}
+
+// A chart of the measured points and the fitted curves, within 80 columns.
+std::string scaling_chart(const std::vector<double>& n, const std::vector<double>& x,
+                          const std::vector<std::pair<char, const ScalingFit*>>& fits, double n_max) {
+  const int w = 64, h = 16, label = 8;
+  double y_max = *std::max_element(x.begin(), x.end());
+  for (const auto& [c, f] : fits)
+    for (int col = 0; col < w; ++col) y_max = std::max(y_max, f->predict(1 + (n_max - 1) * col / (w - 1)));
+  std::vector<std::string> grid(h, std::string(w, ' '));
+  const auto row_of = [&](double y) { return std::clamp(h - 1 - static_cast<int>(std::lround(y / y_max * (h - 1))), 0, h - 1); };
+  const auto col_of = [&](double v) { return std::clamp(static_cast<int>(std::lround((v - 1) / (n_max - 1) * (w - 1))), 0, w - 1); };
+  for (const auto& [c, f] : fits)
+    for (int col = 0; col < w; ++col)
+      grid[static_cast<std::size_t>(row_of(f->predict(1 + (n_max - 1) * col / (w - 1))))][static_cast<std::size_t>(col)] = c;
+  for (std::size_t i = 0; i < n.size(); ++i) grid[static_cast<std::size_t>(row_of(x[i]))][static_cast<std::size_t>(col_of(n[i]))] = '*';
+  std::string out = "Throughput against GPUs (* measured";
+  for (const auto& [c, f] : fits) out += fmt::format(", {} {}", c, f->model == ScalingModel::kUsl ? "USL" : "Amdahl");
+  out += ")\n";
+  for (int r = 0; r < h; ++r) {
+    const bool show = r == 0 || r == h - 1 || r == h / 2;
+    const double v = y_max * (h - 1 - r) / (h - 1);
+    const std::string tick = v >= 1e6 ? fmt::format("{:.1f}M", v / 1e6) : v >= 1e4 ? fmt::format("{:.1f}k", v / 1e3)
+                                                                                    : fmt::format("{:.4g}", v);
+    std::string line = fmt::format("{:>{}} |{}", show ? tick : "", label,
+                                   grid[static_cast<std::size_t>(r)]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  out += std::string(label + 1, ' ') + "+" + std::string(w, '-') + "\n";
+  const std::string right = fmt::format("{:g} GPUs", n_max);
+  out += std::string(label + 2, ' ') + "1" + std::string(static_cast<std::size_t>(w - 1) - right.size(), ' ') + right + "\n";
+  return out;
+}
+
+}  // namespace
+
+Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
+  (void)ctx;
+  const CsvTable t = CsvTable::load(q.file);
+  const std::string xcol = column_or(t, q.x, "--x");
+  const std::string ycol = column_or(t, q.y, "--y");
+  const std::vector<double> n = positive_column(t, xcol);
+  const std::vector<double> x = positive_column(t, ycol);
+  std::vector<ScalingFit> fits;
+  if (q.model != "amdahl") fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kUsl); }));
+  if (q.model != "usl") fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kAmdahl); }));
+  const auto name = [](const ScalingFit& f) { return std::string(f.model == ScalingModel::kUsl ? "usl" : "amdahl"); };
+
+  Report rep;
+  rep.command = "fit scaling";
+  rep.title = fmt::format("Scaling fit of {} against {} ({} points, {})", ycol, xcol, n.size(), t.file());
+
+  Table models;
+  models.name = "models";
+  models.columns = {{"model", "model"},         {"r_squared", "R²", 4},      {"residual_std_error", "resid SE", 4},
+                    {"aicc", "AICc", 2},        {"peak_gpus", "N*", 1},      {"peak_throughput", "X(N*)", 2},
+                    {"converged", "converged"}, {"note", "note"}};
+  Table coef;
+  coef.name = "coefficients";
+  coef.title = "Coefficients (95% confidence intervals)";
+  coef.columns = {{"model", "model"}, {"parameter", "parameter"}, {"estimate", "estimate", 6},
+                  {"std_error", "std error", 6}, {"ci_low", "low", 6}, {"ci_high", "high", 6}};
+  for (const ScalingFit& f : fits) {
+    const auto peak = f.peak_gpus();
+    std::string note;
+    for (const auto& c : f.constrained) note += (note.empty() ? "" : "; ") + c + " held at 0 (fit made it negative)";
+    if (f.model == ScalingModel::kAmdahl && f.sigma > 0)
+      note += (note.empty() ? "" : "; ") + fmt::format("no peak: approaches λ/σ = {:.4g}", f.lambda / f.sigma);
+    models.add_row({name(f), f.r_squared, f.residual_std_error, f.aicc ? Cell{*f.aicc} : Cell{},
+                    peak ? Cell{*peak} : Cell{}, peak ? Cell{f.predict(*peak)} : Cell{}, f.converged,
+                    note.empty() ? Cell{} : Cell{note}});
+    const double tq = t_quantile_975(std::max(1, f.observations - f.parameters));
+    const auto row = [&](const char* p, double v, double se, bool fixed) {
+      coef.add_row({name(f), std::string(p), v, fixed ? Cell{} : Cell{se}, fixed ? Cell{} : Cell{v - tq * se},
+                    fixed ? Cell{} : Cell{v + tq * se}});
+    };
+    const auto held = [&](const char* p) { return std::find(f.constrained.begin(), f.constrained.end(), p) != f.constrained.end(); };
+    row("lambda", f.lambda, f.se_lambda, false);
+    row("sigma", f.sigma, f.se_sigma, held("sigma"));
+    if (f.model == ScalingModel::kUsl) row("kappa", f.kappa, f.se_kappa, held("kappa"));
+  }
+
+  Table pts;
+  pts.name = "points";
+  pts.title = "Measured points";
+  pts.columns = {{"gpus", "GPUs", 0}, {"measured", "measured", 2}, {"efficiency", "efficiency", 3}};
+  for (const ScalingFit& f : fits) pts.columns.push_back({name(f) + "_fit", name(f), 2});
+  const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    // Scaling efficiency: throughput per GPU relative to the smallest configuration's.
+    std::vector<Cell> r{n[i], x[i], (x[i] / n[i]) / (x[imin] / n[imin])};
+    for (const ScalingFit& f : fits) r.emplace_back(f.predict(n[i]));
+    pts.add_row(std::move(r));
+  }
+
+  Table pred;
+  pred.name = "predictions";
+  pred.title = "Predictions (95% prediction intervals)";
+  pred.columns = {{"gpus", "GPUs", 0}, {"model", "model"}, {"throughput", "predicted", 2}, {"low", "low", 2}, {"high", "high", 2}};
+  for (const double p : q.predict) {
+    if (!(p > 0)) throw InputError(SourceLocation{"--predict"}, "", fmt::format("{:g} must be greater than zero", p));
+    for (const ScalingFit& f : fits) {
+      const auto [lo, hi] = f.prediction_interval(p);
+      pred.add_row({p, name(f), f.predict(p), std::max(0.0, lo), hi});
+    }
+  }
+
+  rep.tables.push_back(std::move(models));
+  rep.tables.push_back(std::move(coef));
+  rep.tables.push_back(std::move(pts));
+  if (!q.predict.empty()) rep.tables.push_back(std::move(pred));
+  rep.primary = 1;
+  if (q.chart) {
+    double n_max = *std::max_element(n.begin(), n.end());
+    for (double p : q.predict) n_max = std::max(n_max, p);
+    std::vector<std::pair<char, const ScalingFit*>> curves;
+    for (const ScalingFit& f : fits) curves.emplace_back(f.model == ScalingModel::kUsl ? 'U' : 'A', &f);
+    rep.figures.push_back(scaling_chart(n, x, curves, n_max));
+  }
+  Json in = Json::object();
+  in["file"] = q.file;
+  in["x"] = xcol;
+  in["y"] = ycol;
+  in["model"] = q.model;
+  Json pr = Json::array();
+  for (double p : q.predict) pr.push_back(p);
+  in["predict"] = std::move(pr);
+  rep.inputs = std::move(in);
+  if (fits.size() == 2 && fits[0].aicc && fits[1].aicc) {
+    const double d = *fits[1].aicc - *fits[0].aicc;
+    rep.notes.push_back(fmt::format("AICc prefers {} by {:.1f} ({}).", d > 0 ? "the USL" : "Amdahl", std::abs(d),
+                                    std::abs(d) < 2 ? "not a meaningful difference" : std::abs(d) < 10 ? "some support" : "strong support"));
+  }
+  rep.notes.push_back("X(N) = λN / (1 + σ(N−1) + κN(N−1)) (Gunther 2007), Amdahl with κ = 0; least squares by "
+                      "Levenberg-Marquardt; N* = sqrt((1−σ)/κ).");
+  rep.notes.push_back("Save the fit for plan: gpuplan fit scaling FILE --format json -o scaling.json");
+  return rep;
+}
+
+double parse_timestamp(std::string_view s) {
+  const auto bad = [&] { return std::invalid_argument(fmt::format("'{}' is not a timestamp (YYYY-MM-DDTHH:MM:SS)", s)); };
+  if (s.size() < 19 || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':') throw bad();
+  const Date d = parse_date(s.substr(0, 10));
+  int hh = 0, mm = 0;
+  double ss = 0;
+  if (std::from_chars(s.data() + 11, s.data() + 13, hh).ec != std::errc() ||
+      std::from_chars(s.data() + 14, s.data() + 16, mm).ec != std::errc())
+    throw bad();
+  std::string_view rest = s.substr(17);
+  if (rest.ends_with('Z')) rest.remove_suffix(1);
+  const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), ss);
+  if (ec != std::errc() || ptr != rest.data() + rest.size() || hh > 23 || mm > 59 || ss >= 61) throw bad();
+  return static_cast<double>(d.time_since_epoch().count()) * 86400.0 + hh * 3600.0 + mm * 60.0 + ss;
+}
+
+Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
+  (void)ctx;
+  const CsvTable t = CsvTable::load(q.file);
+  const std::vector<double> steps = t.numbers(q.step);
+  std::string tcol = q.time;
+  if (tcol.empty()) {
+    for (const char* c : {"elapsed_s", "elapsed", "seconds", "timestamp", "time"})
+      if (t.has(c)) {
+        tcol = c;
+        break;
+      }
+    if (tcol.empty())
+      throw InputError(SourceLocation{t.file(), 1, 0}, "elapsed_s",
+                       fmt::format("no time column (the header has: {}; choose one with --time)", fmt::join(t.header(), ", ")));
+  }
+  std::vector<double> elapsed;
+  const std::vector<std::string> raw = t.text(tcol);
+  const bool stamps = !raw.empty() && raw[0].find('-') != std::string::npos && raw[0].size() >= 19;
+  for (std::size_t r = 0; r < raw.size(); ++r) {
+    try {
+      elapsed.push_back(stamps ? parse_timestamp(raw[r]) : parse_number(raw[r]));
+    } catch (const std::invalid_argument& e) {
+      const auto at = t.place(r, tcol);
+      throw InputError(SourceLocation{t.file(), at.line, at.column}, tcol, e.what());
+    }
+  }
+  if (stamps)
+    for (double& e : elapsed) e -= raw.empty() ? 0 : parse_timestamp(raw[0]);
+  const ProgressFit p = fit_or_input_error(t.file(), [&] { return fit_progress(steps, elapsed); });
+  const double tq = t_quantile_975(std::max(1, p.observations - 2));
+
+  Report rep;
+  rep.command = "fit progress";
+  rep.title = fmt::format("Training progress from {} ({} rows, {} warm-up rows dropped)", t.file(), steps.size(),
+                          p.warmup_points);
+  Table rate;
+  rate.name = "rate";
+  rate.columns = {{"quantity", "quantity"}, {"value", "value", 4}, {"low", "low", 4}, {"high", "high", 4}, {"unit", "unit"}};
+  const double b = p.seconds_per_step, se = p.se_seconds_per_step;
+  rate.add_row({std::string("seconds per step"), b, b - tq * se, b + tq * se, std::string("s")});
+  rate.add_row({std::string("steps per second"), 1 / b, 1 / (b + tq * se), b - tq * se > 0 ? Cell{1 / (b - tq * se)} : Cell{},
+                std::string("1/s")});
+  rate.add_row({std::string("last step"), p.last_step, Cell{}, Cell{}, std::string("step")});
+  rate.add_row({std::string("elapsed at last step"), p.last_elapsed / 3600, Cell{}, Cell{}, std::string("h")});
+  rep.tables.push_back(std::move(rate));
+  std::optional<double> total = q.total_steps;
+  if (q.total_tokens) {
+    if (!q.tokens_per_step)
+      throw UsageError("--total-tokens needs --tokens-per-step");
+    total = *q.total_tokens / *q.tokens_per_step;
+  }
+  if (total) {
+    if (*total < p.last_step)
+      throw InputError(SourceLocation{"--total-steps"}, "", fmt::format("{:g} is before the last logged step {:g}", *total, p.last_step));
+    const auto at = p.elapsed_at(*total);
+    Table eta;
+    eta.name = "eta";
+    eta.title = "ETA (95% prediction interval)";
+    eta.columns = {{"total_steps", "total steps", 0}, {"elapsed_hours", "elapsed h", 2}, {"low_hours", "low", 2},
+                   {"high_hours", "high", 2}, {"remaining_hours", "remaining h", 2}};
+    eta.add_row({*total, at.value / 3600, at.low / 3600, at.high / 3600, (at.value - p.last_elapsed) / 3600});
+    rep.tables.push_back(std::move(eta));
+    rep.primary = 1;
+  }
+  Json in = Json::object();
+  in["file"] = q.file;
+  in["step"] = q.step;
+  in["time"] = tcol;
+  in["total_steps"] = total ? Json(*total) : Json();
+  rep.inputs = std::move(in);
+  if (p.downweighted > 0)
+    rep.notes.push_back(fmt::format("{} interval(s) look like stalls and were downweighted (Huber).", p.downweighted));
+  rep.notes.push_back("Robust fit of the increments Δt = b·Δs after warm-up; the ETA runs from the last row.");
+  return rep;
+}
+
+Report fit_mfu_report(const Context& ctx, const MfuQuery& q) {
+  const Gpu* gpu = ctx.catalog().find_gpu(q.gpu);
+  if (!gpu) throw InputError(SourceLocation{"--gpu"}, "", fmt::format("unknown GPU id '{}'", q.gpu));
+  const auto prec = parse_precision(q.precision);
+  if (!prec) throw InputError(SourceLocation{"--precision"}, "", fmt::format("{} not in {{fp32, tf32, bf16, fp16, fp8}}", q.precision));
+  const auto peak_it = gpu->dense_tflops.find(*prec);
+  if (peak_it == gpu->dense_tflops.end())
+    throw InputError(SourceLocation{"--precision"}, "", fmt::format("{} has no {} rate in the catalog", gpu->id, q.precision));
+  if (q.gpus < 1) throw InputError(SourceLocation{"--gpus"}, "", "must be at least 1");
+  double achieved = 0;  // FLOP/s over the whole job
+  std::string basis;
+  try {
+    if (q.tokens_per_second && q.parameters) {
+      const double n = parse_count(*q.parameters);
+      if (!(n > 0) || !(*q.tokens_per_second > 0)) throw std::invalid_argument("must be greater than zero");
+      // Model FLOPs: 6·N per token (the MFU definition of Chowdhery et al. 2022, App. B, without attention).
+      achieved = *q.tokens_per_second * 6 * n;
+      basis = fmt::format("{:g} tokens/s × 6 × {:g} parameters", *q.tokens_per_second, n);
+    } else if (q.samples_per_second && q.flops_per_sample) {
+      const double f = parse_count(*q.flops_per_sample);
+      if (!(f > 0) || !(*q.samples_per_second > 0)) throw std::invalid_argument("must be greater than zero");
+      achieved = *q.samples_per_second * 3 * f;  // forward + backward ≈ 3 × forward
+      basis = fmt::format("{:g} samples/s × 3 × {:g} forward FLOPs", *q.samples_per_second, f);
+    } else {
+      throw UsageError("give --tokens-per-second with --parameters, or --samples-per-second with --flops-per-sample");
+    }
+  } catch (const std::invalid_argument& e) {
+    throw InputError(SourceLocation{"fit mfu"}, "", e.what());
+  }
+  const double peak = peak_it->second * 1e12 * q.gpus;
+  const double mfu = achieved / peak;
+  Report rep;
+  rep.command = "fit mfu";
+  rep.title = fmt::format("Model FLOPs utilisation on {}× {} ({})", q.gpus, gpu->id, q.precision);
+  Table t;
+  t.name = "mfu";
+  t.columns = {{"gpu", "gpu"}, {"gpus", "gpus"}, {"achieved_tflops_per_gpu", "achieved TFLOP/s/GPU", 1},
+               {"peak_tflops_per_gpu", "peak", 1}, {"mfu", "MFU", 4}};
+  t.add_row({gpu->id, static_cast<std::int64_t>(q.gpus), achieved / q.gpus / 1e12, peak_it->second, mfu});
+  rep.tables.push_back(std::move(t));
+  Json in = Json::object();
+  in["gpu"] = gpu->id;
+  in["gpus"] = q.gpus;
+  in["precision"] = q.precision;
+  in["basis"] = basis;
+  rep.inputs = std::move(in);
+  if (mfu > 1) rep.notes.push_back("MFU above 100%: check the inputs (tokens/s of the whole job, not per GPU?).");
+  rep.notes.push_back(fmt::format("From {}. Pass it on: gpuplan estimate JOB --mfu {:.1f}%", basis, mfu * 100));
+  return rep;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,55 @@
+// Reading measurements from CSV: a header row, comma- or tab-separated
+// (detected from the header), `#` comment lines, RFC 4180 quoting, CRLF line
+// ends and a UTF-8 byte-order mark tolerated; columns chosen by name. A bad
+// cell is an InputError at FILE:LINE:COL naming the column.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuplan {
+
+class CsvTable {
+ public:
+  /// Parses `text` (from `file`, for messages). Throws InputError for an empty
+  /// file, a header without columns, a ragged row or an unterminated quote.
+  static CsvTable parse(std::string_view text, std::string file);
+  /// Reads `path` ("-" is standard input) and parses it.
+  static CsvTable load(const std::string& path);
+
+  const std::vector<std::string>& header() const { return header_; }
+  std::size_t rows() const { return line_.size(); }
+  /// Whether the table has a column of that name (case-insensitive).
+  bool has(std::string_view column) const;
+  /// The column as finite numbers; throws InputError at the bad cell
+  /// ("FILE:LINE:COL: column: 'abc' is not a number").
+  std::vector<double> numbers(std::string_view column) const;
+  /// The column as text.
+  std::vector<std::string> text(std::string_view column) const;
+  /// Where a cell is, for messages.
+  struct Place {
+    int line;
+    int column;
+  };
+  Place place(std::size_t row, std::string_view column) const;
+  /// The 1-based line of a data row, for messages.
+  int line(std::size_t row) const { return line_.at(row); }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::size_t index(std::string_view column) const;
+  std::string file_;
+  std::vector<std::string> header_;
+  // Cells are views into the text (shared, so copies of the table stay valid);
+  // quoted cells with doubled quotes are unescaped into `unescaped_`.
+  std::shared_ptr<const std::string> text_;
+  std::shared_ptr<std::deque<std::string>> unescaped_;
+  std::vector<std::string_view> cells_;  ///< row-major, header_.size() per row
+  std::vector<int> line_;
+  std::vector<int> column_;  ///< 1-based character column of each cell, like cells_
+};
+
+}  // namespace gpuplan

@@ -1,0 +1,55 @@
+#include <catch2/catch.hpp>
+
+#include "gpuplan/commands/fit.h"
+#include "gpuplan/csv.h"
+#include "gpuplan/error.h"
+
+using namespace gpuplan;
+using Catch::Matchers::Contains;
+
+TEST_CASE("csv tolerates a BOM, CRLF, comments, tabs and quoted fields", "[csv]") {
+  const CsvTable t = CsvTable::parse("\xEF\xBB\xBF# measured 2026-12-01\r\ngpus,\"through,put\"\r\n1,100\r\n2,\"190\"\r\n\r\n", "x.csv");
+  CHECK(t.header() == std::vector<std::string>{"gpus", "through,put"});
+  CHECK(t.numbers("gpus") == std::vector<double>{1, 2});
+  CHECK(t.numbers("THROUGH,PUT") == std::vector<double>{100, 190});  // names match without case
+  CHECK(t.line(1) == 4);
+  const CsvTable tab = CsvTable::parse("step\telapsed_s\n0\t0\n10\t5.5\n", "t.tsv");
+  CHECK(tab.numbers("elapsed_s") == std::vector<double>{0, 5.5});
+  const CsvTable q = CsvTable::parse("name,note\na,\"say \"\"hi\"\"\"\n", "q.csv");
+  CHECK(q.text("note") == std::vector<std::string>{"say \"hi\""});
+}
+
+TEST_CASE("csv errors name the file, line, column and field", "[csv]") {
+  const CsvTable t = CsvTable::parse("gpus,throughput\n1,100\n2,abc\n", "x.csv");
+  CHECK_THROWS_WITH(t.numbers("throughput"), "x.csv:3:3: throughput: 'abc' is not a number");
+  CHECK_THROWS_WITH(t.numbers("samples"), "x.csv:1: samples: no such column (the header has: gpus, throughput)");
+  CHECK_THROWS_WITH(CsvTable::parse("a,b\n1,2,3\n", "r.csv"), "r.csv:2:1: has 3 fields, the header has 2");
+  CHECK_THROWS_WITH(CsvTable::parse("", "e.csv"), "e.csv: is empty: expected a header row and data rows");
+  CHECK_THROWS_WITH(CsvTable::parse("a,b\n\"1,2\n", "u.csv"), "u.csv:2:1: unterminated quoted field");
+  CHECK_THROWS_WITH(CsvTable::parse("a,a\n", "d.csv"), "d.csv:1:3: a: the column name is given twice");
+  const CsvTable empty_cell = CsvTable::parse("a,b\n1,\n", "c.csv");
+  CHECK_THROWS_WITH(empty_cell.numbers("b"), "c.csv:2:3: b: the cell is empty");
+}
+
+TEST_CASE("timestamps parse as UTC seconds", "[csv]") {
+  // 2026-12-02T10:00:00Z − 2026-12-02T09:59:30 = 30 s.
+  CHECK(parse_timestamp("2026-12-02T10:00:00Z") - parse_timestamp("2026-12-02 09:59:30") == Approx(30));
+  CHECK(parse_timestamp("1970-01-02T00:00:00.5") == Approx(86400.5));
+  CHECK_THROWS_WITH(parse_timestamp("10:00"), Contains("is not a timestamp"));
+}
+
+TEST_CASE("fit mfu: tokens per second × 6N over the cards' peak", "[fit]") {
+  GlobalOptions o;
+  o.today = "2026-12-02";
+  const Context ctx = make_context(o);
+  MfuQuery q;
+  q.gpu = "A100-80G";
+  q.gpus = 8;
+  q.parameters = "7B";
+  q.tokens_per_second = 23000;
+  // 23,000 × 6 × 7e9 = 9.66e14 FLOP/s over 8 × 312e12 = 2.496e15: MFU = 0.3870.
+  const Report r = fit_mfu_report(ctx, q);
+  CHECK(std::get<double>(r.tables[0].rows[0][4]) == Approx(0.387019).epsilon(1e-5));
+  q.precision = "fp8";
+  CHECK_THROWS_WITH(fit_mfu_report(ctx, q), "--precision: A100-80G has no fp8 rate in the catalog");
+}
