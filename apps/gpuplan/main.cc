@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <functional>
+#include <optional>
 #include <unistd.h>
 
 #include "gpuplan/commands/catalog_validate.h"
@@ -32,6 +33,7 @@ struct Flags {
   std::string output = "-";
   std::string color = "auto";
   bool quiet = false;
+  std::optional<std::string> field;
   gpuplan::PricesQuery prices;
   gpuplan::CompareQuery compare;
   gpuplan::EstimateQuery estimate;
@@ -134,7 +136,8 @@ bool use_color(const Flags& f) {
 void emit(const Flags& f, gpuplan::Report report) {
   const gpuplan::Format format = gpuplan::parse_format(f.format);
   if (f.quiet && format != gpuplan::Format::kJson) report.notes.clear();
-  const std::string text = gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f)});
+  const std::string text = f.field ? gpuplan::field_value(report, *f.field)
+                                   : gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f)});
   if (f.output == "-") {
     gpuplan::write_stdout(text);
   } else {
@@ -175,6 +178,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_flag("-q,--quiet", f.quiet, "no notes under tables, nothing but the result");
+  app.add_option("--field", f.field, "print one value of the JSON result, e.g. break_even.month or options.0.total_cny");
   app.add_option("--today", f.global.today, "evaluate staleness as of this date, YYYY-MM-DD (default: $GPUPLAN_TODAY, else today in UTC)");
   app.add_option("--stale-after", f.global.stale_after, "flag prices older than this (default: catalog, 180d)");
 

@@ -3,6 +3,7 @@
 #include "gpuplan/error.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -270,6 +271,37 @@ Json to_json(const Report& report) {
   for (const auto& n : report.notes) notes.push_back(n);
   doc["notes"] = std::move(notes);
   return doc;
+}
+
+std::string field_value(const Report& report, std::string_view path) {
+  const Json doc = to_json(report);
+  const Json* at = &doc;
+  std::string walked;
+  std::size_t pos = 0;
+  while (pos <= path.size()) {
+    const std::size_t dot = path.find('.', pos);
+    const std::string_view key = path.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
+    const Json* next = nullptr;
+    std::vector<std::string> valid;
+    if (const auto* obj = at->as_object()) {
+      next = at->find(key);
+      for (const auto& [k, v] : *obj) valid.push_back(k);
+    } else if (const auto* arr = at->as_array()) {
+      std::size_t index = 0;
+      const auto [p, ec] = std::from_chars(key.data(), key.data() + key.size(), index);
+      if (ec == std::errc() && p == key.data() + key.size() && index < arr->size()) next = &(*arr)[index];
+      valid.push_back(arr->empty() ? "(an empty list)" : fmt::format("0..{}", arr->size() - 1));
+    }
+    if (!next)
+      throw InputError(SourceLocation{"--field"}, std::string(path),
+                       fmt::format("no '{}'{}; valid here: {}", key, walked.empty() ? "" : " under " + walked,
+                                   valid.empty() ? "nothing (a value)" : fmt::format("{}", fmt::join(valid, ", "))));
+    at = next;
+    walked += (walked.empty() ? "" : ".") + std::string(key);
+    if (dot == std::string_view::npos) break;
+    pos = dot + 1;
+  }
+  return at->to_text() + "\n";
 }
 
 std::string render(const Report& report, Format format, const RenderOptions& options) {

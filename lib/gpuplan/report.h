@@ -67,6 +67,12 @@ std::string render(const Report& report, Format format, const RenderOptions& opt
 /// JSON document of the report: schema_version, command, inputs, tables, extra, notes.
 Json to_json(const Report& report);
 
+/// One value of the report's JSON document by path: "break_even.month",
+/// "options.0.total_cny" (array elements by index). Scalars print as plain
+/// text, objects and arrays as compact JSON. Throws InputError at --field for
+/// an unknown path, listing the keys valid at the point where it went wrong.
+std::string field_value(const Report& report, std::string_view path);
+
 /// Columns a terminal needs for `text` (East Asian wide characters count 2).
 std::size_t display_width(std::string_view text);
 
