@@ -75,7 +75,10 @@ TEST_CASE("data that cannot determine a scaling fit are refused with a reason", 
   CHECK_THROWS_WITH(fit_scaling({1, 2, 4}, {10, 19, 35}, ScalingModel::kUsl),
                     "3 points cannot determine 3 parameters; need at least 4");
   CHECK_THROWS_WITH(fit_scaling({8, 8, 8, 8}, {10, 11, 10, 12}, ScalingModel::kUsl),
-                    Contains("are all GPU counts equal?"));
+                    "all GPU counts are equal (8): the data determine only λ");
+  CHECK_THROWS_WITH(fit_scaling({1, 1, 1, 2}, {10, 11, 10, 19}, ScalingModel::kUsl),
+                    "2 distinct GPU counts cannot determine 3 parameters; measure at least 3");
+  CHECK(fit_scaling({1, 1, 1, 2}, {10, 11, 10, 19}, ScalingModel::kAmdahl).converged);
   CHECK_THROWS_WITH(fit_scaling({1, 2, 4, 8}, {10, -19, 35, 60}, ScalingModel::kUsl),
                     Contains("must be greater than zero"));
   CHECK_THROWS_WITH(fit_scaling({1, 2, 4, 8}, {10, std::nan(""), 35, 60}, ScalingModel::kUsl), Contains("NaN"));

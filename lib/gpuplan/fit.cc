@@ -207,18 +207,20 @@ ScalingFit fit_scaling(const std::vector<double>& gpus, const std::vector<double
     if (!(gpus[static_cast<std::size_t>(i)] > 0) || !(throughput[static_cast<std::size_t>(i)] > 0))
       throw FitError("GPU counts and throughputs must be greater than zero");
   }
-  if (m < p_full + 1)
-    throw FitError(fmt::format("{} point{} cannot determine {} parameters; need at least {}", m, m == 1 ? "" : "s",
-                               p_full, p_full + 1));
   // Distinct GPU counts, up to the number of parameters (no sort of a large input).
   std::vector<double> distinct;
   for (const double v : gpus) {
     if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(v);
     if (static_cast<int>(distinct.size()) >= p_full) break;
   }
+  if (m >= 2 && distinct.size() == 1)
+    throw FitError(fmt::format("all GPU counts are equal ({:g}): the data determine only λ", distinct[0]));
+  if (m < p_full + 1)
+    throw FitError(fmt::format("{} point{} cannot determine {} parameters; need at least {}", m, m == 1 ? "" : "s",
+                               p_full, p_full + 1));
   if (static_cast<int>(distinct.size()) < p_full)
-    throw FitError(fmt::format("the data determine only {} of {} parameters (are all GPU counts equal?)",
-                               distinct.size(), p_full));
+    throw FitError(fmt::format("{} distinct GPU counts cannot determine {} parameters; measure at least {}",
+                               distinct.size(), p_full, p_full));
   // Least squares decomposes by GPU count: Σ(f(N_i) − x_i)² = Σ_N c_N (f(N) − x̄_N)²
   // + Σ (x_i − x̄_N)². So the fit runs on one weighted point per distinct N
   // (weight c_N), exactly, however many rows were measured.
@@ -379,7 +381,12 @@ ProgressFit fit_progress(const std::vector<double>& steps, const std::vector<dou
     std::vector<double> a(static_cast<std::size_t>(res.size()));
     for (Eigen::Index i = 0; i < res.size(); ++i) a[static_cast<std::size_t>(i)] = std::abs(res[i]);
     std::nth_element(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(a.size() / 2), a.end());
-    const double scale = std::max(1.4826 * a[a.size() / 2], 1e-9 * (y.cwiseAbs().maxCoeff() + 1e-300));
+    // Scale: 1.4826 × MAD, but at least 2% of the median increment, so that the
+    // one-second resolution of a log is jitter, not a stall, when MAD is 0.
+    std::vector<double> inc(static_cast<std::size_t>(y.size()));
+    for (Eigen::Index i = 0; i < y.size(); ++i) inc[static_cast<std::size_t>(i)] = std::abs(y[i]);
+    std::nth_element(inc.begin(), inc.begin() + static_cast<std::ptrdiff_t>(inc.size() / 2), inc.end());
+    const double scale = std::max({1.4826 * a[a.size() / 2], 0.02 * inc[inc.size() / 2], 1e-12});
     const double c = 1.345 * scale;
     Eigen::VectorXd nw(res.size());
     for (Eigen::Index i = 0; i < res.size(); ++i) nw[i] = std::abs(res[i]) <= c ? 1.0 : c / std::abs(res[i]);

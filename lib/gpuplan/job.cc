@@ -223,10 +223,18 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
     else note("cluster.gpus", "8", "default");
     if (auto n = detail::read_whole_in(f, "gpus_per_node", 1, 64)) c.gpus_per_node = *n;
     c.network = "eth_25g";
-    if (auto n = detail::read_choice(f, "network", network_names())) c.network = *n;
-    else if (c.gpus > c.gpus_per_node) note("cluster.network", c.network, "assumption: 25 GbE between nodes");
-    c.network_bandwidth = *network_bandwidth(c.network);
-    if (auto r = detail::read_rate_in(f, "network_bandwidth")) c.network_bandwidth = *r;
+    const auto named = detail::read_choice(f, "network", network_names());
+    const auto given = detail::read_rate_in(f, "network_bandwidth");
+    if (named && given) {
+      f.fail(f.get("network_bandwidth", false), "cluster.network_bandwidth", "give network or network_bandwidth, not both");
+    } else if (given) {
+      c.network_bandwidth = *given;
+      c.network = fmt::format("custom {:g} Gb/s", given->value() * 8 / 1e9);
+    } else {
+      if (named) c.network = *named;
+      else if (c.gpus > c.gpus_per_node) note("cluster.network", c.network, "assumption: 25 GbE between nodes");
+      c.network_bandwidth = *network_bandwidth(c.network);
+    }
     if (auto v = detail::read_share_in(f, "comm_overlap", 0.0, 1.0)) c.comm_overlap = *v;
     else if (c.gpus > 1) note("cluster.comm_overlap", "50%", "assumption: half the backward pass hides gradient all-reduce");
     f.finish();

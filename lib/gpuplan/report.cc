@@ -63,6 +63,8 @@ bool is_numeric(const Cell& c) {
 
 std::string plain_double(double d, int decimals) {
   if (!std::isfinite(d)) throw std::logic_error("a non-finite number reached the output");
+  // decimals < 0: significant digits, for values whose scale varies (κ ≈ 1e-7, λ ≈ 1e3).
+  if (decimals < 0) return fmt::format("{:.{}g}", d, -decimals);
   std::string s = fmt::format("{:.{}f}", d, decimals);
   if (s.find_first_not_of("-0.") == std::string::npos && s.front() == '-') s.erase(0, 1);
   return s;

@@ -22,7 +22,7 @@ using Cell = std::variant<std::monostate, std::string, std::int64_t, double, Mon
 struct Column {
   std::string key;    ///< snake_case with the unit: "price_cny", "gpu_hours"; CSV header and JSON key.
   std::string label;  ///< header in tables and Markdown: "CNY/GPU-h".
-  int decimals = 2;   ///< for double and Money cells; Money < 0 means exact.
+  int decimals = 2;   ///< for double and Money cells; Money < 0 means exact, double < 0 means -decimals significant digits.
   bool brief = true;  ///< shown in the terminal table and Markdown (CSV/JSON show all).
 };
 

@@ -178,17 +178,22 @@ Estimate estimate(const Job& job, const Cluster& c) {
   e.per_gpu = FlopsPerSecond(peak * e.mfu);
 
   const double step_samples = job.global_batch;
+  // Data parallelism: every GPU processes at least one micro-batch per step.
+  if (step_samples < static_cast<double>(c.gpus) * job.micro_batch)
+    throw std::invalid_argument(fmt::format(
+        "job.global_batch: {:g} per step cannot keep {} GPUs busy at micro_batch {} (needs at least {})", step_samples,
+        c.gpus, job.micro_batch, static_cast<double>(c.gpus) * job.micro_batch));
   double step_flops = 0;
   if (per_sample(job)) {
     // Forward + backward ≈ 3 × forward (the backward pass costs about twice the forward).
     const double k = job.recompute == Recompute::kFull ? 4.0 : 3.0;
     step_flops = k * job.forward_flops_per_sample * step_samples;
-    e.steps = job.samples / step_samples;
+    e.steps = std::ceil(job.samples / step_samples - 1e-9);  // a partial last step still runs
     e.total_flops = Flops(k * job.forward_flops_per_sample * job.samples);
   } else {
     e.flops_per_token = training_flops_per_token(job);
     step_flops = e.flops_per_token * step_samples * job.sequence_length;
-    e.steps = job.tokens / (step_samples * job.sequence_length);
+    e.steps = std::ceil(job.tokens / (step_samples * job.sequence_length) - 1e-9);
     e.total_flops = Flops(e.flops_per_token * job.tokens);
   }
   e.memory = memory_per_gpu(job, gpu, c.gpus, c.usable_memory);

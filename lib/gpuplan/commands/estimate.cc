@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <fmt/format.h>
 
 #include "gpuplan/cost/rent.h"
@@ -44,14 +45,28 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
   if (q.mfu) sets.push_back("job.mfu=" + *q.mfu);
   if (q.gpu) sets.push_back("cluster.gpu=" + *q.gpu);
   if (q.gpus) sets.push_back("cluster.gpus=" + *q.gpus);
-  const ResolvedJob rj = load_job(q.job_file, sets, ctx);
+  ResolvedJob rj;
+  try {
+    rj = load_job(q.job_file, sets, ctx);
+  } catch (const InputErrors& e) {
+    // A problem with a value given by --mfu, --gpu or --gpus is reported at that flag.
+    std::vector<InputError> named;
+    for (const InputError& p : e.problems()) {
+      SourceLocation where = p.where();
+      for (const auto& [flag, path, value] : {std::tuple{"--mfu", "job.mfu", q.mfu}, std::tuple{"--gpu", "cluster.gpu", q.gpu},
+                                              std::tuple{"--gpus", "cluster.gpus", q.gpus}})
+        if (value && where.file == fmt::format("--set {}={}", path, *value)) where.file = fmt::format("{} {}", flag, *value);
+      named.emplace_back(where, p.field(), p.message());
+    }
+    throw InputErrors(std::move(named));
+  }
   const Job& job = rj.job;
   const Cluster& cl = rj.cluster;
   Estimate e;
   try {
     e = estimate(job, cl);
   } catch (const std::invalid_argument& err) {
-    throw InputError(SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file}, "job", err.what());
+    throw InputError(SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file}, "", err.what());
   }
   const Gpu& gpu = *cl.gpu;
   const std::string CUR(ctx.currency.code());
@@ -138,6 +153,7 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
   // Costs on every matching offer and mode
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   std::vector<CostRow> rows;
+  int out_of_range = 0;
   const double wall_h = e.wall.count() / 3600.0;
   const SpotOverhead ov = spot_overhead(SpotParams{rj.spot_interruptions_per_day / 24.0,
                                                    e.checkpoint_write, Seconds(600),
@@ -146,8 +162,14 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
     if (o.gpu != gpu.id) continue;
     const int n = instances_for(cl.gpus, o.gpus);
     const Provider* p = ctx.catalog().find_provider(o.provider);
-    const auto finish = [&](const std::string& mode, double hours, Money compute, const std::string& note) {
-      compute = fx.convert(compute);
+    const auto finish = [&](const std::string& mode, double hours, const auto& price_for, const std::string& note) {
+      Money compute = Money::zero(ctx.currency);
+      try {
+        compute = fx.convert(price_for());
+      } catch (const std::invalid_argument&) {
+        ++out_of_range;  // more than 9.2 trillion: not a plan anyone runs; say so instead of failing
+        return;
+      }
       Money storage = Money::zero(ctx.currency);
       if (p && rj.dataset.value() > 0)
         for (const StorageTier t : {StorageTier::kCloudDisk, StorageTier::kLocalNvme, StorageTier::kObject})
@@ -162,16 +184,20 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
     };
     if (o.hourly) {
       const double h = billed_run_hours(wall_h, o.billing_granularity, o.minimum_billing) * n;
-      finish("hourly", h, o.hourly->amount.scaled(h), "");
+      finish("hourly", h, [&] { return o.hourly->amount.scaled(h); }, "");
     }
     if (o.spot && ov.feasible) {
       const double h = billed_run_hours(wall_h * ov.wall_per_work, o.billing_granularity, o.minimum_billing) * n;
-      finish("spot", h, o.spot->amount.scaled(h),
+      finish("spot", h, [&] { return o.spot->amount.scaled(h); },
              fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
     }
     if (o.monthly) {
       const double months = std::ceil(wall_h / kHoursPerMonth - 1e-9);
-      finish("monthly", months * kHoursPerMonth * n, o.monthly->amount.times(static_cast<std::int64_t>(months)).times(n),
+      finish("monthly", months * kHoursPerMonth * n,
+             [&] {
+               if (months > 1e9) throw std::invalid_argument("out of range");
+               return o.monthly->amount.times(static_cast<std::int64_t>(months)).times(n);
+             },
              fmt::format("{:g} month(s), paid whether used or not", months));
     }
   }
@@ -235,6 +261,8 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
                                     "restart 10 min: wall time × {:.3f}.",
                                     rj.spot_interruptions_per_day, human_seconds(e.checkpoint_write),
                                     ov.wall_per_work));
+  if (out_of_range > 0)
+    rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond 9.2 trillion.", out_of_range));
   rep.notes.push_back(fmt::format("Job: {}. {}", rj.source, ctx.catalog_note()));
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
   if (!rj.defaults_used.empty()) {

@@ -84,7 +84,16 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   const std::vector<double> n = positive_column(t, xcol);
   const std::vector<double> x = positive_column(t, ycol);
   std::vector<ScalingFit> fits;
-  if (q.model != "amdahl") fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kUsl); }));
+  std::string usl_refused;
+  if (q.model == "usl") fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kUsl); }));
+  if (q.model == "both") {
+    // With too few points for the USL's three parameters, Amdahl's two may still be determined.
+    try {
+      fits.push_back(fit_scaling(n, x, ScalingModel::kUsl));
+    } catch (const FitError& e) {
+      usl_refused = e.what();
+    }
+  }
   if (q.model != "usl") fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kAmdahl); }));
   const auto name = [](const ScalingFit& f) { return std::string(f.model == ScalingModel::kUsl ? "usl" : "amdahl"); };
 
@@ -94,14 +103,14 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
 
   Table models;
   models.name = "models";
-  models.columns = {{"model", "model"},         {"r_squared", "R²", 4},      {"residual_std_error", "resid SE", 4},
+  models.columns = {{"model", "model"},         {"r_squared", "R²", -6},      {"residual_std_error", "resid SE", 4},
                     {"aicc", "AICc", 2},        {"peak_gpus", "N*", 1},      {"peak_throughput", "X(N*)", 2},
                     {"converged", "converged"}, {"note", "note"}};
   Table coef;
   coef.name = "coefficients";
   coef.title = "Coefficients (95% confidence intervals)";
-  coef.columns = {{"model", "model"}, {"parameter", "parameter"}, {"estimate", "estimate", 6},
-                  {"std_error", "std error", 6}, {"ci_low", "low", 6}, {"ci_high", "high", 6}};
+  coef.columns = {{"model", "model"}, {"parameter", "parameter"}, {"estimate", "estimate", -7},
+                  {"std_error", "std error", -4}, {"ci_low", "low", -6}, {"ci_high", "high", -6}};
   for (const ScalingFit& f : fits) {
     const auto peak = f.peak_gpus();
     std::string note;
@@ -125,7 +134,7 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   Table pts;
   pts.name = "points";
   pts.title = "Measured points";
-  pts.columns = {{"gpus", "GPUs", 0}, {"measured", "measured", 2}, {"efficiency", "efficiency", 3}};
+  pts.columns = {{"gpus", "GPUs", -6}, {"measured", "measured", 2}, {"efficiency", "efficiency", 3}};
   for (const ScalingFit& f : fits) pts.columns.push_back({name(f) + "_fit", name(f), 2});
   const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
   for (std::size_t i = 0; i < n.size(); ++i) {
@@ -138,9 +147,10 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   Table pred;
   pred.name = "predictions";
   pred.title = "Predictions (95% prediction intervals)";
-  pred.columns = {{"gpus", "GPUs", 0}, {"model", "model"}, {"throughput", "predicted", 2}, {"low", "low", 2}, {"high", "high", 2}};
+  pred.columns = {{"gpus", "GPUs", -6}, {"model", "model"}, {"throughput", "predicted", 2}, {"low", "low", 2}, {"high", "high", 2}};
   for (const double p : q.predict) {
-    if (!(p > 0)) throw InputError(SourceLocation{"--predict"}, "", fmt::format("{:g} must be greater than zero", p));
+    if (!(p >= 1) || p != std::floor(p) || p > 1e7)
+      throw InputError(SourceLocation{"--predict"}, "", fmt::format("{:g} is not a GPU count (a whole number, 1 or more)", p));
     for (const ScalingFit& f : fits) {
       const auto [lo, hi] = f.prediction_interval(p);
       pred.add_row({p, name(f), f.predict(p), std::max(0.0, lo), hi});
@@ -173,6 +183,7 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
     rep.notes.push_back(fmt::format("AICc prefers {} by {:.1f} ({}).", d > 0 ? "the USL" : "Amdahl", std::abs(d),
                                     std::abs(d) < 2 ? "not a meaningful difference" : std::abs(d) < 10 ? "some support" : "strong support"));
   }
+  if (!usl_refused.empty()) rep.notes.push_back("USL not fitted: " + usl_refused + ".");
   rep.notes.push_back("X(N) = λN / (1 + σ(N−1) + κN(N−1)) (Gunther 2007), Amdahl with κ = 0; least squares by "
                       "Levenberg-Marquardt; N* = sqrt((1−σ)/κ).");
   rep.notes.push_back("Save the fit for plan: gpuplan fit scaling FILE --format json -o scaling.json");
@@ -223,6 +234,19 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
   }
   if (stamps)
     for (double& e : elapsed) e -= raw.empty() ? 0 : parse_timestamp(raw[0]);
+  // Order problems point at their cell.
+  for (std::size_t r = 0; r < steps.size(); ++r) {
+    if (r > 0 && !(steps[r] > steps[r - 1])) {
+      const auto at = t.place(r, q.step);
+      throw InputError(SourceLocation{t.file(), at.line, at.column}, q.step,
+                       fmt::format("{:g} does not follow {:g}: steps must increase", steps[r], steps[r - 1]));
+    }
+    if (elapsed[r] < 0 || (r > 0 && elapsed[r] < elapsed[r - 1])) {
+      const auto at = t.place(r, tcol);
+      throw InputError(SourceLocation{t.file(), at.line, at.column}, tcol,
+                       elapsed[r] < 0 ? "elapsed time is negative" : "elapsed time goes backwards");
+    }
+  }
   const ProgressFit p = fit_or_input_error(t.file(), [&] { return fit_progress(steps, elapsed); });
   const double tq = t_quantile_975(std::max(1, p.observations - 2));
 
@@ -246,6 +270,9 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
       throw UsageError("--total-tokens needs --tokens-per-step");
     total = *q.total_tokens / *q.tokens_per_step;
   }
+  if (total && !(*total > 0 && *total < 1e15))
+    throw InputError(SourceLocation{q.total_tokens ? "--total-tokens" : "--total-steps"}, "",
+                     fmt::format("{:g} is not a step count (greater than zero, below 1e15)", *total));
   if (total) {
     if (*total < p.last_step)
       throw InputError(SourceLocation{"--total-steps"}, "", fmt::format("{:g} is before the last logged step {:g}", *total, p.last_step));
@@ -285,13 +312,17 @@ Report fit_mfu_report(const Context& ctx, const MfuQuery& q) {
   try {
     if (q.tokens_per_second && q.parameters) {
       const double n = parse_count(*q.parameters);
-      if (!(n > 0) || !(*q.tokens_per_second > 0)) throw std::invalid_argument("must be greater than zero");
+      if (!(n > 0)) throw InputError(SourceLocation{"--parameters"}, "", "must be greater than zero");
+      if (!(*q.tokens_per_second > 0) || !std::isfinite(*q.tokens_per_second))
+        throw InputError(SourceLocation{"--tokens-per-second"}, "", "must be a number greater than zero");
       // Model FLOPs: 6·N per token (the MFU definition of Chowdhery et al. 2022, App. B, without attention).
       achieved = *q.tokens_per_second * 6 * n;
       basis = fmt::format("{:g} tokens/s × 6 × {:g} parameters", *q.tokens_per_second, n);
     } else if (q.samples_per_second && q.flops_per_sample) {
       const double f = parse_count(*q.flops_per_sample);
-      if (!(f > 0) || !(*q.samples_per_second > 0)) throw std::invalid_argument("must be greater than zero");
+      if (!(f > 0)) throw InputError(SourceLocation{"--flops-per-sample"}, "", "must be greater than zero");
+      if (!(*q.samples_per_second > 0) || !std::isfinite(*q.samples_per_second))
+        throw InputError(SourceLocation{"--samples-per-second"}, "", "must be a number greater than zero");
       achieved = *q.samples_per_second * 3 * f;  // forward + backward ≈ 3 × forward
       basis = fmt::format("{:g} samples/s × 3 × {:g} forward FLOPs", *q.samples_per_second, f);
     } else {
@@ -317,8 +348,14 @@ Report fit_mfu_report(const Context& ctx, const MfuQuery& q) {
   in["precision"] = q.precision;
   in["basis"] = basis;
   rep.inputs = std::move(in);
-  if (mfu > 1) rep.notes.push_back("MFU above 100%: check the inputs (tokens/s of the whole job, not per GPU?).");
+  if (mfu > 1)
+    throw InputError(SourceLocation{"fit mfu"}, "",
+                     fmt::format("{} implies an MFU of {:.0f}%, more than the GPUs' peak: is the throughput that of "
+                                 "the whole job on {} GPU(s)?",
+                                 basis, mfu * 100, q.gpus));
   rep.notes.push_back(fmt::format("From {}. Pass it on: gpuplan estimate JOB --mfu {:.1f}%", basis, mfu * 100));
+  rep.notes.push_back("This MFU counts 6·N FLOPs per token (Chowdhery et al. 2022); estimate adds the attention "
+                      "term when the job gives its architecture, so it predicts a few percent fewer tokens/s.");
   return rep;
 }
 
