@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <unistd.h>
@@ -108,7 +109,9 @@ const std::vector<Command>& commands() {
          sub.add_flag("--stale", f.prices.stale_only, "only prices older than --stale-after");
        },
        [](const Flags& f) {
-         return run_with_context(f, [&](const gpuplan::Context& c) { return gpuplan::prices_report(c, f.prices); });
+         gpuplan::PricesQuery q = f.prices;
+         q.brief = !f.field && (f.format == "table" || f.format == "md");
+         return run_with_context(f, [&](const gpuplan::Context& c) { return gpuplan::prices_report(c, q); });
        }},
       {"gpus", "GPU hardware: memory, bandwidth, dense TFLOPS per precision, TDP, interconnect",
        "  gpuplan gpus\n  gpuplan gpus --gpu H100 --format json",
@@ -150,6 +153,24 @@ void emit(const Flags& f, gpuplan::Report report) {
   }
 }
 
+// The first argument naming a subcommand that is not the value of a global
+// option (`--catalog prices.yaml` names a file, not `prices`).
+std::string_view invoked_subcommand(int argc, char** argv) {
+  static const std::vector<std::string_view> kValued = {"--catalog", "--currency", "--format", "-o",      "--output",
+                                                        "--color",   "--today",    "--stale-after", "--field"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (std::find(kValued.begin(), kValued.end(), a) != kValued.end()) {
+      ++i;
+      continue;
+    }
+    for (const Command& c : commands())
+      if (a == c.name) return c.name;
+    if (!a.starts_with("-")) return {};  // another subcommand (fit, catalog) or a stray word
+  }
+  return {};
+}
+
 void print_problem(const gpuplan::InputError& e) { fmt::print(stderr, "gpuplan: {}\n", e.what()); }
 
 }  // namespace
@@ -183,10 +204,14 @@ int main(int argc, char** argv) {
   app.add_option("--stale-after", f.global.stale_after, "flag prices older than this (default: catalog, 180d)");
 
   std::vector<std::pair<CLI::App*, const Command*>> subs;
+  // Budget scripts run gpuplan in loops: define the options of the subcommand
+  // being run only (each CLI11 option costs start-up time), all of them when
+  // no subcommand can be seen (help, usage errors).
+  const std::string_view wanted = invoked_subcommand(argc, argv);
   for (const Command& c : commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     sub->footer(std::string("\nExamples:\n") + c.example);
-    c.options(*sub, f);
+    if (wanted.empty() || wanted == c.name) c.options(*sub, f);
     subs.emplace_back(sub, &c);
   }
   CLI::App* catalog = app.add_subcommand("catalog", "Catalog tools");

@@ -138,6 +138,14 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
     offers_seen.insert(o.id);
     stale_rows += r.stale ? 1 : 0;
     const bool per_month = r.mode == BillingMode::kMonthly;
+    if (q.brief) {
+      t.add_row({Cell{}, o.provider, o.region, Cell{}, o.gpu, static_cast<std::int64_t>(o.gpus),
+                 std::string(to_string(r.mode)), r.term.empty() ? Cell{} : Cell{r.term}, r.converted,
+                 std::string(per_month ? "month" : "hour"), r.per_gpu_hour, Cell{}, Cell{}, Cell{},
+                 format_duration(o.billing_granularity), format_date(r.price->provenance.as_of), Cell{}, r.stale,
+                 Cell{}, Cell{}});
+      continue;
+    }
     t.add_row({o.id, o.provider, o.region, o.instance, o.gpu, static_cast<std::int64_t>(o.gpus),
                std::string(to_string(r.mode)), r.term.empty() ? Cell{} : Cell{r.term}, r.converted,
                std::string(per_month ? "month" : "hour"), r.per_gpu_hour, r.price->amount,

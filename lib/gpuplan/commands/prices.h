@@ -18,6 +18,9 @@ struct PricesQuery {
   std::vector<std::string> modes{};      ///< hourly, monthly, spot
   std::string sort = "gpu_hour";         ///< one of kPriceSortKeys
   bool stale_only = false;
+  /// Fill only the columns a terminal table or Markdown shows (SPEC: nothing is
+  /// computed that the command does not print); csv/json need them all.
+  bool brief = false;
 };
 
 inline const std::vector<std::string> kPriceSortKeys = {"gpu_hour", "price", "provider", "gpu", "as_of"};
