@@ -91,25 +91,21 @@ double training_flops_per_token(const Job& job) {
   return flops;
 }
 
-MemoryBreakdown memory_per_gpu(const Job& job, const Gpu& gpu, int gpus, double usable_share) {
-  MemoryBreakdown m;
-  const double n = std::max(1, gpus);
+TrainingModel::TrainingModel(const Job& job) : job_(job) {
+  if (job.micro_batch < 1) throw std::invalid_argument("job.micro_batch must be at least 1");
+  if (!(job.global_batch > 0)) throw std::invalid_argument("job.global_batch must be greater than zero");
   const double t = trainable(job);
-  const double grad_bytes = bytes_per_weight(job.precision);
-  double weights = job.parameters * bytes_per_weight(job.precision);
-  double grads = t * grad_bytes;
-  double opt = t * optimizer_bytes(job);
-  // ZeRO (Rajbhandari et al. 2020): stage 1 shards optimizer states over the
-  // n data-parallel ranks, stage 2 also gradients, stage 3 also the weights.
-  if (job.zero_stage >= 1) opt /= n;
-  if (job.zero_stage >= 2) grads /= n;
-  if (job.zero_stage >= 3) weights /= n;
-  m.weights = Bytes(weights);
-  m.gradients = Bytes(grads);
-  m.optimizer = Bytes(opt);
-  double act = 0;
+  weights_ = job.parameters * bytes_per_weight(job.precision);
+  grads_ = t * bytes_per_weight(job.precision);
+  optimizer_ = t * optimizer_bytes(job);
+  grad_bytes_ = grads_;
   if (per_sample(job)) {
-    act = job.activation_bytes_per_sample * job.micro_batch;
+    activations_ = job.activation_bytes_per_sample * job.micro_batch;
+    // Forward + backward ≈ 3 × forward (the backward pass costs about twice the forward).
+    const double k = job.recompute == Recompute::kFull ? 4.0 : 3.0;
+    step_flops_ = k * job.forward_flops_per_sample * job.global_batch;
+    steps_ = std::ceil(job.samples / job.global_batch - 1e-9);  // a partial last step still runs
+    total_flops_ = Flops(k * job.forward_flops_per_sample * job.samples);
   } else {
     // Korthikanti et al. 2022, eq. 2 (no tensor or sequence parallelism), bytes
     // per layer: s·b·h·(34 + 5·a·s/h); selective recompute keeps 34·s·b·h,
@@ -119,24 +115,141 @@ MemoryBreakdown memory_per_gpu(const Job& job, const Gpu& gpu, int gpus, double 
     double per_layer = s * b * h * (34.0 + 5.0 * a.heads * s / h);
     if (job.recompute == Recompute::kSelective) per_layer = 34.0 * s * b * h;
     if (job.recompute == Recompute::kFull) per_layer = 2.0 * s * b * h;
-    act = per_layer * a.layers;
+    activations_ = per_layer * a.layers;
+    flops_per_token_ = training_flops_per_token(job);
+    step_flops_ = flops_per_token_ * job.global_batch * job.sequence_length;
+    steps_ = std::ceil(job.tokens / (job.global_batch * job.sequence_length) - 1e-9);
+    total_flops_ = Flops(flops_per_token_ * job.tokens);
   }
-  m.activations = Bytes(act);
+  // Checkpoints: weights and optimizer states (the fp32 master, momentum and
+  // variance; LoRA: the adapters only, nothing of the frozen base).
+  checkpoint_size_ = Bytes(job.method == Method::kLora ? t * (bytes_per_weight(job.precision) + optimizer_bytes(job))
+                                                        : weights_ + optimizer_);
+}
+
+double TrainingModel::memory_bytes(int gpus, int zero_stage) const {
+  // ZeRO (Rajbhandari et al. 2020): stage 1 shards optimizer states over the
+  // n data-parallel ranks, stage 2 also gradients, stage 3 also the weights.
+  const double n = std::max(1, gpus);
+  return (zero_stage >= 3 ? weights_ / n : weights_) + (zero_stage >= 2 ? grads_ / n : grads_) +
+         (zero_stage >= 1 ? optimizer_ / n : optimizer_) + activations_;
+}
+
+MemoryBreakdown TrainingModel::memory(const Gpu& gpu, int gpus, int zero_stage, double usable_share) const {
+  MemoryBreakdown m;
+  const double n = std::max(1, gpus);
+  m.weights = Bytes(zero_stage >= 3 ? weights_ / n : weights_);
+  m.gradients = Bytes(zero_stage >= 2 ? grads_ / n : grads_);
+  m.optimizer = Bytes(zero_stage >= 1 ? optimizer_ / n : optimizer_);
+  m.activations = Bytes(activations_);
   m.total = m.weights + m.gradients + m.optimizer + m.activations;
   m.usable = gpu.memory * usable_share;
   m.fits = m.total <= m.usable;
   return m;
 }
 
+int TrainingModel::fitting_zero_stage(const Gpu& gpu, int gpus, double usable_share) const {
+  const double usable = gpu.memory.value() * usable_share;
+  for (int z = job_.zero_stage; z <= 3; ++z)
+    if (memory_bytes(gpus, z) <= usable) return z;
+  return -1;
+}
+
+double TrainingModel::achieved_flops(const Gpu& gpu) const {
+  const auto peak = gpu.dense_tflops.find(job_.precision);
+  if (peak == gpu.dense_tflops.end()) return 0.0;
+  return peak->second * 1e12 * (job_.mfu ? *job_.mfu : default_mfu(gpu).first);
+}
+
+StepBreakdown TrainingModel::step(const Shape& c, double per_gpu, const MeasuredScaling* measured) const {
+  StepBreakdown s;
+  const int gpus = c.gpus;
+  const int per_node = std::min(gpus, c.gpus_per_node);
+  const int nodes = (gpus + c.gpus_per_node - 1) / c.gpus_per_node;
+  const double samples = job_.global_batch;
+  // Data loading (prefetched, so it overlaps compute): each node reads its
+  // share of the batch from storage; each GPU's workers preprocess its share.
+  const auto data_time = [&](int g, int nd) {
+    double data = 0;
+    if (job_.bytes_per_sample.value() > 0 && job_.read_bandwidth.value() > 0)
+      data = (samples / nd) * job_.bytes_per_sample.value() / job_.read_bandwidth.value();
+    if (job_.samples_per_second_per_worker > 0)
+      data = std::max(data, (samples / g) / (job_.workers * job_.samples_per_second_per_worker));
+    return data;
+  };
+  if (measured) {
+    // Measured scaling: one GPU's step (compute or data, no communication)
+    // stretched by the USL's loss, T(n) = T(1)·(1 + σ(n−1) + κn(n−1))/n
+    // (Gunther 2007); the loss against perfect scaling shows as communication.
+    const double compute1 = step_flops_ / per_gpu;
+    const double data1 = data_time(1, 1);
+    const double one = std::max(compute1, data1);
+    const double n = gpus;
+    const double t = one * (1.0 + measured->sigma * (n - 1) + measured->kappa * n * (n - 1)) / n;
+    s.compute = Seconds(compute1 / n);
+    s.data = Seconds(data1 / n);
+    s.communication = Seconds(std::max(0.0, t - one / n));
+    s.exposed_communication = s.communication;
+  } else {
+    s.compute = Seconds(step_flops_ / (per_gpu * gpus));
+    s.data = Seconds(data_time(gpus, nodes));
+    // Gradient all-reduce, hierarchical: a ring inside the node over NVLink or
+    // PCIe, then 2(m−1)/m × bytes over each node's network between m nodes.
+    // ZeRO-3 also gathers the weights: 1.5× the traffic (ZeRO paper, §7).
+    const Bytes grads(grad_bytes_);
+    Seconds comm = ring_allreduce(grads, per_node, intra_node_bandwidth(*c.gpu));
+    if (nodes > 1) comm += Seconds(2.0 * (nodes - 1) / nodes * grads.value() / c.network.value());
+    if (c.zero_stage >= 3) comm = comm * 1.5;
+    s.communication = comm;
+    // Overlap: buckets are reduced while the backward pass continues (PyTorch
+    // DDP); `comm_overlap` of the backward time can hide communication. The
+    // backward pass is 4 of 6 N-FLOPs per token (2 of 4 with LoRA).
+    const double backward_share = job_.method == Method::kLora ? 0.5 : 2.0 / 3.0;
+    const Seconds hidden = s.compute * backward_share * c.comm_overlap;
+    s.exposed_communication = comm > hidden ? comm - hidden : Seconds(0);
+  }
+  const Seconds base_step = std::max(s.compute, s.data) + s.exposed_communication;
+  if (job_.checkpoint_bandwidth.value() > 0) {
+    // With ZeRO the states are sharded and every node writes its shard in
+    // parallel (DeepSpeed's checkpoints); without it, rank 0 writes alone.
+    const int writers = c.zero_stage >= 1 ? nodes : 1;
+    const Seconds write = checkpoint_size_ / (job_.checkpoint_bandwidth * static_cast<double>(writers));
+    double interval_steps = 200;  // the article: "每200步存一次checkpoint"
+    if (job_.checkpoint_every_steps) interval_steps = *job_.checkpoint_every_steps;
+    else if (job_.checkpoint_every) interval_steps = *job_.checkpoint_every / base_step;
+    else if (job_.mtbf) interval_steps = young_daly_interval(write, *job_.mtbf) / base_step;
+    interval_steps = std::max(1.0, interval_steps);
+    s.checkpoint_write = write;
+    s.checkpoint_interval_steps = interval_steps;
+    s.checkpoint = write / interval_steps;
+  }
+  // Step = max(compute, data) + exposed communication + amortised checkpoints (SPEC).
+  s.step = base_step + s.checkpoint;
+  s.bottleneck = "compute";
+  Seconds most = s.compute;
+  if (s.data > most) most = s.data, s.bottleneck = "data loading";
+  if (s.exposed_communication > most) most = s.exposed_communication, s.bottleneck = "communication";
+  if (s.checkpoint > most) s.bottleneck = "checkpointing";
+  s.gpu_utilisation = s.step.count() > 0 ? s.compute / s.step : 0.0;
+  return s;
+}
+
+MemoryBreakdown memory_per_gpu(const Job& job, const Gpu& gpu, int gpus, double usable_share) {
+  return TrainingModel(job).memory(gpu, gpus, job.zero_stage, usable_share);
+}
+
 std::optional<int> minimum_gpus(const Job& job, const Gpu& gpu, int limit, double usable_share) {
-  if (memory_per_gpu(job, gpu, 1, usable_share).fits) return 1;
+  const TrainingModel model(job);
+  const double usable = gpu.memory.value() * usable_share;
+  const auto fits = [&](int n) { return model.memory_bytes(n, job.zero_stage) <= usable; };
+  if (fits(1)) return 1;
   if (job.zero_stage == 0) return std::nullopt;  // nothing is sharded: more cards do not help
   // Memory falls monotonically with n; binary search the first n that fits.
-  if (!memory_per_gpu(job, gpu, limit, usable_share).fits) return std::nullopt;
+  if (!fits(limit)) return std::nullopt;
   int lo = 1, hi = limit;
   while (hi - lo > 1) {
     const int mid = (lo + hi) / 2;
-    if (memory_per_gpu(job, gpu, mid, usable_share).fits) hi = mid;
+    if (fits(mid)) hi = mid;
     else lo = mid;
   }
   return hi;
@@ -164,110 +277,43 @@ Estimate estimate(const Job& job, const Cluster& c) {
   if (!c.gpu) throw std::invalid_argument("no GPU");
   if (c.gpus < 1) throw std::invalid_argument("gpus must be at least 1");
   const Gpu& gpu = *c.gpu;
-  Estimate e;
-  const auto peak_it = gpu.dense_tflops.find(job.precision);
-  if (peak_it == gpu.dense_tflops.end())
+  if (!gpu.dense_tflops.contains(job.precision))
     throw std::invalid_argument(fmt::format("{} has no {} rate in the catalog", gpu.id, to_string(job.precision)));
-  const double peak = peak_it->second * 1e12;
+  // Data parallelism: every GPU processes at least one micro-batch per step.
+  if (job.global_batch < static_cast<double>(c.gpus) * job.micro_batch)
+    throw std::invalid_argument(fmt::format(
+        "job.global_batch: {:g} per step cannot keep {} GPUs busy at micro_batch {} (needs at least {})",
+        job.global_batch, c.gpus, job.micro_batch, static_cast<double>(c.gpus) * job.micro_batch));
+  const TrainingModel model(job);
+  Estimate e;
   if (job.mfu) {
     e.mfu = *job.mfu;
     e.mfu_source = "given";
   } else {
     std::tie(e.mfu, e.mfu_source) = default_mfu(gpu);
   }
-  e.per_gpu = FlopsPerSecond(peak * e.mfu);
-
-  const double step_samples = job.global_batch;
-  // Data parallelism: every GPU processes at least one micro-batch per step.
-  if (step_samples < static_cast<double>(c.gpus) * job.micro_batch)
-    throw std::invalid_argument(fmt::format(
-        "job.global_batch: {:g} per step cannot keep {} GPUs busy at micro_batch {} (needs at least {})", step_samples,
-        c.gpus, job.micro_batch, static_cast<double>(c.gpus) * job.micro_batch));
-  double step_flops = 0;
-  if (per_sample(job)) {
-    // Forward + backward ≈ 3 × forward (the backward pass costs about twice the forward).
-    const double k = job.recompute == Recompute::kFull ? 4.0 : 3.0;
-    step_flops = k * job.forward_flops_per_sample * step_samples;
-    e.steps = std::ceil(job.samples / step_samples - 1e-9);  // a partial last step still runs
-    e.total_flops = Flops(k * job.forward_flops_per_sample * job.samples);
-  } else {
-    e.flops_per_token = training_flops_per_token(job);
-    step_flops = e.flops_per_token * step_samples * job.sequence_length;
-    e.steps = std::ceil(job.tokens / (step_samples * job.sequence_length) - 1e-9);
-    e.total_flops = Flops(e.flops_per_token * job.tokens);
+  e.per_gpu = FlopsPerSecond(model.achieved_flops(gpu));
+  e.flops_per_token = model.flops_per_token();
+  e.steps = model.steps();
+  e.total_flops = model.total_flops();
+  e.memory = model.memory(gpu, c.gpus, job.zero_stage, c.usable_memory);
+  const Shape cs{&gpu, c.gpus, c.gpus_per_node, c.network_bandwidth, c.comm_overlap, job.zero_stage};
+  const StepBreakdown s = model.step(cs, e.per_gpu.value());
+  e.checkpoint_size = model.checkpoint_size();
+  if (s.checkpoint_interval_steps > 0) {
+    e.checkpoint_write = s.checkpoint_write;
+    e.checkpoint_interval_steps = s.checkpoint_interval_steps;
   }
-  e.memory = memory_per_gpu(job, gpu, c.gpus, c.usable_memory);
-
-  const auto step_time = [&](int gpus) {
-    StepBreakdown s;
-    const int per_node = std::min(gpus, c.gpus_per_node);
-    const int nodes = (gpus + c.gpus_per_node - 1) / c.gpus_per_node;
-    s.compute = Flops(step_flops) / (e.per_gpu * static_cast<double>(gpus));
-    // Data loading (prefetched, so it overlaps compute): each node reads its
-    // share of the batch from storage; each GPU's workers preprocess its share.
-    double data = 0;
-    if (job.bytes_per_sample.value() > 0 && job.read_bandwidth.value() > 0)
-      data = (step_samples / nodes) * job.bytes_per_sample.value() / job.read_bandwidth.value();
-    if (job.samples_per_second_per_worker > 0)
-      data = std::max(data, (step_samples / gpus) / (job.workers * job.samples_per_second_per_worker));
-    s.data = Seconds(data);
-    // Gradient all-reduce, hierarchical: a ring inside the node over NVLink or
-    // PCIe, then 2(m−1)/m × bytes over each node's network between m nodes.
-    // ZeRO-3 also gathers the weights: 1.5× the traffic (ZeRO paper, §7).
-    const Bytes grads(trainable(job) * bytes_per_weight(job.precision));
-    Seconds comm = ring_allreduce(grads, per_node, intra_node_bandwidth(gpu));
-    if (nodes > 1) comm += Seconds(2.0 * (nodes - 1) / nodes * grads.value() / c.network_bandwidth.value());
-    if (job.zero_stage >= 3) comm = comm * 1.5;
-    s.communication = comm;
-    // Overlap: buckets are reduced while the backward pass continues (PyTorch
-    // DDP); `comm_overlap` of the backward time can hide communication. The
-    // backward pass is 4 of 6 N-FLOPs per token (2 of 4 with LoRA).
-    const double backward_share = job.method == Method::kLora ? 0.5 : 2.0 / 3.0;
-    const Seconds hidden = s.compute * backward_share * c.comm_overlap;
-    s.exposed_communication = comm > hidden ? comm - hidden : Seconds(0);
-    return s;
-  };
-  StepBreakdown s = step_time(c.gpus);
-
-  // Checkpoints: weights and optimizer states (the fp32 master, momentum and
-  // variance; LoRA: the adapters only, plus nothing of the frozen base).
-  const double t = trainable(job);
-  e.checkpoint_size = Bytes(job.method == Method::kLora ? t * (bytes_per_weight(job.precision) + optimizer_bytes(job))
-                                                         : job.parameters * bytes_per_weight(job.precision) +
-                                                               t * optimizer_bytes(job));
-  const Seconds base_step = std::max(s.compute, s.data) + s.exposed_communication;
-  if (job.checkpoint_bandwidth.value() > 0) {
-    // With ZeRO the states are sharded and every node writes its shard in
-    // parallel (DeepSpeed's checkpoints); without it, rank 0 writes alone.
-    const int writers = job.zero_stage >= 1 ? (c.gpus + c.gpus_per_node - 1) / c.gpus_per_node : 1;
-    const Seconds write = e.checkpoint_size / (job.checkpoint_bandwidth * static_cast<double>(writers));
-    e.checkpoint_write = write;
-    double interval_steps = 200;  // the article: "每200步存一次checkpoint"
-    if (job.checkpoint_every_steps) interval_steps = *job.checkpoint_every_steps;
-    else if (job.checkpoint_every) interval_steps = *job.checkpoint_every / base_step;
-    else if (job.mtbf) interval_steps = young_daly_interval(write, *job.mtbf) / base_step;
-    interval_steps = std::max(1.0, interval_steps);
-    e.checkpoint_interval_steps = interval_steps;
-    s.checkpoint = write / interval_steps;
-  }
-  // Step = max(compute, data) + exposed communication + amortised checkpoints (SPEC).
-  s.step = base_step + s.checkpoint;
-  const std::pair<const char*, Seconds> parts[] = {{"compute", s.compute},
-                                                    {"data loading", s.data},
-                                                    {"communication", s.exposed_communication},
-                                                    {"checkpointing", s.checkpoint}};
-  s.bottleneck = std::max_element(std::begin(parts), std::end(parts), [](const auto& a, const auto& b) {
-                   return a.second < b.second;
-                 })->first;
-  s.gpu_utilisation = s.step.count() > 0 ? s.compute / s.step : 0.0;
   e.step = s;
   e.wall = s.step * e.steps;
   e.gpu_hours = e.wall.count() / 3600.0 * c.gpus;
 
   const int nodes = (c.gpus + c.gpus_per_node - 1) / c.gpus_per_node;
   if (nodes > 1) {
-    const StepBreakdown one = step_time(c.gpus_per_node);
-    const Seconds one_step = std::max(one.compute, one.data) + one.exposed_communication + s.checkpoint;
+    Shape one = cs;
+    one.gpus = c.gpus_per_node;
+    const StepBreakdown o = model.step(one, e.per_gpu.value());
+    const Seconds one_step = std::max(o.compute, o.data) + o.exposed_communication + s.checkpoint;
     e.speedup_vs_one_node = one_step / s.step;
     e.scaling_efficiency = e.speedup_vs_one_node / nodes;
   } else {

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuplan/catalog.h"
@@ -74,8 +75,32 @@ struct MemoryBreakdown {
 struct StepBreakdown {
   Seconds compute{}, data{}, communication{}, exposed_communication{}, checkpoint{};
   Seconds step{};
-  std::string bottleneck{};  ///< "compute", "data loading", "communication", "checkpointing"
+  /// "compute", "data loading", "communication", "checkpointing": static text, so
+  /// that a search evaluating millions of shapes allocates nothing.
+  std::string_view bottleneck{};
   double gpu_utilisation = 0;  ///< compute ÷ step
+  Seconds checkpoint_write{};  ///< one checkpoint, all writers together (0: not checkpointed)
+  double checkpoint_interval_steps = 0;  ///< 0: not checkpointed
+};
+
+/// Measured scaling from `gpuplan fit scaling` (USL; Amdahl when κ = 0). With it,
+/// the step on n GPUs is the single-GPU step × (1 + σ(n−1) + κn(n−1)) / n: the
+/// measured loss replaces the analytic communication model.
+struct MeasuredScaling {
+  double sigma = 0;
+  double kappa = 0;
+  double max_measured_gpus = 0;  ///< beyond this, the law is extrapolated
+  std::string source{};          ///< the file and model, for notes
+};
+
+/// One cluster shape: what a capacity search varies. Everything else is the job's.
+struct Shape {
+  const Gpu* gpu = nullptr;
+  int gpus = 1;
+  int gpus_per_node = 8;
+  BytesPerSecond network{};  ///< per node, between nodes
+  double comm_overlap = 0.5;
+  int zero_stage = 0;
 };
 
 struct Estimate {
@@ -95,6 +120,42 @@ struct Estimate {
   Bytes checkpoint_size{};
   Seconds checkpoint_write{};     ///< one checkpoint, all writers together
   std::vector<std::string> notes{};
+};
+
+/// The job's side of the model, computed once: FLOPs per step, the number of
+/// steps, the memory of each component and the checkpoint size. A capacity
+/// search (`plan`) evaluates thousands of shapes against one model; estimate()
+/// uses the same functions, so both give the same numbers.
+class TrainingModel {
+ public:
+  /// Throws std::invalid_argument for a job the model cannot use.
+  explicit TrainingModel(const Job& job);
+  const Job& job() const { return job_; }
+  double flops_per_token() const { return flops_per_token_; }  ///< 0 for per-sample jobs
+  double step_flops() const { return step_flops_; }
+  double steps() const { return steps_; }
+  Flops total_flops() const { return total_flops_; }
+  Bytes checkpoint_size() const { return checkpoint_size_; }
+  /// Model-state and activation bytes per GPU with `gpus` data-parallel ranks at ZeRO `stage`.
+  double memory_bytes(int gpus, int zero_stage) const;
+  MemoryBreakdown memory(const Gpu& gpu, int gpus, int zero_stage, double usable_share) const;
+  /// The lowest ZeRO stage from the job's own upwards whose memory fits, or -1.
+  int fitting_zero_stage(const Gpu& gpu, int gpus, double usable_share) const;
+  /// Achieved FLOP/s per GPU: the dense peak for the job's precision × MFU
+  /// (the job's, else the GPU class default). 0 when the GPU lacks the precision.
+  double achieved_flops(const Gpu& gpu) const;
+  /// The step time on `shape` at `per_gpu` achieved FLOP/s, checkpoints amortised.
+  StepBreakdown step(const Shape& shape, double per_gpu, const MeasuredScaling* measured = nullptr) const;
+  /// The largest card count the global batch keeps busy (one micro-batch each).
+  double max_gpus() const { return job_.global_batch / job_.micro_batch; }
+
+ private:
+  Job job_;
+  double flops_per_token_ = 0, step_flops_ = 0, steps_ = 0;
+  Flops total_flops_{};
+  double weights_ = 0, grads_ = 0, optimizer_ = 0, activations_ = 0;  ///< bytes, unsharded
+  double grad_bytes_ = 0;  ///< gradient buffer all-reduced each step
+  Bytes checkpoint_size_{};
 };
 
 /// Training FLOPs per token (transformers) per SPEC "Models / Training time".
