@@ -335,7 +335,13 @@ Comparison compare(const Scenario& s) {
   check(s);
   Comparison c;
   c.scenario = s;
-  if (s.spot) c.spot_overhead = spot_overhead(s.spot->interruptions);
+  if (s.spot) {
+    // The rate is per instance, and any instance's interruption stops a
+    // data-parallel job: the job sees λ × instances.
+    SpotParams p = s.spot->interruptions;
+    p.interruptions_per_hour *= instances_for(s.workload.gpus, s.spot->rent.gpus_per_instance);
+    c.spot_overhead = spot_overhead(p);
+  }
   const SpotOverhead* ov = c.spot_overhead && c.spot_overhead->feasible ? &*c.spot_overhead : nullptr;
   c.options = build_all(s, s.workload.utilisation, ov);
   OptionResult& buy = c.options.front();

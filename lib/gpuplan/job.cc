@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuplan/cost/spot.h"
 #include "gpuplan/io.h"
 #include "gpuplan/yaml_reader.h"
 
@@ -250,7 +251,7 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
         }))
       out.spot_interruptions_per_day = *v;
     else
-      note("cost.spot_interruptions_per_day", "1", "assumption: no source gives GPU spot interruption rates");
+      note("cost.spot_interruptions_per_day", "1", std::string(kSpotRateAssumption));
     if (auto v = detail::read_size_in(f, "dataset")) out.dataset = *v;
     f.finish();
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuplan/cost/spot.h"
 #include "gpuplan/io.h"
 #include "gpuplan/yaml_reader.h"
 
@@ -606,7 +607,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
           si.interruptions.interruptions_per_hour = *v / 24.0;
         else {
           si.interruptions.interruptions_per_hour = 1.0 / 24.0;
-          rd.note("rent.spot.interruptions_per_day", "1", "assumption: no source gives GPU spot interruption rates");
+          rd.note("rent.spot.interruptions_per_day", "1", std::string(kSpotRateAssumption));
         }
         if (auto d = rd.duration(sf, "checkpoint_write")) si.interruptions.checkpoint_write = *d;
         else si.interruptions.checkpoint_write = Seconds(300);
@@ -626,7 +627,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
         si.interruptions.interruptions_per_hour = 1.0 / 24.0;
         si.interruptions.checkpoint_write = Seconds(300);
         si.interruptions.restart = Seconds(600);
-        rd.note("rent.spot.interruptions_per_day", "1", "assumption: no source gives GPU spot interruption rates");
+        rd.note("rent.spot.interruptions_per_day", "1", std::string(kSpotRateAssumption));
       }
       if (!sn.IsDefined() || !sn.IsMap() || !sn["checkpoint_write"])
         rd.note("rent.spot.checkpoint_write", "5min", "assumption");

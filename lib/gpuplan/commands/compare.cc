@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuplan/cost/rent.h"
+
 namespace gpuplan {
 namespace {
 
@@ -210,10 +212,12 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
       rep.notes.push_back("Spot: interruptions outpace progress at these settings; spot is left out.");
     else if (std::isfinite(ov.interval.count()))
       rep.notes.push_back(fmt::format(
-          "Spot: checkpoint every {:.0f} min ({}), wall time {:.3f}× the work ({:.1f}% writing checkpoints, {:.1f}% lost "
-          "to interruptions).",
-          ov.interval.count() / 60, ov.optimal ? "Young/Daly optimum sqrt(2·C·MTBF)" : "as given", ov.wall_per_work,
-          ov.checkpoint_share * 100, ov.lost_share * 100));
+          "Spot: {:g} interruption(s) a day per instance × {} instance(s); checkpoint every {:.0f} min ({}), wall time "
+          "{:.3f}× the work ({:.1f}% writing checkpoints, {:.1f}% lost to interruptions).",
+          c.scenario.spot->interruptions.interruptions_per_hour * 24,
+          instances_for(c.scenario.workload.gpus, c.scenario.spot->rent.gpus_per_instance), ov.interval.count() / 60,
+          ov.optimal ? "Young/Daly optimum sqrt(2·C·MTBF)" : "as given", ov.wall_per_work, ov.checkpoint_share * 100,
+          ov.lost_share * 100));
   }
   rep.notes.push_back(fmt::format("Scenario: {}. {}", rs.source, ctx.catalog_note()));
   for (const auto& n : rs.fx_notes) rep.notes.push_back(n);

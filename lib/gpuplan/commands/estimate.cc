@@ -6,14 +6,13 @@
 #include <fmt/format.h>
 
 #include "gpuplan/cost/rent.h"
+#include "gpuplan/cost/run.h"
 #include "gpuplan/cost/spot.h"
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 
 namespace gpuplan {
 namespace {
-
-constexpr double kHoursPerMonth = 730.0;
 
 std::string human_seconds(Seconds s) {
   const double v = s.count();
@@ -155,51 +154,33 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
   std::vector<CostRow> rows;
   int out_of_range = 0;
   const double wall_h = e.wall.count() / 3600.0;
-  const SpotOverhead ov = spot_overhead(SpotParams{rj.spot_interruptions_per_day / 24.0,
-                                                   e.checkpoint_write, Seconds(600),
-                                                   std::nullopt});
+  const double dataset_gb = rj.dataset.value() / kGB;
+  std::optional<SpotOverhead> first_spot;
   for (const Offer& o : ctx.catalog().offers) {
     if (o.gpu != gpu.id) continue;
     const int n = instances_for(cl.gpus, o.gpus);
-    const Provider* p = ctx.catalog().find_provider(o.provider);
-    const auto finish = [&](const std::string& mode, double hours, const auto& price_for, const std::string& note) {
-      Money compute = Money::zero(ctx.currency);
-      try {
-        compute = fx.convert(price_for());
-      } catch (const std::invalid_argument&) {
-        ++out_of_range;  // more than 9.2 trillion: not a plan anyone runs; say so instead of failing
+    const OfferPrices prices = offer_prices(o, ctx.catalog(), fx);
+    const auto add_row = [&](BillingMode mode, double hours, std::string note) {
+      const std::optional<RunCost> c = run_cost(prices, mode, hours, n, dataset_gb);
+      if (!c) {
+        ++out_of_range;  // beyond a trillion: not a plan anyone runs; say so instead of failing
         return;
       }
-      Money storage = Money::zero(ctx.currency);
-      if (p && rj.dataset.value() > 0)
-        for (const StorageTier t : {StorageTier::kCloudDisk, StorageTier::kLocalNvme, StorageTier::kObject})
-          if (auto it = p->storage_per_gb_month.find(t); it != p->storage_per_gb_month.end()) {
-            storage = fx.convert(it->second.amount).scaled(rj.dataset.value() / kGB * wall_h / kHoursPerMonth);
-            break;
-          }
-      Money support = Money::zero(ctx.currency);
-      if (p && p->support_share) support = (compute + storage).scaled(*p->support_share);
-      rows.push_back(CostRow{&o, mode, n, hours, compute.rounded(), storage.rounded(), support.rounded(),
-                             (compute.rounded() + storage.rounded() + support.rounded()), note});
+      if (mode == BillingMode::kMonthly) note = fmt::format("{:g} month(s), paid whether used or not", c->months);
+      rows.push_back(CostRow{&o, std::string(to_string(mode)), n, c->billed_instance_hours, c->compute, c->storage,
+                             c->support, c->total, std::move(note)});
     };
-    if (o.hourly) {
-      const double h = billed_run_hours(wall_h, o.billing_granularity, o.minimum_billing) * n;
-      finish("hourly", h, [&] { return o.hourly->amount.scaled(h); }, "");
+    if (o.hourly) add_row(BillingMode::kHourly, wall_h, "");
+    if (o.spot) {
+      // Any instance's interruption stops a data-parallel job: λ = rate per instance × instances.
+      const SpotOverhead ov = spot_overhead(
+          SpotParams{rj.spot_interruptions_per_day / 24.0 * n, e.checkpoint_write, Seconds(600), std::nullopt});
+      if (!first_spot) first_spot = ov;
+      if (ov.feasible)
+        add_row(BillingMode::kSpot, wall_h * ov.wall_per_work,
+                fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
     }
-    if (o.spot && ov.feasible) {
-      const double h = billed_run_hours(wall_h * ov.wall_per_work, o.billing_granularity, o.minimum_billing) * n;
-      finish("spot", h, [&] { return o.spot->amount.scaled(h); },
-             fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
-    }
-    if (o.monthly) {
-      const double months = std::ceil(wall_h / kHoursPerMonth - 1e-9);
-      finish("monthly", months * kHoursPerMonth * n,
-             [&] {
-               if (months > 1e9) throw std::invalid_argument("out of range");
-               return o.monthly->amount.times(static_cast<std::int64_t>(months)).times(n);
-             },
-             fmt::format("{:g} month(s), paid whether used or not", months));
-    }
+    if (o.monthly) add_row(BillingMode::kMonthly, wall_h, "");
   }
   std::stable_sort(rows.begin(), rows.end(), [](const CostRow& a, const CostRow& b) { return a.total < b.total; });
   Table costs;
@@ -256,13 +237,13 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
   rep.notes.push_back(
       "Step = max(compute, data loading) + exposed communication + amortised checkpoints; FLOPs = 6·N·D "
       "(8·N·D with full recompute, 4·N·D for LoRA) plus attention when the architecture is given.");
-  if (ov.feasible)
-    rep.notes.push_back(fmt::format("Spot rows: {:g} interruption(s) a day (cost.spot_interruptions_per_day), checkpoint write {}, "
-                                    "restart 10 min: wall time × {:.3f}.",
-                                    rj.spot_interruptions_per_day, human_seconds(e.checkpoint_write),
-                                    ov.wall_per_work));
+  if (first_spot)
+    rep.notes.push_back(fmt::format("Spot rows: {:g} interruption(s) a day per instance (cost.spot_interruptions_per_day; "
+                                    "any instance's interruption stops the job), checkpoint write {}, restart 10 min, "
+                                    "checkpoints at the Young/Daly interval.",
+                                    rj.spot_interruptions_per_day, human_seconds(e.checkpoint_write)));
   if (out_of_range > 0)
-    rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond 9.2 trillion.", out_of_range));
+    rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond a trillion.", out_of_range));
   rep.notes.push_back(fmt::format("Job: {}. {}", rj.source, ctx.catalog_note()));
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
   if (!rj.defaults_used.empty()) {
