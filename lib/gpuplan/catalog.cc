@@ -159,4 +159,30 @@ std::optional<Conversion> find_conversion(const Catalog& catalog, Currency from,
   return Conversion{inverse ? 1.0 / best->rate : best->rate, best, inverse};
 }
 
+const Purchase* find_purchase(const Catalog& c, PurchaseKind kind, std::string_view gpu, std::string_view region) {
+  const Purchase* best = nullptr;
+  const auto better = [&](const Purchase& p) {
+    if (!best) return true;
+    const bool pr = p.region == region, br = best->region == region;
+    if (pr != br) return pr;
+    return p.provenance.as_of > best->provenance.as_of;
+  };
+  for (const Purchase& p : c.purchases) {
+    if (p.kind != kind) continue;
+    if (!gpu.empty() && !id_equals(p.gpu, gpu)) continue;
+    if (better(p)) best = &p;
+  }
+  return best;
+}
+
+const OperatingCost* find_operating(const Catalog& c, OperatingKind kind, std::string_view region) {
+  const OperatingCost* any = nullptr;
+  for (const OperatingCost& o : c.operating) {
+    if (o.kind != kind) continue;
+    if (id_equals(o.region, region)) return &o;
+    if (!any) any = &o;
+  }
+  return any;
+}
+
 }  // namespace gpuplan

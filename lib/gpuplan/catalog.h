@@ -195,6 +195,11 @@ Catalog merge(Catalog base, const Catalog& overlay);
 /// All problems of a catalog file, in file order (catalog validate).
 std::vector<InputError> validate_catalog_file(const std::string& path, const Catalog* base);
 
+/// The newest purchase of `kind` (for `gpu` when not empty), preferring `region`; nullptr when none.
+const Purchase* find_purchase(const Catalog& c, PurchaseKind kind, std::string_view gpu, std::string_view region);
+/// The first operating record of `kind`, preferring `region`; nullptr when none.
+const OperatingCost* find_operating(const Catalog& c, OperatingKind kind, std::string_view region);
+
 /// Matches a GPU filter: case-insensitive equal, or a prefix ending at '-'
 /// ("A100" matches "A100-80G"; "a100-80g" matches "A100-80G-PCIe").
 bool gpu_matches(std::string_view filter, std::string_view gpu_id);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <fmt/format.h>
 
 #include "gpuplan/cost/spot.h"
@@ -49,7 +50,21 @@ std::optional<BytesPerSecond> network_bandwidth(std::string_view name) {
   return std::nullopt;
 }
 
-ResolvedJob load_job(const std::string& path, const std::vector<std::string>& sets, const Context& ctx) {
+Seconds parse_deadline(std::string_view text, Date today) {
+  // A date is ten characters with dashes at 4 and 7; anything else is a duration.
+  if (text.size() == 10 && text[4] == '-' && text[7] == '-') {
+    const Date d = parse_date(text);
+    if (d <= today)
+      throw std::invalid_argument(fmt::format("{} is not after today ({})", text, format_date(today)));
+    return std::chrono::duration_cast<Seconds>(d - today);
+  }
+  const Seconds d = parse_duration(text);
+  if (!(d > Seconds(0))) throw std::invalid_argument(fmt::format("{} must be longer than zero", text));
+  return d;
+}
+
+ResolvedJob load_job(const std::string& path, const std::vector<std::string>& sets, const Context& ctx, JobUse use) {
+  const bool for_plan = use == JobUse::kPlan;
   ResolvedJob out;
   out.source = path.empty() ? "built-in defaults (full fine-tune of a 7B model on 8×A100-80G)" : path;
   Diagnostics diag(path.empty() ? "<defaults>" : path);
@@ -216,12 +231,12 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
     if (auto g = f.text("gpu", false)) {
       if (!ctx.catalog().find_gpu(*g)) f.fail(f.get("gpu", false), "cluster.gpu", fmt::format("unknown GPU id '{}'", *g));
       else gpu = ctx.catalog().find_gpu(*g)->id;
-    } else {
+    } else if (!for_plan) {
       note("cluster.gpu", gpu, "default");
     }
     c.gpu = ctx.catalog().find_gpu(gpu);
     if (auto n = detail::read_whole_in(f, "gpus", 1, 100000)) c.gpus = *n;
-    else note("cluster.gpus", "8", "default");
+    else if (!for_plan) note("cluster.gpus", "8", "default");
     if (auto n = detail::read_whole_in(f, "gpus_per_node", 1, 64)) c.gpus_per_node = *n;
     c.network = "eth_25g";
     const auto named = detail::read_choice(f, "network", network_names());
@@ -233,7 +248,10 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
       c.network = fmt::format("custom {:g} Gb/s", given->value() * 8 / 1e9);
     } else {
       if (named) c.network = *named;
-      else if (c.gpus > c.gpus_per_node) note("cluster.network", c.network, "assumption: 25 GbE between nodes");
+      else if (for_plan || c.gpus > c.gpus_per_node)
+        note("cluster.network", c.network,
+             for_plan ? "assumption: 25 GbE between instances, for offers that state no network"
+                      : "assumption: 25 GbE between nodes");
       c.network_bandwidth = *network_bandwidth(c.network);
     }
     if (auto v = detail::read_share_in(f, "comm_overlap", 0.0, 1.0)) c.comm_overlap = *v;
@@ -253,6 +271,38 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
     else
       note("cost.spot_interruptions_per_day", "1", std::string(kSpotRateAssumption));
     if (auto v = detail::read_size_in(f, "dataset")) out.dataset = *v;
+    if (auto v = detail::read_rate_in(f, "upload_bandwidth")) out.upload_bandwidth = *v;
+    else if (for_plan && out.dataset.value() > 0)
+      note("cost.upload_bandwidth", "100MB/s", "the article's minimum acceptable upload rate (百兆每秒)");
+    f.finish();
+  }
+
+  // plan (read by `gpuplan plan`; accepted, unused, by estimate)
+  {
+    Fields f(diag, detail::section(top, "plan"), "plan");
+    PlanSettings& p = out.plan;
+    p.deadline = f.value("deadline", false, [&](const std::string& t) { return parse_deadline(t, ctx.today); });
+    p.budget = f.value("budget", false, [&](const std::string& t) {
+      Money m = parse_money(t, ctx.currency);
+      if (m.micros() <= 0) throw std::invalid_argument(fmt::format("{} must be a positive amount", t));
+      if (m.currency() != ctx.currency) {
+        try {
+          m = CurrencyConverter(ctx.catalog(), ctx.currency).convert(m);
+        } catch (const InputError& e) {
+          throw std::invalid_argument(e.message());
+        }
+      }
+      return m;
+    });
+    p.allow_spot = detail::read_bool(f, "allow_spot");
+    p.include_buy = detail::read_bool(f, "include_buy");
+    p.max_gpus = detail::read_whole_in(f, "max_gpus", 1, 65536);
+    p.objective = detail::read_choice(f, "objective", {"cost", "time"});
+    p.confidence = detail::read_share_in(f, "confidence", 0.01, 1.0);
+    if (auto v = detail::read_list(f, "gpus")) p.gpus = *v;
+    if (auto v = detail::read_list(f, "providers")) p.providers = *v;
+    if (auto v = detail::read_list(f, "regions")) p.regions = *v;
+    if (auto v = f.text("market", false)) p.market = *v;
     f.finish();
   }
   top.finish();
@@ -270,7 +320,7 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   }
 
   // Cross-field checks, reported at the field that is wrong.
-  if (c.gpu && diag.count() == 0 && !c.gpu->dense_tflops.contains(j.precision)) {
+  if (!for_plan && c.gpu && diag.count() == 0 && !c.gpu->dense_tflops.contains(j.precision)) {
     YAML::Node n = root["job"] && root["job"].IsMap() ? root["job"]["precision"] : YAML::Node();
     diag.fail(n ? n : root, "job.precision",
               fmt::format("{} has no {} tensor rate (it has: {})", c.gpu->id, to_string(j.precision), [&] {
@@ -311,6 +361,101 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   in["defaults_used"] = std::move(d);
   out.inputs = std::move(in);
   return out;
+}
+
+ResolvedJob load_job_with_flags(const std::string& path, std::vector<std::string> sets,
+                                const std::vector<FlagOverride>& flags, const Context& ctx, JobUse use) {
+  for (const FlagOverride& f : flags) sets.push_back(f.path + "=" + f.value);
+  try {
+    return load_job(path, sets, ctx, use);
+  } catch (const InputErrors& e) {
+    std::vector<InputError> named;
+    for (const InputError& p : e.problems()) {
+      SourceLocation where = p.where();
+      for (const FlagOverride& f : flags)
+        if (where.file == fmt::format("--set {}={}", f.path, f.value)) where.file = fmt::format("{} {}", f.flag, f.value);
+      named.emplace_back(where, p.field(), p.message());
+    }
+    throw InputErrors(std::move(named));
+  }
+}
+
+MeasuredScaling load_scaling_fit(const std::string& path) {
+  Diagnostics diag(path);
+  const std::string text = read_input_file(path);
+  const std::optional<YAML::Node> doc = detail::load_document(text, diag);
+  diag.throw_if_any();
+  const YAML::Node root = doc.value_or(YAML::Node());
+  const auto scalar = [&](const YAML::Node& map, const char* key, const std::string& field) -> std::optional<std::string> {
+    const YAML::Node n = map.IsMap() ? map[key] : YAML::Node();
+    if (!n.IsDefined() || !n.IsScalar()) {
+      diag.fail(n.IsDefined() ? n : map, field, "is required");
+      return std::nullopt;
+    }
+    return n.Scalar();
+  };
+  if (!root.IsMap() || scalar(root, "command", "command").value_or("") != "fit scaling") {
+    diag.fail(root, "command", "is not 'fit scaling': save the fit with gpuplan fit scaling FILE --format json -o FILE");
+    diag.throw_if_any();
+  }
+  // Coefficients by model, and each model's AICc.
+  std::map<std::string, std::map<std::string, double>> coef;
+  std::map<std::string, std::optional<double>> aicc;
+  const auto number = [&](const YAML::Node& n, const std::string& field) -> std::optional<double> {
+    try {
+      return parse_number(n.Scalar());
+    } catch (const std::invalid_argument& e) {
+      diag.fail(n, field, e.what());
+      return std::nullopt;
+    }
+  };
+  const YAML::Node coefs = root["coefficients"];
+  if (!coefs.IsSequence()) diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", "must be a list");
+  else
+    for (std::size_t i = 0; i < coefs.size(); ++i) {
+      const std::string at = detail::item_path("coefficients", i);
+      const auto model = scalar(coefs[i], "model", at + ".model");
+      const auto param = scalar(coefs[i], "parameter", at + ".parameter");
+      const YAML::Node est = coefs[i].IsMap() ? coefs[i]["estimate"] : YAML::Node();
+      if (!model || !param) continue;
+      if (!est.IsScalar()) {
+        diag.fail(coefs[i], at + ".estimate", "is required");
+        continue;
+      }
+      if (auto v = number(est, at + ".estimate")) coef[*model][*param] = *v;
+    }
+  const YAML::Node models = root["models"];
+  if (models.IsSequence())
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      const YAML::Node m = models[i];
+      if (!m.IsMap() || !m["model"].IsScalar()) continue;
+      const YAML::Node a = m["aicc"];
+      aicc[m["model"].Scalar()] = a.IsScalar() && a.Scalar() != "null" ? number(a, detail::item_path("models", i) + ".aicc") : std::nullopt;
+    }
+  double max_gpus = 0;
+  const YAML::Node points = root["points"];
+  if (points.IsSequence())
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (points[i].IsMap() && points[i]["gpus"].IsScalar())
+        if (auto v = number(points[i]["gpus"], detail::item_path("points", i) + ".gpus")) max_gpus = std::max(max_gpus, *v);
+  diag.throw_if_any();
+  // The USL unless Amdahl fits clearly better by AICc (fewer parameters, same data).
+  std::string pick = coef.contains("usl") ? "usl" : "amdahl";
+  if (coef.contains("usl") && coef.contains("amdahl") && aicc["usl"] && aicc["amdahl"] && *aicc["amdahl"] < *aicc["usl"])
+    pick = "amdahl";
+  if (!coef.contains(pick) || !coef[pick].contains("sigma")) {
+    diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", "has no usl or amdahl sigma");
+    diag.throw_if_any();
+  }
+  MeasuredScaling m;
+  m.sigma = coef[pick]["sigma"];
+  m.kappa = pick == "usl" ? coef[pick]["kappa"] : 0.0;
+  m.max_measured_gpus = max_gpus;
+  m.source = fmt::format("{}, {}", path, pick == "usl" ? "USL" : "Amdahl");
+  if (!(m.sigma >= 0 && m.sigma < 1) || !(m.kappa >= 0 && m.kappa < 1))
+    throw InputError(SourceLocation{path}, "coefficients",
+                     fmt::format("σ = {:g}, κ = {:g} are outside [0, 1): not a scaling law", m.sigma, m.kappa));
+  return m;
 }
 
 }  // namespace gpuplan

@@ -3,14 +3,32 @@
 // given are defaults named in `defaults_used`. The schema is in examples/README.md.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpuplan/context.h"
 #include "gpuplan/json.h"
+#include "gpuplan/money.h"
 #include "gpuplan/training.h"
 
 namespace gpuplan {
+
+/// The `plan:` section of a job file (flags of `gpuplan plan` override it).
+struct PlanSettings {
+  std::optional<Seconds> deadline{};   ///< a duration, or a date (the start of that day, from the start of today)
+  std::optional<Money> budget{};       ///< in the display currency
+  std::optional<bool> allow_spot{}, include_buy{};
+  std::optional<int> max_gpus{};
+  std::optional<std::string> objective{};  ///< "cost" or "time"
+  std::optional<double> confidence{};
+  std::vector<std::string> gpus{}, providers{}, regions{};
+  std::string market = "CN";  ///< region preferred for purchase prices and operating costs
+};
+
+/// What the job file is read for: `plan` searches GPUs and counts itself, so
+/// cluster.gpu and cluster.gpus are neither defaulted nor checked against the precision.
+enum class JobUse { kEstimate, kPlan };
 
 struct ResolvedJob {
   Job job{};
@@ -20,6 +38,8 @@ struct ResolvedJob {
   Json inputs{};
   double spot_interruptions_per_day = 1.0;  ///< for the spot cost rows
   Bytes dataset{};                          ///< kept in storage during the run (cost rows)
+  BytesPerSecond upload_bandwidth{100e6};   ///< to the provider, before a rental starts (plan)
+  PlanSettings plan{};
 };
 
 /// Storage read bandwidth presets (assumptions, see job.cc).
@@ -28,6 +48,30 @@ BytesPerSecond storage_read_bandwidth(std::string_view tier);
 std::optional<BytesPerSecond> network_bandwidth(std::string_view name);
 
 /// Throws InputErrors naming file, line and field (or --set / the flag).
-ResolvedJob load_job(const std::string& path, const std::vector<std::string>& sets, const Context& ctx);
+ResolvedJob load_job(const std::string& path, const std::vector<std::string>& sets, const Context& ctx,
+                     JobUse use = JobUse::kEstimate);
+
+/// A flag that stands for a --set override (`--mfu 35%` is `--set job.mfu=35%`).
+struct FlagOverride {
+  std::string flag;   ///< "--mfu"
+  std::string path;   ///< "job.mfu"
+  std::string value;  ///< as given
+};
+
+/// load_job with `flags` applied after `sets`; a problem with a flag's value is
+/// reported at the flag ("--mfu 150%: job.mfu: ..."), not at an invisible --set.
+ResolvedJob load_job_with_flags(const std::string& path, std::vector<std::string> sets,
+                                const std::vector<FlagOverride>& flags, const Context& ctx,
+                                JobUse use = JobUse::kEstimate);
+
+/// A scaling fit saved by `gpuplan fit scaling --format json -o FILE`: the USL's
+/// σ and κ (Amdahl's σ when the USL was not fitted, or when its AICc is worse).
+/// Throws InputErrors naming the file, line and field.
+MeasuredScaling load_scaling_fit(const std::string& path);
+
+/// The `--deadline` / `plan.deadline` text: a duration ("10d") or a date
+/// ("2026-12-20": the start of that day, counted from the start of `today`).
+/// Throws std::invalid_argument.
+Seconds parse_deadline(std::string_view text, Date today);
 
 }  // namespace gpuplan

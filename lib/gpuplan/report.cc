@@ -16,6 +16,20 @@ void Table::add_row(std::vector<Cell> row) {
   rows.push_back(std::move(row));
 }
 
+std::vector<std::size_t> Table::text_row_indices() const {
+  std::vector<std::size_t> idx;
+  const std::size_t n = rows.size();
+  if (text_max_rows == 0 || n <= text_max_rows) {
+    for (std::size_t i = 0; i < n; ++i) idx.push_back(i);
+    return idx;
+  }
+  if (text_max_rows == 1) return {0};
+  // k rows spread over 0..n−1: row i·(n−1)/(k−1), rounded to the nearest.
+  const std::size_t k = text_max_rows;
+  for (std::size_t i = 0; i < k; ++i) idx.push_back((i * (n - 1) + (k - 1) / 2) / (k - 1));
+  return idx;
+}
+
 Format parse_format(std::string_view name) {
   if (name == "table") return Format::kTable;
   if (name == "csv") return Format::kCsv;
@@ -161,7 +175,9 @@ std::string render_text_table(const Table& t, const RenderOptions& opt) {
   std::vector<std::size_t> width(nc);
   std::vector<bool> right(nc, false);
   for (std::size_t j = 0; j < nc; ++j) width[j] = display_width(t.columns[cols[j]].label);
-  for (const auto& row : t.rows) {
+  const std::vector<std::size_t> shown = t.text_row_indices();
+  for (const std::size_t ri : shown) {
+    const auto& row = t.rows[ri];
     for (std::size_t j = 0; j < nc; ++j) {
       const Cell& c = row[cols[j]];
       cells.push_back(pretty(c, t.columns[cols[j]]));
@@ -173,7 +189,7 @@ std::string render_text_table(const Table& t, const RenderOptions& opt) {
   std::string out;
   std::size_t line_width = 0;
   for (const std::size_t w : width) line_width += w + 2;
-  out.reserve((t.rows.size() + 3) * (line_width + 8));
+  out.reserve((shown.size() + 3) * (line_width + 8));
   const auto put_line = [&](const auto& text_of, const auto& width_of) {
     const std::size_t start = out.size();
     for (std::size_t j = 0; j < nc; ++j) {
@@ -200,7 +216,7 @@ std::string render_text_table(const Table& t, const RenderOptions& opt) {
     out.append(width[j], '-');
   }
   out += '\n';
-  for (std::size_t r = 0; r < t.rows.size(); ++r)
+  for (std::size_t r = 0; r < shown.size(); ++r)
     put_line([&](std::size_t j) -> const std::string& { return cells[r * nc + j]; },
              [&](std::size_t j) { return cell_width[r * nc + j]; });
   return out;
@@ -226,7 +242,8 @@ std::string render_md_table(const Table& t) {
   out += "\n|";
   for (std::size_t j = 0; j < cols.size(); ++j) out += right[j] ? "---:|" : "---|";
   out += "\n";
-  for (const auto& row : t.rows) {
+  for (const std::size_t ri : t.text_row_indices()) {
+    const auto& row = t.rows[ri];
     out += "|";
     for (const std::size_t c : cols) out += " " + md_escape(pretty(row[c], t.columns[c])) + " |";
     out += "\n";

@@ -32,11 +32,16 @@ struct Table {
   std::vector<Column> columns{};
   std::vector<std::vector<Cell>> rows{};
   bool text = true;  ///< shown in the terminal table and Markdown (JSON always has it)
+  /// 0: every row. Otherwise the terminal table and Markdown show at most this
+  /// many rows, evenly spaced with the first and last kept (CSV and JSON show all).
+  std::size_t text_max_rows = 0;
   /// The last row holds column totals: CSV and tables print it as a row; JSON
   /// puts it apart, as `<name>_total`, so that the array holds only data rows.
   bool last_row_is_total = false;
   /// Throws std::logic_error when the row's width differs from the header's.
   void add_row(std::vector<Cell> row);
+  /// The rows the terminal table and Markdown show (see text_max_rows).
+  std::vector<std::size_t> text_row_indices() const;
 };
 
 struct Report {

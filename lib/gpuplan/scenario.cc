@@ -83,13 +83,7 @@ class Reader {
     });
   }
 
-  std::optional<bool> boolean(Fields& f, std::string_view key) {
-    return f.value(key, false, [](const std::string& s) {
-      if (s == "true") return true;
-      if (s == "false") return false;
-      throw std::invalid_argument(fmt::format("'{}' is not true or false", s));
-    });
-  }
+  std::optional<bool> boolean(Fields& f, std::string_view key) { return detail::read_bool(f, key); }
 
   const Context& ctx() const { return ctx_; }
   Diagnostics& diag() { return diag_; }
@@ -104,34 +98,6 @@ class Reader {
 };
 
 std::string show(Money m) { return fmt::format("{}", m); }
-
-// The newest catalog purchase of `kind` (for `gpu` when given), preferring `region`.
-const Purchase* pick_purchase(const Catalog& c, PurchaseKind kind, const std::string& gpu, const std::string& region) {
-  const Purchase* best = nullptr;
-  const auto better = [&](const Purchase& p) {
-    if (!best) return true;
-    const bool pr = p.region == region, br = best->region == region;
-    if (pr != br) return pr;
-    return p.provenance.as_of > best->provenance.as_of;
-  };
-  for (const Purchase& p : c.purchases) {
-    if (p.kind != kind) continue;
-    if (!gpu.empty() && !id_equals(p.gpu, gpu)) continue;
-    if (better(p)) best = &p;
-  }
-  return best;
-}
-
-// The first catalog operating record of `kind`, preferring `region`.
-const OperatingCost* pick_operating(const Catalog& c, OperatingKind kind, const std::string& region) {
-  const OperatingCost* any = nullptr;
-  for (const OperatingCost& o : c.operating) {
-    if (o.kind != kind) continue;
-    if (id_equals(o.region, region)) return &o;
-    if (!any) any = &o;
-  }
-  return any;
-}
 
 std::string cite(const Provenance& p) { return fmt::format("{}, as_of {}", p.source, format_date(p.as_of)); }
 
@@ -416,7 +382,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
         dst = *m;
         return;
       }
-      if (const Purchase* p = pick_purchase(cat, kind, for_gpu, region)) {
+      if (const Purchase* p = find_purchase(cat, kind, for_gpu, region)) {
         dst = rd.convert_catalog(p->price.amount);
         if (kind == PurchaseKind::kServer) return;
         rd.note(f.field(key), show(dst), fmt::format("catalog purchase {}: {}", p->id, cite(p->provenance)));
@@ -444,7 +410,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
       rd.note("buy.facility", show(o.facility), "assumption: the room, cooling and power already exist");
     }
     if (auto d = rd.duration(f, "lead_time")) o.lead_time = *d;
-    else if (const OperatingCost* c = pick_operating(cat, OperatingKind::kLeadTime, region)) {
+    else if (const OperatingCost* c = find_operating(cat, OperatingKind::kLeadTime, region)) {
       o.lead_time = Seconds(c->number);
       rd.note("buy.lead_time", format_duration(o.lead_time), fmt::format("catalog {}: {}", c->id, cite(c->provenance)));
     } else {
@@ -471,12 +437,12 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
                "is required with lead_time_cover: delay_cost (what a month without training costs)");
     }
     if (auto d = rd.duration(f, "useful_life", true)) o.useful_life = *d;
-    else if (const OperatingCost* c = pick_operating(cat, OperatingKind::kUsefulLife, region)) {
+    else if (const OperatingCost* c = find_operating(cat, OperatingKind::kUsefulLife, region)) {
       o.useful_life = Seconds(c->number);
       rd.note("buy.useful_life", format_duration(o.useful_life), fmt::format("catalog {}: {}", c->id, cite(c->provenance)));
     }
     if (auto v = rd.share(f, "residual_value", 0.0, 1.0)) o.residual_share = *v;
-    else if (const OperatingCost* c = pick_operating(cat, OperatingKind::kResidualValue, region)) {
+    else if (const OperatingCost* c = find_operating(cat, OperatingKind::kResidualValue, region)) {
       o.residual_share = c->number;
       rd.note("buy.residual_value", fmt::format("{:g}%", c->number * 100),
               fmt::format("catalog {}: {}", c->id, cite(c->provenance)));
@@ -502,7 +468,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
           return x;
         }))
       o.pue = *v;
-    else if (const OperatingCost* c = pick_operating(cat, OperatingKind::kPue, region)) {
+    else if (const OperatingCost* c = find_operating(cat, OperatingKind::kPue, region)) {
       o.pue = c->number;
       rd.note("buy.pue", fmt::format("{:g}", c->number), fmt::format("catalog {}: {}", c->id, cite(c->provenance)));
     }
@@ -512,7 +478,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
         dst = *m;
         return;
       }
-      if (const OperatingCost* c = pick_operating(cat, kind, region); c && c->money) {
+      if (const OperatingCost* c = find_operating(cat, kind, region); c && c->money) {
         dst = rd.convert_catalog(*c->money).scaled(factor);
         const std::string shown = fmt::format("{} {}", to_plain_string(dst, -1), dst.currency().code());
         const std::string from = c->money->currency() == dst.currency()

@@ -188,6 +188,51 @@ std::optional<std::string> read_choice(Fields& f, std::string_view key, const st
   });
 }
 
+std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view key) {
+  const YAML::Node n = f.get(key, false);
+  if (!n.IsDefined()) return std::nullopt;
+  std::vector<std::string> out;
+  const auto add = [&](const YAML::Node& item, const std::string& text) {
+    std::string_view rest = text;
+    while (true) {
+      const std::size_t comma = rest.find(',');
+      std::string_view id = rest.substr(0, comma);
+      while (!id.empty() && id.front() == ' ') id.remove_prefix(1);
+      while (!id.empty() && id.back() == ' ') id.remove_suffix(1);
+      if (id.empty()) {
+        f.fail(item, f.field(key), fmt::format("'{}' has an empty entry", text));
+        return false;
+      }
+      out.emplace_back(id);
+      if (comma == std::string_view::npos) return true;
+      rest.remove_prefix(comma + 1);
+    }
+  };
+  if (n.IsScalar()) {
+    if (!add(n, n.Scalar())) return std::nullopt;
+  } else if (n.IsSequence()) {
+    for (const YAML::Node& item : n) {
+      if (!item.IsScalar()) {
+        f.fail(item, f.field(key), "must be a list of ids");
+        return std::nullopt;
+      }
+      if (!add(item, item.Scalar())) return std::nullopt;
+    }
+  } else {
+    f.fail(n, f.field(key), "must be a list of ids, or ids separated by commas");
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<bool> read_bool(Fields& f, std::string_view key) {
+  return f.value(key, false, [](const std::string& s) {
+    if (s == "true") return true;
+    if (s == "false") return false;
+    throw std::invalid_argument(fmt::format("'{}' is not true or false", s));
+  });
+}
+
 YAML::Node section(Fields& parent, std::string_view key) {
   YAML::Node n = parent.get(key, false);
   return n.IsDefined() ? n : YAML::Node(YAML::NodeType::Map);

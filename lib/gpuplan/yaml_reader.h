@@ -119,6 +119,11 @@ std::optional<BytesPerSecond> read_rate_in(Fields& f, std::string_view key, bool
 /// One of `choices` (listed in the message when it is not).
 std::optional<std::string> read_choice(Fields& f, std::string_view key, const std::vector<std::string>& choices,
                                        bool required = false);
+/// A list of ids: a YAML sequence of scalars, or one scalar of comma-separated
+/// ids ("autodl,runpod", as --set gives it). Empty ids are refused.
+std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view key);
+/// `true` or `false` (YAML 1.1's yes/no/on/off are refused: they are too easy to write by accident).
+std::optional<bool> read_bool(Fields& f, std::string_view key);
 /// A section that may be absent: an empty map then, so its reads fall back to defaults.
 YAML::Node section(Fields& parent, std::string_view key);
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <fmt/format.h>
 
 #include "gpuplan/cost/rent.h"
@@ -39,26 +38,12 @@ struct CostRow {
 }  // namespace
 
 Report estimate_report(const Context& ctx, const EstimateQuery& q) {
-  std::vector<std::string> sets = q.sets;
   // Flags are --set overrides with a name of their own.
-  if (q.mfu) sets.push_back("job.mfu=" + *q.mfu);
-  if (q.gpu) sets.push_back("cluster.gpu=" + *q.gpu);
-  if (q.gpus) sets.push_back("cluster.gpus=" + *q.gpus);
-  ResolvedJob rj;
-  try {
-    rj = load_job(q.job_file, sets, ctx);
-  } catch (const InputErrors& e) {
-    // A problem with a value given by --mfu, --gpu or --gpus is reported at that flag.
-    std::vector<InputError> named;
-    for (const InputError& p : e.problems()) {
-      SourceLocation where = p.where();
-      for (const auto& [flag, path, value] : {std::tuple{"--mfu", "job.mfu", q.mfu}, std::tuple{"--gpu", "cluster.gpu", q.gpu},
-                                              std::tuple{"--gpus", "cluster.gpus", q.gpus}})
-        if (value && where.file == fmt::format("--set {}={}", path, *value)) where.file = fmt::format("{} {}", flag, *value);
-      named.emplace_back(where, p.field(), p.message());
-    }
-    throw InputErrors(std::move(named));
-  }
+  std::vector<FlagOverride> flags;
+  if (q.mfu) flags.push_back({"--mfu", "job.mfu", *q.mfu});
+  if (q.gpu) flags.push_back({"--gpu", "cluster.gpu", *q.gpu});
+  if (q.gpus) flags.push_back({"--gpus", "cluster.gpus", *q.gpus});
+  const ResolvedJob rj = load_job_with_flags(q.job_file, q.sets, flags, ctx);
   const Job& job = rj.job;
   const Cluster& cl = rj.cluster;
   Estimate e;

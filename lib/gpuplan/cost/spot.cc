@@ -1,8 +1,11 @@
 #include "gpuplan/cost/spot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <stdexcept>
+#include <vector>
 
 namespace gpuplan {
 
@@ -42,6 +45,68 @@ SpotOverhead spot_overhead(const SpotParams& p) {
   out.wall_per_work = (1.0 + write) / (1.0 - lost_rate);
   out.lost_share = lost_rate;
   out.checkpoint_share = write / out.wall_per_work;
+  return out;
+}
+
+}  // namespace gpuplan
+
+namespace gpuplan {
+
+SpotSimulation simulate_spot(Seconds work, const SpotParams& p, Seconds available, int trials, std::uint64_t seed) {
+  if (trials < 1) throw std::invalid_argument("trials must be at least 1");
+  if (work < Seconds(0) || available < Seconds(0)) throw std::invalid_argument("times must not be negative");
+  const SpotOverhead ov = spot_overhead(p);  // validates p; gives τ
+  const double w = work.count();
+  const double lambda = p.interruptions_per_hour / 3600.0;
+  const double c = p.checkpoint_write.count();
+  const double r = p.restart.count();
+  // τ = ∞ (never interrupted) or 0 (free checkpoints): one segment, or segments of a minute.
+  double tau = ov.interval.count();
+  if (!std::isfinite(tau) || tau <= 0) tau = std::isfinite(tau) ? 60.0 : std::max(w, 1.0);
+  const double cap = 10.0 * w + available.count();
+  std::mt19937_64 gen(seed);
+  // Uniform in (0, 1] from the top 53 bits; then an exponential gap by inversion.
+  const auto gap = [&] {
+    const double u = static_cast<double>((gen() >> 11) + 1) * 0x1.0p-53;
+    return lambda > 0 ? -std::log(u) / lambda : std::numeric_limits<double>::infinity();
+  };
+  std::vector<double> times(static_cast<std::size_t>(trials));
+  SpotSimulation out;
+  out.trials = trials;
+  int met = 0;
+  double sum = 0;
+  for (double& t_out : times) {
+    double t = 0, done = 0;
+    double next = gap();  // time until the next interruption (memoryless, so it carries over)
+    while (done < w && t < cap) {
+      const double seg = std::min(tau, w - done);
+      const double need = seg + (done + seg < w ? c : 0.0);
+      if (next >= need) {
+        t += need;
+        next -= need;
+        done += seg;
+      } else {
+        t += next + r;  // the segment in flight is lost
+        next = gap();
+      }
+    }
+    if (t >= cap) {
+      t = cap;
+      out.capped = true;
+    }
+    if (t <= available.count()) ++met;
+    sum += t;
+    t_out = t;
+  }
+  std::sort(times.begin(), times.end());
+  const auto quantile = [&](double q) {
+    const auto i = static_cast<std::size_t>(std::ceil(q * trials)) - 1;
+    return Seconds(times[std::min(i, times.size() - 1)]);
+  };
+  out.probability = static_cast<double>(met) / trials;
+  out.p50 = quantile(0.5);
+  out.p90 = quantile(0.9);
+  out.mean = Seconds(sum / trials);
   return out;
 }
 

@@ -11,6 +11,7 @@
 // a spot option that is never interrupted costs exactly its price × hours.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -44,5 +45,29 @@ Seconds young_daly_interval(Seconds checkpoint_write, Seconds mtbf);
 
 /// The expected overhead; throws std::invalid_argument on negative inputs.
 SpotOverhead spot_overhead(const SpotParams& p);
+
+}  // namespace gpuplan
+
+namespace gpuplan {
+
+/// Monte Carlo of one run on spot capacity, for the chance of meeting a
+/// deadline (the first-order model above gives only the expected time).
+/// Interruptions arrive as a Poisson process at rate λ (exponential gaps);
+/// work is checkpointed every τ at a cost of C (the last segment needs none);
+/// an interruption loses the work since the last checkpoint and costs R.
+/// Reproducible: the generator is std::mt19937_64, whose output the C++
+/// standard fixes, turned into uniforms and exponentials by gpuplan itself
+/// (std::exponential_distribution differs between standard libraries).
+struct SpotSimulation {
+  int trials = 0;
+  double probability = 0;  ///< share of trials finished within `available`
+  Seconds p50{}, p90{};    ///< quantiles of the wall time (a trial stopped at the cap counts as the cap)
+  Seconds mean{};
+  bool capped = false;     ///< some trials ran past the cap (10× the work plus `available`) and were stopped
+};
+
+/// `work`: wall time the run needs without interruptions. Throws
+/// std::invalid_argument for trials < 1 or negative inputs.
+SpotSimulation simulate_spot(Seconds work, const SpotParams& p, Seconds available, int trials, std::uint64_t seed);
 
 }  // namespace gpuplan

@@ -1,0 +1,510 @@
+#include "gpuplan/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "gpuplan/cost/rent.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr double kHoursPerMonth = 730.0;  // SPEC: a month is 730 h
+// Spot plans simulated at most when looking for a recommendation: beyond this
+// many risky ones, the recommendation falls back to plans that are not spot.
+constexpr int kMaxSpotSimulations = 64;
+
+bool matches_any(const std::vector<std::string>& filters, std::string_view value, bool gpu) {
+  if (filters.empty()) return true;
+  return std::any_of(filters.begin(), filters.end(),
+                     [&](const std::string& f) { return gpu ? gpu_matches(f, value) : id_equals(f, value); });
+}
+
+std::vector<PlanMode> modes_of(const PlanSource& s, bool allow_spot) {
+  if (!s.offer) return {PlanMode::kBuy};
+  std::vector<PlanMode> m;
+  if (s.prices.hourly) m.push_back(PlanMode::kHourly);
+  if (s.prices.monthly) m.push_back(PlanMode::kMonthly);
+  if (allow_spot && s.prices.spot) m.push_back(PlanMode::kSpot);
+  return m;
+}
+
+BillingMode billing(PlanMode m) {
+  return m == PlanMode::kMonthly ? BillingMode::kMonthly : m == PlanMode::kSpot ? BillingMode::kSpot : BillingMode::kHourly;
+}
+
+// Price per GPU-hour of a source's mode, for "the cheapest card per hour".
+std::optional<double> gpu_hour_price(const PlanSource& s, PlanMode m) {
+  if (!s.offer) return std::nullopt;
+  const auto& p = s.prices.price(billing(m));
+  if (!p) return std::nullopt;
+  return p->units() / (s.offer->gpus * (m == PlanMode::kMonthly ? kHoursPerMonth : 1.0));
+}
+
+std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, const CurrencyConverter& fx) {
+  std::vector<PlanSource> out;
+  for (const Offer& o : cat.offers) {
+    const Gpu* g = cat.find_gpu(o.gpu);
+    if (!g || !matches_any(in.gpus, g->id, true) || !matches_any(in.providers, o.provider, false) ||
+        !matches_any(in.regions, o.region, false))
+      continue;
+    PlanSource s;
+    s.gpu = g;
+    s.offer = &o;
+    s.prices = offer_prices(o, cat, fx);
+    s.gpus_per_node = o.gpus;
+    s.network_from_offer = o.network.has_value();
+    s.network = o.network.value_or(in.cluster.network_bandwidth);
+    if (modes_of(s, in.allow_spot).empty()) continue;
+    out.push_back(std::move(s));
+  }
+  if (in.include_buy) {
+    const auto cite = [](const Provenance& p) { return fmt::format("{}, as_of {}", p.source, format_date(p.as_of)); };
+    for (const Gpu& g : cat.gpus) {
+      if (!matches_any(in.gpus, g.id, true)) continue;
+      const Purchase* card = find_purchase(cat, PurchaseKind::kCard, g.id, in.market);
+      if (!card) continue;
+      PlanSource s;
+      s.gpu = &g;
+      s.card = card;
+      s.card_price = fx.convert(card->price.amount);
+      s.gpus_per_node = in.cluster.gpus_per_node;
+      s.network = in.cluster.network_bandwidth;
+      s.notes.push_back(fmt::format("card price {} {} (catalog {}: {})", to_plain_string(s.card_price),
+                                    fx.display().code(), card->id, cite(card->provenance)));
+      s.server_base = Money::zero(fx.display());
+      if (const Purchase* base = find_purchase(cat, PurchaseKind::kServerBase, "", in.market)) {
+        s.server_base = fx.convert(base->price.amount);
+        s.notes.push_back(fmt::format("server without GPUs {} {} per {} cards (catalog {}: {})",
+                                      to_plain_string(s.server_base), fx.display().code(), s.gpus_per_node, base->id,
+                                      cite(base->provenance)));
+      }
+      s.lead_time = Months(2);  // the article: procurement "拖两个月"
+      if (const OperatingCost* c = find_operating(cat, OperatingKind::kLeadTime, in.market)) s.lead_time = Seconds(c->number);
+      s.electricity_per_kwh = Money::zero(fx.display());
+      if (const OperatingCost* c = find_operating(cat, OperatingKind::kElectricityPerKwh, in.market); c && c->money)
+        s.electricity_per_kwh = fx.convert(*c->money);
+      if (const OperatingCost* c = find_operating(cat, OperatingKind::kPue, in.market)) s.pue = c->number;
+      if (const OperatingCost* c = find_operating(cat, OperatingKind::kResidualValue, in.market))
+        s.residual_share = c->number;
+      if (const OperatingCost* c = find_operating(cat, OperatingKind::kUsefulLife, in.market))
+        s.useful_life = Seconds(c->number);
+      out.push_back(std::move(s));
+    }
+  }
+  if (out.size() > std::numeric_limits<std::uint16_t>::max())
+    throw std::invalid_argument("more than 65,535 offers to search: filter with --gpu, --provider or --region");
+  return out;
+}
+
+// One configuration's time and cost: the formulas the search and describe() share.
+struct Evaluation {
+  std::optional<Rejection> rejected{};
+  double work_hours = 0, wall_hours = 0, start_hours = 0, finish_hours = 0;
+  int instances = 0;
+  Money cost = Money::zero(kCny);
+  RunCost run{};
+  Money hardware = Money::zero(kCny), power = Money::zero(kCny);
+  std::optional<SpotOverhead> spot{};
+};
+
+Evaluation evaluate(const PlanInputs& in, const PlanSource& s, PlanMode mode, int gpus, const StepBreakdown& st,
+                    double steps) {
+  Evaluation e;
+  e.work_hours = st.step.count() * steps / 3600.0;
+  e.wall_hours = e.work_hours;
+  if (mode == PlanMode::kBuy) {
+    // Buying: cards + one server (without GPUs) per gpus_per_node cards, paid up
+    // front; the run starts after the lead time. Energy for the run =
+    // (TDP × cards + server watts × servers) × PUE × hours, at the tariff.
+    const int servers = instances_for(gpus, s.gpus_per_node);
+    e.instances = servers;
+    e.start_hours = s.lead_time.count() / 3600.0;
+    const double kwh = (s.gpu->tdp.value() * gpus + s.server_power.value() * servers) * s.pue * e.work_hours / 1000.0;
+    const double biggest = s.card_price.units() * gpus + s.server_base.units() * servers + s.electricity_per_kwh.units() * kwh;
+    if (!std::isfinite(biggest) || biggest >= kMaxRunCostUnits) {
+      e.rejected = Rejection::kRange;
+      return e;
+    }
+    e.hardware = s.card_price.times(gpus) + s.server_base.times(servers);
+    e.power = s.electricity_per_kwh.scaled(kwh).rounded();
+    e.cost = e.hardware.rounded() + e.power;
+  } else {
+    e.instances = instances_for(gpus, s.offer->gpus);
+    if (mode == PlanMode::kSpot) {
+      // Any instance's interruption stops a data-parallel job: λ = rate × instances.
+      const SpotOverhead ov = spot_overhead(SpotParams{in.spot_interruptions_per_day / 24.0 * e.instances,
+                                                       st.checkpoint_write, in.spot_restart, std::nullopt});
+      e.spot = ov;
+      if (!ov.feasible) {
+        e.rejected = Rejection::kSpotStall;
+        return e;
+      }
+      e.wall_hours = e.work_hours * ov.wall_per_work;
+    }
+    // Before training: the instance is provisioned, then the dataset uploaded.
+    e.start_hours = in.provisioning.count() / 3600.0;
+    if (in.dataset.value() > 0 && in.upload_bandwidth.value() > 0)
+      e.start_hours += (in.dataset / in.upload_bandwidth).count() / 3600.0;
+    const std::optional<RunCost> c = run_cost(s.prices, billing(mode), e.wall_hours, e.instances, in.dataset.value() / kGB);
+    if (!c) {
+      e.rejected = Rejection::kRange;
+      return e;
+    }
+    e.run = *c;
+    e.cost = c->total;
+  }
+  e.finish_hours = e.start_hours + e.wall_hours;
+  if (!std::isfinite(e.finish_hours)) e.rejected = Rejection::kRange;
+  return e;
+}
+
+Shape shape_of(const PlanInputs& in, const PlanSource& s, int gpus, int zero) {
+  return Shape{s.gpu, gpus, s.gpus_per_node, s.network, in.cluster.comm_overlap, zero};
+}
+
+std::string hours_text(double h) {
+  if (h < 48) return fmt::format("{:.1f} h", h);
+  return fmt::format("{:.1f} days", h / 24);
+}
+
+std::string money_text(Money m) { return fmt::format("{} {}", to_pretty_string(m.rounded(), 0), m.currency().code()); }
+
+std::string label(const PlanDetail& d) {
+  const PlanSource& s = *d.source;
+  if (!s.offer) return fmt::format("buy {}× {}", d.config.gpus, s.gpu->id);
+  return fmt::format("{}× {} on {} {} ({})", d.config.gpus, s.gpu->id, s.offer->provider, s.offer->region,
+                     to_string(d.config.mode));
+}
+
+bool before(const PlanConfig& a, const PlanConfig& b, Objective o) {
+  if (o == Objective::kTime) {
+    if (a.finish_hours != b.finish_hours) return a.finish_hours < b.finish_hours;
+    return a.cost_micros < b.cost_micros;
+  }
+  if (a.cost_micros != b.cost_micros) return a.cost_micros < b.cost_micros;
+  return a.finish_hours < b.finish_hours;
+}
+
+}  // namespace
+
+std::string_view to_string(PlanMode m) {
+  switch (m) {
+    case PlanMode::kHourly: return "hourly";
+    case PlanMode::kMonthly: return "monthly";
+    case PlanMode::kSpot: return "spot";
+    case PlanMode::kBuy: return "buy";
+  }
+  return "?";
+}
+
+std::string_view to_string(Rejection r) {
+  switch (r) {
+    case Rejection::kPrecision: return "no tensor rate for the precision";
+    case Rejection::kMemory: return "does not fit in memory, even with ZeRO-3";
+    case Rejection::kBatch: return "more GPUs than the global batch has micro-batches";
+    case Rejection::kSpotStall: return "spot interruptions outpace progress";
+    case Rejection::kRange: return "cost beyond a trillion";
+    case Rejection::kDeadline: return "misses the deadline";
+    case Rejection::kBudget: return "over budget";
+  }
+  return "?";
+}
+
+std::vector<PlanConfig> pareto_frontier(std::vector<PlanConfig> p) {
+  std::sort(p.begin(), p.end(), [](const PlanConfig& a, const PlanConfig& b) {
+    if (a.finish_hours != b.finish_hours) return a.finish_hours < b.finish_hours;
+    return a.cost_micros < b.cost_micros;
+  });
+  // A point is dominated by a faster one that costs no more, or by one as fast
+  // that costs less: keep a group of equal times' cheapest points only when
+  // they cost less than everything faster.
+  std::vector<PlanConfig> out;
+  std::int64_t best = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t i = 0; i < p.size();) {
+    std::size_t j = i;
+    while (j < p.size() && p[j].finish_hours == p[i].finish_hours) ++j;
+    const std::int64_t cheapest = p[i].cost_micros;
+    if (cheapest < best)
+      for (std::size_t k = i; k < j && p[k].cost_micros == cheapest; ++k) out.push_back(p[k]);
+    best = std::min(best, cheapest);
+    i = j;
+  }
+  return out;
+}
+
+PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig& c) {
+  const TrainingModel model(in.job);
+  const PlanSource& s = r.sources.at(c.source);
+  PlanDetail d;
+  d.config = c;
+  d.source = &s;
+  const MeasuredScaling* measured = in.scaling ? &*in.scaling : nullptr;
+  d.step = model.step(shape_of(in, s, c.gpus, c.zero_stage), model.achieved_flops(*s.gpu), measured);
+  const Evaluation e = evaluate(in, s, c.mode, c.gpus, d.step, model.steps());
+  d.instances = e.instances;
+  d.work_hours = e.work_hours;
+  d.wall_hours = e.wall_hours;
+  d.start_hours = e.start_hours;
+  d.finish_hours = e.finish_hours;
+  d.cost = e.cost;
+  d.run = e.run;
+  d.hardware = e.hardware;
+  d.power = e.power;
+  d.spot = e.spot;
+  if (c.mode == PlanMode::kBuy) {
+    // Straight-line depreciation over the useful life down to the residual share.
+    const double used = std::min(1.0, e.work_hours / (s.useful_life.count() / 3600.0));
+    d.resale_after = e.hardware.scaled(1.0 - (1.0 - s.residual_share) * used).rounded();
+  }
+  if (c.mode == PlanMode::kSpot && in.deadline && e.spot) {
+    const double available = in.deadline->count() - e.start_hours * 3600.0;
+    d.simulation = simulate_spot(Seconds(e.work_hours * 3600.0),
+                                 SpotParams{in.spot_interruptions_per_day / 24.0 * e.instances, d.step.checkpoint_write,
+                                            in.spot_restart, std::nullopt},
+                                 Seconds(std::max(0.0, available)), in.trials, in.seed);
+  }
+  if (c.zero_stage > in.job.zero_stage)
+    d.notes.push_back(fmt::format("ZeRO-{} to fit in memory", static_cast<int>(c.zero_stage)));
+  if (measured && c.gpus > measured->max_measured_gpus)
+    d.notes.push_back(fmt::format("scaling extrapolated beyond the {:g} GPUs measured", measured->max_measured_gpus));
+  if (s.offer && c.gpus > s.offer->gpus && !s.network_from_offer)
+    d.notes.push_back(fmt::format("{} instances linked at {:g} Gb/s (cluster.network)", e.instances,
+                                  s.network.value() * 8 / 1e9));
+  return d;
+}
+
+PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConverter& fx) {
+  if (in.max_gpus < 1) throw std::invalid_argument("max_gpus must be at least 1");
+  if (!(in.confidence > 0 && in.confidence <= 1)) throw std::invalid_argument("confidence must be within (0, 1]");
+  if (in.trials < 1) throw std::invalid_argument("trials must be at least 1");
+  const TrainingModel model(in.job);
+  PlanResult r;
+  r.sources = build_sources(in, catalog, fx);
+  const Currency currency = fx.display();
+  const double deadline_h = in.deadline ? in.deadline->count() / 3600.0 : std::numeric_limits<double>::infinity();
+  const std::int64_t budget = in.budget ? in.budget->micros() : std::numeric_limits<std::int64_t>::max();
+  const MeasuredScaling* measured = in.scaling ? &*in.scaling : nullptr;
+  const double usable = in.cluster.usable_memory;
+  const double batch_limit = model.max_gpus();
+  const double steps = model.steps();
+
+  for (std::size_t si = 0; si < r.sources.size(); ++si) {
+    const PlanSource& s = r.sources[si];
+    const std::vector<PlanMode> modes = modes_of(s, in.allow_spot);
+    const auto nmodes = static_cast<std::int64_t>(modes.size());
+    const int stride = s.offer ? s.offer->gpus : 1;
+    const std::int64_t counts = in.max_gpus / stride;
+    r.evaluated += counts * nmodes;
+    const double per_gpu = model.achieved_flops(*s.gpu);
+    if (per_gpu <= 0) {
+      r.rejected[static_cast<int>(Rejection::kPrecision)] += counts * nmodes;
+      continue;
+    }
+    for (std::int64_t k = 1; k <= counts; ++k) {
+      const int n = static_cast<int>(k) * stride;
+      if (n > batch_limit) {
+        // Every larger count fails the same way.
+        r.rejected[static_cast<int>(Rejection::kBatch)] += (counts - k + 1) * nmodes;
+        break;
+      }
+      const int zero = model.fitting_zero_stage(*s.gpu, n, usable);
+      if (zero < 0) {
+        r.rejected[static_cast<int>(Rejection::kMemory)] += nmodes;
+        continue;
+      }
+      const StepBreakdown st = model.step(shape_of(in, s, n, zero), per_gpu, measured);
+      for (const PlanMode m : modes) {
+        const Evaluation e = evaluate(in, s, m, n, st, steps);
+        if (e.rejected) {
+          ++r.rejected[static_cast<int>(*e.rejected)];
+          continue;
+        }
+        const PlanConfig c{e.finish_hours, e.cost.micros(), static_cast<std::uint16_t>(si), m,
+                           static_cast<std::int8_t>(zero), n};
+        r.valid.push_back(c);
+        if (c.finish_hours > deadline_h) ++r.rejected[static_cast<int>(Rejection::kDeadline)];
+        else if (c.cost_micros > budget) ++r.rejected[static_cast<int>(Rejection::kBudget)];
+        else r.feasible.push_back(c);
+      }
+    }
+  }
+
+  std::sort(r.feasible.begin(), r.feasible.end(),
+            [](const PlanConfig& a, const PlanConfig& b) { return before(a, b, Objective::kCost); });
+  r.frontier = pareto_frontier(r.feasible);
+  if (!r.feasible.empty()) {
+    r.cheapest = describe(in, r, r.feasible.front());
+    r.fastest = describe(in, r, *std::min_element(r.feasible.begin(), r.feasible.end(), [](const auto& a, const auto& b) {
+      return before(a, b, Objective::kTime);
+    }));
+  }
+
+  // The recommendation: the best plan for the objective; a spot plan only if it
+  // meets the deadline with the required confidence (Monte Carlo).
+  std::vector<PlanConfig> order = r.feasible;
+  if (in.objective == Objective::kTime)
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return before(a, b, Objective::kTime); });
+  int simulated = 0;
+  std::optional<PlanDetail> risky;  // the first spot plan passed over
+  for (const PlanConfig& c : order) {
+    if (c.mode == PlanMode::kSpot && in.deadline) {
+      if (simulated >= kMaxSpotSimulations) continue;
+      ++simulated;
+      PlanDetail d = describe(in, r, c);
+      if (d.simulation && d.simulation->probability < in.confidence) {
+        if (!risky) risky = std::move(d);
+        continue;
+      }
+      r.recommended = std::move(d);
+    } else {
+      r.recommended = describe(in, r, c);
+    }
+    break;
+  }
+
+  // Per GPU-hour, the cheapest price among the sources searched: the "obvious" choice.
+  const PlanSource* cheap_src = nullptr;
+  PlanMode cheap_mode = PlanMode::kHourly;
+  double cheap_rate = std::numeric_limits<double>::infinity();
+  for (const PlanSource& s : r.sources)
+    for (const PlanMode m : modes_of(s, in.allow_spot))
+      if (const auto rate = gpu_hour_price(s, m); rate && *rate < cheap_rate) {
+        cheap_rate = *rate;
+        cheap_src = &s;
+        cheap_mode = m;
+      }
+  // Its best configuration, whether feasible or not.
+  std::optional<PlanConfig> cheap_best;
+  for (const PlanConfig& c : r.valid)
+    if (cheap_src && &r.sources[c.source] == cheap_src && c.mode == cheap_mode &&
+        (!cheap_best || before(c, *cheap_best, in.objective)))
+      cheap_best = c;
+  const auto why_not = [&](const PlanConfig& c) -> std::string {
+    const PlanDetail d = describe(in, r, c);
+    std::string out;
+    if (c.finish_hours > deadline_h)
+      out = fmt::format("would finish in {}, {} after the deadline", hours_text(c.finish_hours),
+                        hours_text(c.finish_hours - deadline_h));
+    if (c.cost_micros > budget)
+      out += fmt::format("{}would cost {}, {} over budget", out.empty() ? "" : " and ",
+                         money_text(d.cost), money_text(Money::from_micros(c.cost_micros - budget, currency)));
+    if (out.empty() && r.recommended)
+      out = fmt::format("costs {} and finishes in {}", money_text(d.cost), hours_text(c.finish_hours));
+    if (c.zero_stage > in.job.zero_stage) out += fmt::format(" (it needs ZeRO-{} on {} cards)", c.zero_stage, c.gpus);
+    return out;
+  };
+
+  if (r.recommended) {
+    const PlanDetail& d = *r.recommended;
+    std::string why = in.objective == Objective::kCost ? "the cheapest plan" : "the fastest plan";
+    std::vector<std::string> limits;
+    if (in.deadline) limits.push_back(fmt::format("finishes {} before the deadline", hours_text(deadline_h - d.finish_hours)));
+    if (in.budget) limits.push_back(fmt::format("{} under budget", money_text(*in.budget - d.cost)));
+    std::string sentence = fmt::format("Recommended: {}, done in {} for {}: {}{}{}.", label(d), hours_text(d.finish_hours),
+                           money_text(d.cost), why, limits.empty() ? "" : " that ",
+                           fmt::format("{}", fmt::join(limits, " and ")));
+    if (risky && in.deadline)
+      sentence += fmt::format(" Cheaper on spot, {} meets the deadline in only {:.0f}% of {} simulated runs (below the "
+                              "{:.0f}% required).",
+                              label(*risky), risky->simulation->probability * 100, risky->simulation->trials,
+                              in.confidence * 100);
+    if (cheap_src && &r.sources[d.config.source] != cheap_src) {
+      const std::string cheap = fmt::format("{} on {} at {:.2f} {}/GPU-h ({})", cheap_src->gpu->id,
+                                            cheap_src->offer->provider, cheap_rate, currency.code(), to_string(cheap_mode));
+      if (cheap_best)
+        sentence += fmt::format(" The cheapest card per hour, {}, {}.", cheap, why_not(*cheap_best));
+      else
+        sentence += fmt::format(" The cheapest card per hour, {}, cannot run this job: {}.", cheap,
+                                model.achieved_flops(*cheap_src->gpu) <= 0 ? "no tensor rate for the precision"
+                                                                           : "it does not fit in memory at any count");
+    }
+    r.recommendation = sentence;
+  } else if (!r.feasible.empty()) {
+    r.recommendation = fmt::format(
+        "No plan meets the deadline with {:.0f}% confidence: every feasible plan is on spot capacity and too likely "
+        "to be late. Loosen the deadline, lower --confidence, or leave out --allow-spot.",
+        in.confidence * 100);
+  }
+
+  if (r.feasible.empty() && !r.valid.empty()) {
+    // Nearest misses: the smallest relaxation of the binding constraints,
+    // measured as max(cost / budget, finish / deadline).
+    const auto excess = [&](const PlanConfig& c) {
+      double x = 0;
+      if (in.budget && in.budget->micros() > 0) x = std::max(x, static_cast<double>(c.cost_micros) / static_cast<double>(budget));
+      if (in.deadline && deadline_h > 0) x = std::max(x, c.finish_hours / deadline_h);
+      return x;
+    };
+    std::vector<PlanConfig> v = r.valid;
+    std::sort(v.begin(), v.end(), [&](const auto& a, const auto& b) {
+      const double ea = excess(a), eb = excess(b);
+      return ea != eb ? ea < eb : before(a, b, in.objective);
+    });
+    std::vector<PlanConfig> picks(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(3, v.size())));
+    const auto add_if_new = [&](const PlanConfig& c) {
+      if (std::none_of(picks.begin(), picks.end(), [&](const PlanConfig& p) {
+            return p.source == c.source && p.mode == c.mode && p.gpus == c.gpus;
+          }))
+        picks.push_back(c);
+    };
+    add_if_new(*std::min_element(r.valid.begin(), r.valid.end(), [](const auto& a, const auto& b) { return before(a, b, Objective::kCost); }));
+    add_if_new(*std::min_element(r.valid.begin(), r.valid.end(), [](const auto& a, const auto& b) { return before(a, b, Objective::kTime); }));
+    for (const PlanConfig& c : picks) {
+      NearMiss m;
+      m.plan = describe(in, r, c);
+      if (c.cost_micros > budget) m.budget_needed = Money::from_micros(c.cost_micros, currency);
+      if (c.finish_hours > deadline_h) m.deadline_needed_hours = c.finish_hours;
+      r.near_misses.push_back(std::move(m));
+    }
+  }
+
+  // Explain: per GPU, the best configuration for the objective and why it was
+  // not chosen; and the cheapest card per GPU-hour.
+  if (cheap_src) {
+    Rejected x;
+    x.what = fmt::format("cheapest per GPU-hour: {} on {} {} ({:.2f} {}/GPU-h)", cheap_src->gpu->id,
+                         cheap_src->offer->provider, to_string(cheap_mode), cheap_rate, currency.code());
+    if (cheap_best) {
+      x.plan = describe(in, r, *cheap_best);
+      x.why = why_not(*cheap_best);
+    } else {
+      x.why = model.achieved_flops(*cheap_src->gpu) <= 0 ? "no tensor rate for the precision"
+                                                          : "does not fit in memory at any count up to --max-gpus";
+    }
+    r.explained.push_back(std::move(x));
+  }
+  std::map<std::string, std::optional<PlanConfig>> best_per_gpu;
+  for (const PlanSource& s : r.sources) best_per_gpu.emplace(s.gpu->id, std::nullopt);
+  for (const PlanConfig& c : r.valid) {
+    auto& b = best_per_gpu[r.sources[c.source].gpu->id];
+    if (!b || before(c, *b, in.objective)) b = c;
+  }
+  for (const auto& [gpu, best] : best_per_gpu) {
+    Rejected x;
+    x.what = fmt::format("best on {}", gpu);
+    if (best) {
+      x.plan = describe(in, r, *best);
+      const bool chosen = r.recommended && r.recommended->config.source == best->source &&
+                          r.recommended->config.mode == best->mode && r.recommended->config.gpus == best->gpus;
+      x.why = chosen ? "recommended" : why_not(*best);
+    } else {
+      const Gpu* g = catalog.find_gpu(gpu);
+      x.why = g && model.achieved_flops(*g) <= 0 ? "no tensor rate for the precision"
+                                                  : "does not fit in memory at any count up to --max-gpus";
+    }
+    r.explained.push_back(std::move(x));
+  }
+
+  if (measured)
+    r.notes.push_back(fmt::format("Scaling measured ({}): σ = {:.4g}, κ = {:.3g} replace the analytic communication "
+                                  "model; step on n GPUs = one GPU's step × (1 + σ(n−1) + κn(n−1)) / n.",
+                                  measured->source, measured->sigma, measured->kappa));
+  return r;
+}
+
+}  // namespace gpuplan
