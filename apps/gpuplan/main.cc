@@ -13,6 +13,7 @@
 #include "gpuplan/commands/estimate.h"
 #include "gpuplan/commands/fit.h"
 #include "gpuplan/commands/gpus.h"
+#include "gpuplan/commands/plan.h"
 #include "gpuplan/commands/prices.h"
 #include "gpuplan/context.h"
 #include "gpuplan/error.h"
@@ -41,6 +42,7 @@ struct Flags {
   gpuplan::ScalingQuery scaling;
   gpuplan::ProgressQuery progress;
   gpuplan::MfuQuery mfu;
+  gpuplan::PlanQuery plan;
   bool no_chart = false;
   std::vector<std::string> gpu_filters;
   std::vector<std::string> validate_files;
@@ -92,6 +94,35 @@ const std::vector<Command>& commands() {
        [](const Flags& f) {
          return run_with_context(f,
                                  [&](const gpuplan::Context& c) { return gpuplan::estimate_report(c, f.estimate); });
+       }},
+      {"plan", "Capacity search: every offer × card count × billing mode against a deadline and a budget",
+       "  gpuplan plan examples/plan-deadline.yaml\n"
+       "  gpuplan plan examples/finetune-7b-a100.yaml --deadline 2d --budget 5000 --allow-spot\n"
+       "  gpuplan plan JOB.yaml --deadline 2026-12-20 --budget 200000 --include-buy --explain\n"
+       "  gpuplan plan JOB.yaml --scaling scaling.json --objective time --format csv -o frontier.csv",
+       [](CLI::App& sub, Flags& f) {
+         sub.add_option("job", f.plan.job_file, "job YAML (default: built-in defaults)");
+         sub.add_option("--set", f.plan.sets, "override a job field: path.to.field=VALUE (repeatable)");
+         sub.add_option("--deadline", f.plan.deadline, "finish within this long (10d, 36h) or by this date (2026-12-20)");
+         sub.add_option("--budget", f.plan.budget, "spend at most this much (200000, or 30000 USD)");
+         sub.add_flag("--allow-spot", f.plan.allow_spot, "consider spot (preemptible) capacity");
+         sub.add_flag("--include-buy", f.plan.include_buy, "consider buying the cards (after the purchase lead time)");
+         sub.add_option("--gpu", f.plan.gpus, "GPU ids or families to consider (default: all)")->delimiter(',');
+         sub.add_option("--provider", f.plan.providers, "providers to consider (default: all)")->delimiter(',');
+         sub.add_option("--region", f.plan.regions, "regions to consider (default: all)")->delimiter(',');
+         sub.add_option("--max-gpus", f.plan.max_gpus, "the most cards to consider (default 1024)");
+         sub.add_option("--objective", f.plan.objective, "cost (default) or time");
+         sub.add_option("--confidence", f.plan.confidence, "a spot plan must meet the deadline this often (default 90%)");
+         sub.add_option("--mfu", f.plan.mfu, "model FLOPs utilisation on every GPU, e.g. 40% (from `gpuplan fit mfu`)");
+         sub.add_option("--scaling", f.plan.scaling_file, "a saved scaling fit (gpuplan fit scaling … --format json -o FILE)");
+         sub.add_option("--trials", f.plan.trials, "Monte Carlo runs per spot plan (default 1000)");
+         sub.add_option("--seed", f.plan.seed, "Monte Carlo seed (default 1)");
+         sub.add_flag("--explain", f.plan.explain, "say why notable configurations were rejected");
+       },
+       [](const Flags& f) {
+         const gpuplan::Context ctx = gpuplan::make_context(f.global);
+         gpuplan::PlanOutcome o = gpuplan::plan_report(ctx, f.plan);
+         return Outcome{std::move(o.report), o.feasible ? kOk : kInfeasible};
        }},
       {"prices", "Rental offers: price per instance and per GPU-hour, by billing mode, with source and date",
        "  gpuplan prices --gpu A100-80G --mode hourly --sort gpu_hour\n"
@@ -147,6 +178,8 @@ void emit(const Flags& f, gpuplan::Report report) {
     std::vector<std::string> inputs = f.global.catalog_files;
     if (!f.compare.scenario_file.empty()) inputs.push_back(f.compare.scenario_file);
     if (!f.estimate.job_file.empty()) inputs.push_back(f.estimate.job_file);
+    if (!f.plan.job_file.empty()) inputs.push_back(f.plan.job_file);
+    if (f.plan.scaling_file) inputs.push_back(*f.plan.scaling_file);
     if (!f.scaling.file.empty()) inputs.push_back(f.scaling.file);
     if (!f.progress.file.empty()) inputs.push_back(f.progress.file);
     gpuplan::write_output_file(f.output, text, inputs);

@@ -22,14 +22,19 @@ class Currency {
   explicit Currency(std::string_view code);
   std::string_view code() const { return {code_.data(), 3}; }
   /// Digits after the decimal point that the currency's minor unit has (JPY 0, CNY 2).
-  int minor_digits() const;
+  int minor_digits() const { return minor_digits_; }
   /// "cny": for column names such as `price_cny`.
   std::string lower() const;
-  friend bool operator==(const Currency&, const Currency&) = default;
-  friend auto operator<=>(const Currency&, const Currency&) = default;
+  // Compared letter by letter: money arithmetic checks currencies on every
+  // operation, and a search (plan) does millions of them.
+  friend bool operator==(const Currency& a, const Currency& b) {
+    return a.code_[0] == b.code_[0] && a.code_[1] == b.code_[1] && a.code_[2] == b.code_[2];
+  }
+  friend auto operator<=>(const Currency& a, const Currency& b) { return a.code_ <=> b.code_; }
 
  private:
   std::array<char, 3> code_{};
+  std::int8_t minor_digits_ = 2;  ///< derived from the code in the constructor
 };
 
 inline const Currency kCny{"CNY"};

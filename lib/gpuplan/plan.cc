@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <limits>
-#include <map>
 #include <stdexcept>
 
 #include "gpuplan/cost/rent.h"
@@ -216,6 +215,32 @@ std::string_view to_string(Rejection r) {
 }
 
 std::vector<PlanConfig> pareto_frontier(std::vector<PlanConfig> p) {
+  if (p.size() > 512) {
+    // Prefilter in O(n) so that only a few points need sorting: with the finish
+    // times cut into buckets, a point is dominated when any bucket wholly before
+    // its own holds a point that costs no more (that point finishes strictly
+    // sooner). Only such provably dominated points are dropped.
+    constexpr std::size_t kBuckets = 1024;
+    double lo = p.front().finish_hours, hi = lo;
+    for (const PlanConfig& c : p) lo = std::min(lo, c.finish_hours), hi = std::max(hi, c.finish_hours);
+    if (hi > lo) {
+      const double scale = (kBuckets - 1) / (hi - lo);
+      const auto bucket = [&](double f) { return static_cast<std::size_t>((f - lo) * scale); };
+      std::vector<std::int64_t> cheapest(kBuckets, std::numeric_limits<std::int64_t>::max());
+      for (const PlanConfig& c : p) {
+        std::int64_t& b = cheapest[bucket(c.finish_hours)];
+        b = std::min(b, c.cost_micros);
+      }
+      // before[b]: the cheapest cost in buckets 0..b−1.
+      std::vector<std::int64_t> before_bucket(kBuckets);
+      std::int64_t run = std::numeric_limits<std::int64_t>::max();
+      for (std::size_t b = 0; b < kBuckets; ++b) {
+        before_bucket[b] = run;
+        run = std::min(run, cheapest[b]);
+      }
+      std::erase_if(p, [&](const PlanConfig& c) { return c.cost_micros >= before_bucket[bucket(c.finish_hours)]; });
+    }
+  }
   std::sort(p.begin(), p.end(), [](const PlanConfig& a, const PlanConfig& b) {
     if (a.finish_hours != b.finish_hours) return a.finish_hours < b.finish_hours;
     return a.cost_micros < b.cost_micros;
@@ -237,7 +262,7 @@ std::vector<PlanConfig> pareto_frontier(std::vector<PlanConfig> p) {
   return out;
 }
 
-PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig& c) {
+PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig& c, bool simulate) {
   const TrainingModel model(in.job);
   const PlanSource& s = r.sources.at(c.source);
   PlanDetail d;
@@ -261,7 +286,7 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
     const double used = std::min(1.0, e.work_hours / (s.useful_life.count() / 3600.0));
     d.resale_after = e.hardware.scaled(1.0 - (1.0 - s.residual_share) * used).rounded();
   }
-  if (c.mode == PlanMode::kSpot && in.deadline && e.spot) {
+  if (simulate && c.mode == PlanMode::kSpot && in.deadline && e.spot) {
     const double available = in.deadline->count() - e.start_hours * 3600.0;
     d.simulation = simulate_spot(Seconds(e.work_hours * 3600.0),
                                  SpotParams{in.spot_interruptions_per_day / 24.0 * e.instances, d.step.checkpoint_write,
@@ -293,6 +318,11 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
   const double batch_limit = model.max_gpus();
   const double steps = model.steps();
 
+  std::size_t upper = 0;  // configurations at most, so the vectors grow once
+  for (const PlanSource& s : r.sources)
+    upper += static_cast<std::size_t>(in.max_gpus / (s.offer ? s.offer->gpus : 1)) * modes_of(s, in.allow_spot).size();
+  r.valid.reserve(upper);
+  r.feasible.reserve(upper);
   for (std::size_t si = 0; si < r.sources.size(); ++si) {
     const PlanSource& s = r.sources[si];
     const std::vector<PlanMode> modes = modes_of(s, in.allow_spot);
@@ -334,24 +364,25 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
     }
   }
 
-  std::sort(r.feasible.begin(), r.feasible.end(),
-            [](const PlanConfig& a, const PlanConfig& b) { return before(a, b, Objective::kCost); });
   r.frontier = pareto_frontier(r.feasible);
   if (!r.feasible.empty()) {
-    r.cheapest = describe(in, r, r.feasible.front());
-    r.fastest = describe(in, r, *std::min_element(r.feasible.begin(), r.feasible.end(), [](const auto& a, const auto& b) {
-      return before(a, b, Objective::kTime);
-    }));
+    // The frontier runs from the fastest plan to the cheapest.
+    r.cheapest = describe(in, r, r.frontier.back());
+    r.fastest = describe(in, r, r.frontier.front());
   }
 
   // The recommendation: the best plan for the objective; a spot plan only if it
-  // meets the deadline with the required confidence (Monte Carlo).
-  std::vector<PlanConfig> order = r.feasible;
-  if (in.objective == Objective::kTime)
-    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return before(a, b, Objective::kTime); });
+  // meets the deadline with the required confidence (Monte Carlo). Candidates
+  // come off a heap, so only as many are ordered as are looked at.
+  std::vector<PlanConfig> heap = r.feasible;
+  const auto worse = [&](const PlanConfig& a, const PlanConfig& b) { return before(b, a, in.objective); };
+  std::make_heap(heap.begin(), heap.end(), worse);
   int simulated = 0;
   std::optional<PlanDetail> risky;  // the first spot plan passed over
-  for (const PlanConfig& c : order) {
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), worse);
+    const PlanConfig c = heap.back();
+    heap.pop_back();
     if (c.mode == PlanMode::kSpot && in.deadline) {
       if (simulated >= kMaxSpotSimulations) continue;
       ++simulated;
@@ -367,13 +398,13 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
     break;
   }
 
-  // Per GPU-hour, the cheapest price among the sources searched: the "obvious" choice.
+  // Per GPU-hour, the cheapest price among the sources that can run the job: the "obvious" choice.
   const PlanSource* cheap_src = nullptr;
   PlanMode cheap_mode = PlanMode::kHourly;
   double cheap_rate = std::numeric_limits<double>::infinity();
   for (const PlanSource& s : r.sources)
     for (const PlanMode m : modes_of(s, in.allow_spot))
-      if (const auto rate = gpu_hour_price(s, m); rate && *rate < cheap_rate) {
+      if (const auto rate = gpu_hour_price(s, m); rate && *rate < cheap_rate && model.achieved_flops(*s.gpu) > 0) {
         cheap_rate = *rate;
         cheap_src = &s;
         cheap_mode = m;
@@ -385,7 +416,7 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
         (!cheap_best || before(c, *cheap_best, in.objective)))
       cheap_best = c;
   const auto why_not = [&](const PlanConfig& c) -> std::string {
-    const PlanDetail d = describe(in, r, c);
+    const PlanDetail d = describe(in, r, c, false);
     std::string out;
     if (c.finish_hours > deadline_h)
       out = fmt::format("would finish in {}, {} after the deadline", hours_text(c.finish_hours),
@@ -393,8 +424,19 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
     if (c.cost_micros > budget)
       out += fmt::format("{}would cost {}, {} over budget", out.empty() ? "" : " and ",
                          money_text(d.cost), money_text(Money::from_micros(c.cost_micros - budget, currency)));
-    if (out.empty() && r.recommended)
-      out = fmt::format("costs {} and finishes in {}", money_text(d.cost), hours_text(c.finish_hours));
+    if (out.empty() && r.recommended) {
+      const PlanDetail& best = *r.recommended;
+      const Money more = d.cost - best.cost;
+      if (in.objective == Objective::kCost || more.micros() > 0)
+        out = fmt::format("feasible, but costs {} ({} more than the recommendation) and finishes in {}",
+                          money_text(d.cost), money_text(more), hours_text(c.finish_hours));
+      else
+        out = fmt::format("feasible, but finishes in {} ({} later than the recommendation)", hours_text(c.finish_hours),
+                          hours_text(c.finish_hours - best.finish_hours));
+      if (c.mode == PlanMode::kSpot && best.config.mode != PlanMode::kSpot && more.micros() < 0)
+        out = fmt::format("spot, too likely to be late (the deadline needs {:.0f}% confidence); costs {}",
+                          in.confidence * 100, money_text(d.cost));
+    }
     if (c.zero_stage > in.job.zero_stage) out += fmt::format(" (it needs ZeRO-{} on {} cards)", c.zero_stage, c.gpus);
     return out;
   };
@@ -445,13 +487,18 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
       const double ea = excess(a), eb = excess(b);
       return ea != eb ? ea < eb : before(a, b, in.objective);
     });
-    std::vector<PlanConfig> picks(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(3, v.size())));
+    // Three different offers (a count more or less on the same offer is no news), then
+    // the cheapest and the fastest configurations if they are not among them.
+    std::vector<PlanConfig> picks;
     const auto add_if_new = [&](const PlanConfig& c) {
-      if (std::none_of(picks.begin(), picks.end(), [&](const PlanConfig& p) {
-            return p.source == c.source && p.mode == c.mode && p.gpus == c.gpus;
-          }))
+      if (std::none_of(picks.begin(), picks.end(),
+                       [&](const PlanConfig& p) { return p.source == c.source && p.mode == c.mode; }))
         picks.push_back(c);
     };
+    for (const PlanConfig& c : v) {
+      if (picks.size() == 3) break;
+      add_if_new(c);
+    }
     add_if_new(*std::min_element(r.valid.begin(), r.valid.end(), [](const auto& a, const auto& b) { return before(a, b, Objective::kCost); }));
     add_if_new(*std::min_element(r.valid.begin(), r.valid.end(), [](const auto& a, const auto& b) { return before(a, b, Objective::kTime); }));
     for (const PlanConfig& c : picks) {
@@ -470,7 +517,7 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
     x.what = fmt::format("cheapest per GPU-hour: {} on {} {} ({:.2f} {}/GPU-h)", cheap_src->gpu->id,
                          cheap_src->offer->provider, to_string(cheap_mode), cheap_rate, currency.code());
     if (cheap_best) {
-      x.plan = describe(in, r, *cheap_best);
+      x.plan = describe(in, r, *cheap_best, false);
       x.why = why_not(*cheap_best);
     } else {
       x.why = model.achieved_flops(*cheap_src->gpu) <= 0 ? "no tensor rate for the precision"
@@ -478,17 +525,25 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
     }
     r.explained.push_back(std::move(x));
   }
-  std::map<std::string, std::optional<PlanConfig>> best_per_gpu;
-  for (const PlanSource& s : r.sources) best_per_gpu.emplace(s.gpu->id, std::nullopt);
+  // By GPU, in the catalog's order (a pointer-keyed pass, not a string map per configuration).
+  std::vector<const Gpu*> gpus;
+  for (const PlanSource& s : r.sources)
+    if (std::find(gpus.begin(), gpus.end(), s.gpu) == gpus.end()) gpus.push_back(s.gpu);
+  std::sort(gpus.begin(), gpus.end(), [](const Gpu* a, const Gpu* b) { return a < b; });
+  std::vector<std::optional<PlanConfig>> best_of(gpus.size());
   for (const PlanConfig& c : r.valid) {
-    auto& b = best_per_gpu[r.sources[c.source].gpu->id];
-    if (!b || before(c, *b, in.objective)) b = c;
+    const auto i = static_cast<std::size_t>(std::lower_bound(gpus.begin(), gpus.end(), r.sources[c.source].gpu) - gpus.begin());
+    if (!best_of[i] || before(c, *best_of[i], in.objective)) best_of[i] = c;
   }
+  std::vector<std::pair<std::string, std::optional<PlanConfig>>> best_per_gpu;
+  for (const Gpu& g : catalog.gpus)
+    if (const auto it = std::lower_bound(gpus.begin(), gpus.end(), &g); it != gpus.end() && *it == &g)
+      best_per_gpu.emplace_back(g.id, best_of[static_cast<std::size_t>(it - gpus.begin())]);
   for (const auto& [gpu, best] : best_per_gpu) {
     Rejected x;
     x.what = fmt::format("best on {}", gpu);
     if (best) {
-      x.plan = describe(in, r, *best);
+      x.plan = describe(in, r, *best, false);
       const bool chosen = r.recommended && r.recommended->config.source == best->source &&
                           r.recommended->config.mode == best->mode && r.recommended->config.gpus == best->gpus;
       x.why = chosen ? "recommended" : why_not(*best);

@@ -142,7 +142,7 @@ struct PlanResult {
   std::int64_t evaluated = 0;  ///< configurations looked at (offer × count × mode)
   std::array<std::int64_t, kRejectionCount> rejected{};
   std::vector<PlanConfig> valid{};     ///< fit in memory and batch, priced: before deadline and budget
-  std::vector<PlanConfig> feasible{};  ///< meet the deadline and the budget, cheapest first
+  std::vector<PlanConfig> feasible{};  ///< meet the deadline and the budget, in search order
   std::vector<PlanConfig> frontier{};  ///< Pareto frontier of (finish time, cost), fastest first
   std::optional<PlanDetail> cheapest{}, fastest{}, recommended{};
   std::string recommendation{};        ///< one sentence with the reason
@@ -157,7 +157,8 @@ struct PlanResult {
 PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConverter& fx);
 
 /// The full evaluation of one configuration (the same formulas the search used).
-PlanDetail describe(const PlanInputs& in, const PlanResult& result, const PlanConfig& config);
+/// `simulate`: run the spot Monte Carlo (spot plans with a deadline only).
+PlanDetail describe(const PlanInputs& in, const PlanResult& result, const PlanConfig& config, bool simulate = true);
 
 /// The Pareto frontier of `points` in (finish_hours, cost_micros), both minimised:
 /// every point no other point beats in one and matches or beats in the other,

@@ -132,7 +132,10 @@ std::string render_csv(const Table& t) {
   for (std::size_t i = 0; i < t.columns.size(); ++i) out += (i ? "," : "") + t.columns[i].key;
   out += "\r\n";
   for (const auto& row : t.rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_field(row[i], t.columns[i]);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i) out += ',';
+      out += csv_field(row[i], t.columns[i]);
+    }
     out += "\r\n";
   }
   return out;
@@ -238,14 +241,14 @@ std::string render_md_table(const Table& t) {
     for (std::size_t j = 0; j < cols.size(); ++j)
       if (is_numeric(row[cols[j]])) right[j] = true;
   std::string out = "|";
-  for (const std::size_t c : cols) out += " " + md_escape(t.columns[c].label) + " |";
+  for (const std::size_t c : cols) out.append(" ").append(md_escape(t.columns[c].label)).append(" |");
   out += "\n|";
   for (std::size_t j = 0; j < cols.size(); ++j) out += right[j] ? "---:|" : "---|";
   out += "\n";
   for (const std::size_t ri : t.text_row_indices()) {
     const auto& row = t.rows[ri];
     out += "|";
-    for (const std::size_t c : cols) out += " " + md_escape(pretty(row[c], t.columns[c])) + " |";
+    for (const std::size_t c : cols) out.append(" ").append(md_escape(pretty(row[c], t.columns[c]))).append(" |");
     out += "\n";
   }
   return out;
@@ -316,7 +319,8 @@ std::string field_value(const Report& report, std::string_view path) {
                        fmt::format("no '{}'{}; valid here: {}", key, walked.empty() ? "" : " under " + walked,
                                    valid.empty() ? "nothing (a value)" : fmt::format("{}", fmt::join(valid, ", "))));
     at = next;
-    walked += (walked.empty() ? "" : ".") + std::string(key);
+    if (!walked.empty()) walked += '.';
+    walked += key;
     if (dot == std::string_view::npos) break;
     pos = dot + 1;
   }

@@ -58,8 +58,10 @@ std::optional<RunCost> run_cost(const OfferPrices& p, BillingMode mode, double w
   const double biggest = std::abs(price->units()) * factor + std::abs(p.storage_per_gb_month.units()) * storage_factor;
   if (!std::isfinite(biggest) || biggest * (1.0 + p.support_share) >= kMaxRunCostUnits) return std::nullopt;
   r.compute = price->scaled(factor).rounded();
-  r.storage = p.storage_per_gb_month.scaled(storage_factor).rounded();
-  r.support = (r.compute + r.storage).scaled(p.support_share).rounded();
+  // Add-ons that are zero are left at zero without the arithmetic (plan prices millions of runs).
+  r.storage = r.support = Money::zero(price->currency());
+  if (storage_factor > 0 && p.storage_priced) r.storage = p.storage_per_gb_month.scaled(storage_factor).rounded();
+  if (p.support_share > 0) r.support = (r.compute + r.storage).scaled(p.support_share).rounded();
   r.total = r.compute + r.storage + r.support;
   return r;
 }

@@ -79,6 +79,17 @@ SpotSimulation simulate_spot(Seconds work, const SpotParams& p, Seconds availabl
     double t = 0, done = 0;
     double next = gap();  // time until the next interruption (memoryless, so it carries over)
     while (done < w && t < cap) {
+      // Whole segments (τ of work + C of writing) that end before the next
+      // interruption, all at once: a trial costs O(interruptions), not O(segments).
+      const double full = tau + c;
+      const double whole = std::floor((w - done) / tau - 1e-9);  // segments before the last one
+      if (whole >= 1 && next >= full) {
+        const double k = std::min(whole, std::floor(next / full));
+        t += k * full;
+        next -= k * full;
+        done += k * tau;
+        continue;
+      }
       const double seg = std::min(tau, w - done);
       const double need = seg + (done + seg < w ? c : 0.0);
       if (next >= need) {

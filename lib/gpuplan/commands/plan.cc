@@ -1,0 +1,354 @@
+#include "gpuplan/commands/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/error.h"
+#include "gpuplan/job.h"
+
+namespace gpuplan {
+namespace {
+
+// A whole number from a flag ("1000", "10K"), within [lo, hi].
+std::uint64_t flag_whole(const std::string& flag, const std::string& text, double lo, double hi) {
+  try {
+    const double v = parse_count(text);
+    if (v != std::floor(v)) throw std::invalid_argument(fmt::format("{} is not a whole number", text));
+    if (v < lo || v > hi) throw std::invalid_argument(fmt::format("{} is outside {:g}..{:g}", text, lo, hi));
+    return static_cast<std::uint64_t>(v);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(SourceLocation{fmt::format("{} {}", flag, text)}, "", e.what());
+  }
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+std::string days_text(double hours) {
+  if (hours < 48) return fmt::format("{:.1f} h", hours);
+  return fmt::format("{:.1f} days", hours / 24);
+}
+
+// The columns every plan row has, in the order tables show them.
+std::vector<Column> plan_columns(const std::string& cur, const std::string& CUR, int cents) {
+  return {{"offer", "offer", 0, false},
+          {"provider", "provider"},
+          {"region", "region"},
+          {"gpu", "gpu"},
+          {"mode", "mode"},
+          {"gpus", "GPUs"},
+          {"instances", "inst"},
+          {"zero_stage", "ZeRO"},
+          {"start_hours", "start h", 1},
+          {"run_hours", "run h", 1},
+          {"finish_hours", "done in h", 1},
+          {"finish_days", "days", 1},
+          {"cost_" + cur, CUR, cents},
+          {"on_time_probability", "P(on time)", 2},
+          {"compute_" + cur, "compute", cents, false},
+          {"storage_" + cur, "storage", cents, false},
+          {"support_" + cur, "support", cents, false},
+          {"hardware_" + cur, "hardware", cents, false},
+          {"power_" + cur, "power", cents, false},
+          {"resale_after_" + cur, "resale after", cents, false},
+          {"bottleneck", "bottleneck", 0, false},
+          {"gpu_utilisation", "GPU util", 3, false},
+          {"note", "note"}};
+}
+
+std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in) {
+  const PlanSource& s = *d.source;
+  const bool buy = d.config.mode == PlanMode::kBuy;
+  std::string note;
+  for (const auto& n : d.notes) note += (note.empty() ? "" : "; ") + n;
+  if (d.spot && d.spot->feasible)
+    note += fmt::format("{}+{:.1f}% time for interruptions", note.empty() ? "" : "; ", (d.spot->wall_per_work - 1) * 100);
+  Cell probability{};
+  if (d.simulation) probability = d.simulation->probability;
+  const auto money_or_empty = [](bool has, Money m) { return has ? Cell{m} : Cell{}; };
+  return {buy ? Cell{s.card->id} : Cell{s.offer->id},
+          buy ? Cell{std::string("buy")} : Cell{s.offer->provider},
+          buy ? Cell{in.market} : Cell{s.offer->region},
+          s.gpu->id,
+          std::string(to_string(d.config.mode)),
+          static_cast<std::int64_t>(d.config.gpus),
+          static_cast<std::int64_t>(d.instances),
+          static_cast<std::int64_t>(d.config.zero_stage),
+          d.start_hours,
+          d.wall_hours,
+          d.finish_hours,
+          d.finish_hours / 24.0,
+          d.cost,
+          probability,
+          money_or_empty(!buy, d.run.compute),
+          money_or_empty(!buy, d.run.storage),
+          money_or_empty(!buy, d.run.support),
+          money_or_empty(buy, d.hardware),
+          money_or_empty(buy, d.power),
+          money_or_empty(buy, d.resale_after),
+          std::string(d.step.bottleneck),
+          d.step.gpu_utilisation,
+          note.empty() ? Cell{} : Cell{note}};
+}
+
+bool same(const PlanDetail& a, const PlanDetail& b) {
+  return a.config.source == b.config.source && a.config.mode == b.config.mode && a.config.gpus == b.config.gpus;
+}
+
+}  // namespace
+
+ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
+  std::vector<FlagOverride> flags;
+  if (q.deadline) flags.push_back({"--deadline", "plan.deadline", *q.deadline});
+  if (q.budget) flags.push_back({"--budget", "plan.budget", *q.budget});
+  if (q.max_gpus) flags.push_back({"--max-gpus", "plan.max_gpus", *q.max_gpus});
+  if (q.objective) flags.push_back({"--objective", "plan.objective", *q.objective});
+  if (q.confidence) flags.push_back({"--confidence", "plan.confidence", *q.confidence});
+  if (q.mfu) flags.push_back({"--mfu", "job.mfu", *q.mfu});
+  if (!q.gpus.empty()) flags.push_back({"--gpu", "plan.gpus", join(q.gpus)});
+  if (!q.providers.empty()) flags.push_back({"--provider", "plan.providers", join(q.providers)});
+  if (!q.regions.empty()) flags.push_back({"--region", "plan.regions", join(q.regions)});
+  if (q.allow_spot) flags.push_back({"--allow-spot", "plan.allow_spot", "true"});
+  if (q.include_buy) flags.push_back({"--include-buy", "plan.include_buy", "true"});
+  const ResolvedJob rj = load_job_with_flags(q.job_file, q.sets, flags, ctx, JobUse::kPlan);
+
+  ResolvedPlan out;
+  out.source = rj.source;
+  out.defaults_used = rj.defaults_used;
+  PlanInputs& in = out.inputs;
+  in.job = rj.job;
+  in.cluster = rj.cluster;
+  in.dataset = rj.dataset;
+  in.upload_bandwidth = rj.upload_bandwidth;
+  in.spot_interruptions_per_day = rj.spot_interruptions_per_day;
+  const PlanSettings& p = rj.plan;
+  in.deadline = p.deadline;
+  in.budget = p.budget;
+  in.allow_spot = p.allow_spot.value_or(false);
+  in.include_buy = p.include_buy.value_or(false);
+  in.max_gpus = p.max_gpus.value_or(1024);
+  in.objective = p.objective.value_or("cost") == "time" ? Objective::kTime : Objective::kCost;
+  in.confidence = p.confidence.value_or(0.9);
+  in.gpus = p.gpus;
+  in.providers = p.providers;
+  in.regions = p.regions;
+  in.market = p.market;
+  if (q.trials) in.trials = static_cast<int>(flag_whole("--trials", *q.trials, 1, 1e6));
+  if (q.seed) in.seed = flag_whole("--seed", *q.seed, 0, 9e15);
+  if (q.scaling_file) in.scaling = load_scaling_fit(*q.scaling_file);
+  if (!p.max_gpus) out.defaults_used.push_back("plan.max_gpus = 1024 (default)");
+  if (in.allow_spot && !p.confidence)
+    out.defaults_used.push_back("plan.confidence = 90% (default: a spot plan must meet the deadline in 90% of simulated runs)");
+
+  Json e = rj.inputs;
+  Json pj = Json::object();
+  pj["deadline_hours"] = in.deadline ? Json(in.deadline->count() / 3600.0) : Json();
+  pj["budget"] = in.budget ? Json::money(*in.budget, in.budget->currency().minor_digits()) : Json();
+  pj["allow_spot"] = in.allow_spot;
+  pj["include_buy"] = in.include_buy;
+  pj["max_gpus"] = in.max_gpus;
+  pj["objective"] = in.objective == Objective::kTime ? "time" : "cost";
+  pj["confidence"] = in.confidence;
+  pj["trials"] = in.trials;
+  pj["seed"] = static_cast<long long>(in.seed);
+  const auto list = [](const std::vector<std::string>& v) {
+    Json a = Json::array();
+    for (const auto& s : v) a.push_back(s);
+    return a;
+  };
+  pj["gpus"] = list(in.gpus);
+  pj["providers"] = list(in.providers);
+  pj["regions"] = list(in.regions);
+  pj["market"] = in.market;
+  pj["scaling_file"] = q.scaling_file ? Json(*q.scaling_file) : Json();
+  e["plan"] = std::move(pj);
+  out.echo = std::move(e);
+  return out;
+}
+
+PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
+  const ResolvedPlan rp = resolve_plan(ctx, q);
+  const PlanInputs& in = rp.inputs;
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  PlanResult r;
+  try {
+    r = plan(in, ctx.catalog(), fx);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file}, "", e.what());
+  }
+  const std::string cur = ctx.currency.lower();
+  const std::string CUR(ctx.currency.code());
+  const int cents = ctx.currency.minor_digits();
+
+  PlanOutcome out;
+  out.feasible = r.recommended.has_value();
+  Report& rep = out.report;
+  rep.command = "plan";
+  std::vector<std::string> limits;
+  if (in.deadline) limits.push_back(fmt::format("deadline {}", days_text(in.deadline->count() / 3600.0)));
+  if (in.budget) limits.push_back(fmt::format("budget {} {}", to_pretty_string(*in.budget, 0), CUR));
+  rep.title = fmt::format("Capacity plan: {}{}{}", in.job.name.empty() ? rp.source : in.job.name,
+                          limits.empty() ? "" : "; ", fmt::format("{}", fmt::join(limits, ", ")));
+
+  Table plans;
+  plans.name = "plans";
+  plans.columns = plan_columns(cur, CUR, cents);
+  plans.columns.insert(plans.columns.begin(), Column{"role", "role"});
+  // One row per distinct plan, its roles joined ("recommended, cheapest").
+  std::vector<std::pair<std::string, const PlanDetail*>> roles;
+  for (const auto& [role, d] : {std::pair{"recommended", &r.recommended}, std::pair{"cheapest", &r.cheapest},
+                                std::pair{"fastest", &r.fastest}}) {
+    if (!*d) continue;
+    auto it = std::find_if(roles.begin(), roles.end(), [&](const auto& x) { return same(*x.second, **d); });
+    if (it != roles.end()) it->first += std::string(", ") + role;
+    else roles.emplace_back(role, &**d);
+  }
+  for (const auto& [role, d] : roles) {
+    std::vector<Cell> row = plan_cells(*d, in);
+    row.insert(row.begin(), role);
+    plans.add_row(std::move(row));
+  }
+
+  Table frontier;
+  frontier.name = "frontier";
+  frontier.title = fmt::format("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", r.frontier.size());
+  frontier.columns = plan_columns(cur, CUR, cents);
+  frontier.text_max_rows = 12;
+  for (const PlanConfig& c : r.frontier) frontier.add_row(plan_cells(describe(in, r, c), in));
+
+  Table misses;
+  misses.name = "near_misses";
+  misses.title = "Nearest misses: what each would need";
+  misses.columns = plan_columns(cur, CUR, cents);
+  misses.columns.insert(misses.columns.end() - 1, {Column{"budget_needed_" + cur, "needs budget", cents},
+                                                   Column{"deadline_needed_hours", "needs deadline h", 1}});
+  for (const NearMiss& m : r.near_misses) {
+    std::vector<Cell> row = plan_cells(m.plan, in);
+    row.insert(row.end() - 1, {m.budget_needed ? Cell{*m.budget_needed} : Cell{},
+                               m.deadline_needed_hours ? Cell{*m.deadline_needed_hours} : Cell{}});
+    misses.add_row(std::move(row));
+  }
+
+  Table why;
+  why.name = "rejected";
+  why.title = "Why notable configurations were not chosen (--explain)";
+  why.columns = {{"what", "configuration"}, {"gpus", "GPUs"}, {"mode", "mode"}, {"finish_hours", "done in h", 1},
+                 {"cost_" + cur, CUR, cents}, {"why", "why not"}};
+  for (const Rejected& x : r.explained) {
+    if (x.plan)
+      why.add_row({x.what, static_cast<std::int64_t>(x.plan->config.gpus), std::string(to_string(x.plan->config.mode)),
+                   x.plan->finish_hours, x.plan->cost, x.why});
+    else
+      why.add_row({x.what, Cell{}, Cell{}, Cell{}, Cell{}, x.why});
+  }
+
+  if (!plans.rows.empty()) rep.tables.push_back(std::move(plans));
+  if (!r.feasible.empty()) {
+    rep.tables.push_back(std::move(frontier));
+    rep.primary = 1;
+  }
+  if (!r.near_misses.empty()) {
+    rep.tables.push_back(std::move(misses));
+    rep.primary = rep.tables.size() - 1;
+  }
+  if (!out.feasible) {
+    // Nothing to recommend: say how the configurations failed, as data.
+    Table reasons;
+    reasons.name = "rejections";
+    reasons.title = fmt::format("Why the {} configurations failed (first reason each)", group_thousands(std::to_string(r.evaluated)));
+    reasons.columns = {{"reason", "reason"}, {"configurations", "configurations"}};
+    for (int i = 0; i < kRejectionCount; ++i)
+      if (const auto n = r.rejected[static_cast<std::size_t>(i)])
+        reasons.add_row({std::string(to_string(static_cast<Rejection>(i))), static_cast<std::int64_t>(n)});
+    if (!r.feasible.empty()) reasons.add_row({std::string("spot, below the required confidence"), static_cast<std::int64_t>(r.feasible.size())});
+    rep.tables.push_back(std::move(reasons));
+    if (r.near_misses.empty()) rep.primary = rep.tables.size() - 1;
+  }
+  if (q.explain) rep.tables.push_back(std::move(why));
+
+  // JSON: the search in numbers, and the recommended plan as one object.
+  Json ex = Json::object();
+  Json search = Json::object();
+  search["configurations"] = static_cast<long long>(r.evaluated);
+  search["valid"] = static_cast<long long>(r.valid.size());
+  search["feasible"] = static_cast<long long>(r.feasible.size());
+  search["frontier"] = static_cast<long long>(r.frontier.size());
+  Json rej = Json::object();
+  for (int i = 0; i < kRejectionCount; ++i) {
+    static constexpr const char* kKeys[] = {"precision", "memory", "batch", "spot_stall", "out_of_range", "deadline", "budget"};
+    rej[kKeys[i]] = static_cast<long long>(r.rejected[static_cast<std::size_t>(i)]);
+  }
+  search["rejected"] = std::move(rej);
+  ex["search"] = std::move(search);
+  ex["recommendation"] = r.recommendation.empty() ? Json() : Json(r.recommendation);
+  ex["fx_rates_used"] = fx.used_json();
+  rep.extra = std::move(ex);
+  Json echo = ctx.echo();
+  if (const auto* o = rp.echo.as_object())
+    for (const auto& [k, v] : *o) echo[k] = v;
+  rep.inputs = std::move(echo);
+
+  // Notes: the answer first, then how it was reached.
+  if (!r.recommendation.empty()) rep.notes.push_back(r.recommendation);
+  if (r.feasible.empty()) {
+    std::string what;
+    if (in.deadline && in.budget) what = "meets the deadline within the budget";
+    else if (in.deadline) what = "meets the deadline";
+    else if (in.budget) what = "stays within the budget";
+    else what = "fits";
+    rep.notes.push_back(fmt::format("Nothing feasible: no configuration {}.", what));
+    for (const NearMiss& m : r.near_misses) {
+      std::vector<std::string> change;
+      if (m.deadline_needed_hours)
+        change.push_back(fmt::format("a deadline of {} (+{})", days_text(*m.deadline_needed_hours),
+                                     days_text(*m.deadline_needed_hours - in.deadline->count() / 3600.0)));
+      if (m.budget_needed)
+        change.push_back(fmt::format("a budget of {} {} (+{} {})", to_pretty_string(*m.budget_needed, 0), CUR,
+                                     to_pretty_string(*m.budget_needed - *in.budget, 0), CUR));
+      rep.notes.push_back(fmt::format("  {}× {} on {} ({}) would need {}.", m.plan.config.gpus, m.plan.source->gpu->id,
+                                      m.plan.source->offer ? m.plan.source->offer->provider : std::string("own hardware"),
+                                      to_string(m.plan.config.mode), fmt::format("{}", fmt::join(change, " and "))));
+    }
+    if (r.valid.empty())
+      rep.notes.push_back("No configuration fits in memory at any count up to --max-gpus: see gpuplan estimate's fit table.");
+  }
+  rep.notes.push_back(fmt::format(
+      "Searched {} configurations ({} offers{} × 1–{} GPUs × billing modes): {} feasible, {} on the frontier.",
+      group_thousands(std::to_string(r.evaluated)), std::count_if(r.sources.begin(), r.sources.end(), [](const auto& s) { return s.offer != nullptr; }),
+      in.include_buy ? " and buying" : "", in.max_gpus, group_thousands(std::to_string(r.feasible.size())),
+      r.frontier.size()));
+  std::vector<std::string> counts;
+  for (int i = 0; i < kRejectionCount; ++i)
+    if (const auto n = r.rejected[static_cast<std::size_t>(i)])
+      counts.push_back(fmt::format("{} {}", group_thousands(std::to_string(n)), to_string(static_cast<Rejection>(i))));
+  if (!counts.empty()) rep.notes.push_back(fmt::format("Rejected: {}.", fmt::join(counts, "; ")));
+  if (!r.frontier.empty() && r.frontier.size() > 12)
+    rep.notes.push_back(fmt::format("The frontier shows 12 of its {} plans; --format csv or json lists them all.", r.frontier.size()));
+  rep.notes.push_back(
+      "Time = start (provisioning + dataset upload; buying: the lead time) + run time (spot: expected, with "
+      "interruptions); cost = billed compute + storage + support (buying: hardware + power; its resale value is "
+      "shown, not deducted).");
+  if (in.allow_spot && in.deadline)
+    rep.notes.push_back(fmt::format("P(on time): share of {} simulated spot runs (seed {}) that finish by the deadline.",
+                                    in.trials, in.seed));
+  for (const auto& n : r.notes) rep.notes.push_back(n);
+  if (in.job.mfu) rep.notes.push_back(fmt::format("MFU {:.0f}% (given) on every GPU.", *in.job.mfu * 100));
+  if (in.include_buy)
+    for (const PlanSource& s : r.sources)
+      if (!s.offer && r.recommended && r.recommended->source == &s)
+        for (const auto& n : s.notes) rep.notes.push_back("Buying: " + n);
+  if (!q.explain) rep.notes.push_back("Why other configurations lost: --explain.");
+  rep.notes.push_back(fmt::format("Job: {}. {}", rp.source, ctx.catalog_note()));
+  for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
+  if (!rp.defaults_used.empty()) {
+    rep.notes.push_back("Defaults used:");
+    for (const auto& d : rp.defaults_used) rep.notes.push_back("  " + d);
+  }
+  return out;
+}
+
+}  // namespace gpuplan
