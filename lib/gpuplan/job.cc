@@ -349,8 +349,10 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   jj["mfu"] = j.mfu ? Json(*j.mfu) : Json();
   in["job"] = std::move(jj);
   Json cl = Json::object();
-  cl["gpu"] = c.gpu ? c.gpu->id : "";
-  cl["gpus"] = c.gpus;
+  if (!for_plan) {  // plan searches GPUs and counts itself
+    cl["gpu"] = c.gpu ? c.gpu->id : "";
+    cl["gpus"] = c.gpus;
+  }
   cl["gpus_per_node"] = c.gpus_per_node;
   cl["network"] = c.network;
   cl["network_gbit_s"] = c.network_bandwidth.value() * 8 / 1e9;

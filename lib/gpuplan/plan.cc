@@ -428,14 +428,14 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
       const PlanDetail& best = *r.recommended;
       const Money more = d.cost - best.cost;
       if (in.objective == Objective::kCost || more.micros() > 0)
-        out = fmt::format("feasible, but costs {} ({} more than the recommendation) and finishes in {}",
+        out = fmt::format("is feasible but costs {} ({} more than the recommendation) and finishes in {}",
                           money_text(d.cost), money_text(more), hours_text(c.finish_hours));
       else
-        out = fmt::format("feasible, but finishes in {} ({} later than the recommendation)", hours_text(c.finish_hours),
+        out = fmt::format("is feasible but finishes in {} ({} later than the recommendation)", hours_text(c.finish_hours),
                           hours_text(c.finish_hours - best.finish_hours));
-      if (c.mode == PlanMode::kSpot && best.config.mode != PlanMode::kSpot && more.micros() < 0)
-        out = fmt::format("spot, too likely to be late (the deadline needs {:.0f}% confidence); costs {}",
-                          in.confidence * 100, money_text(d.cost));
+      if (c.mode == PlanMode::kSpot && in.deadline && more.micros() < 0)
+        out = fmt::format("is cheaper ({}) but on spot, too likely to be late for the {:.0f}% confidence required",
+                          money_text(d.cost), in.confidence * 100);
     }
     if (c.zero_stage > in.job.zero_stage) out += fmt::format(" (it needs ZeRO-{} on {} cards)", c.zero_stage, c.gpus);
     return out;
@@ -473,15 +473,15 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
         in.confidence * 100);
   }
 
+  // How far a configuration misses: the smallest relaxation of the binding
+  // constraints that would admit it, max(cost / budget, finish / deadline).
+  const auto excess = [&](const PlanConfig& c) {
+    double x = 0;
+    if (in.budget && in.budget->micros() > 0) x = std::max(x, static_cast<double>(c.cost_micros) / static_cast<double>(budget));
+    if (in.deadline && deadline_h > 0) x = std::max(x, c.finish_hours / deadline_h);
+    return x;
+  };
   if (r.feasible.empty() && !r.valid.empty()) {
-    // Nearest misses: the smallest relaxation of the binding constraints,
-    // measured as max(cost / budget, finish / deadline).
-    const auto excess = [&](const PlanConfig& c) {
-      double x = 0;
-      if (in.budget && in.budget->micros() > 0) x = std::max(x, static_cast<double>(c.cost_micros) / static_cast<double>(budget));
-      if (in.deadline && deadline_h > 0) x = std::max(x, c.finish_hours / deadline_h);
-      return x;
-    };
     std::vector<PlanConfig> v = r.valid;
     std::sort(v.begin(), v.end(), [&](const auto& a, const auto& b) {
       const double ea = excess(a), eb = excess(b);
@@ -511,14 +511,18 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
   }
 
   // Explain: per GPU, the best configuration for the objective and why it was
-  // not chosen; and the cheapest card per GPU-hour.
+  // not chosen; the cheapest card per GPU-hour; and the best purchase.
+  const auto is_recommended = [&](const PlanConfig& c) {
+    return r.recommended && r.recommended->config.source == c.source && r.recommended->config.mode == c.mode &&
+           r.recommended->config.gpus == c.gpus;
+  };
   if (cheap_src) {
     Rejected x;
     x.what = fmt::format("cheapest per GPU-hour: {} on {} {} ({:.2f} {}/GPU-h)", cheap_src->gpu->id,
                          cheap_src->offer->provider, to_string(cheap_mode), cheap_rate, currency.code());
     if (cheap_best) {
       x.plan = describe(in, r, *cheap_best, false);
-      x.why = why_not(*cheap_best);
+      x.why = is_recommended(*cheap_best) ? "recommended" : why_not(*cheap_best);
     } else {
       x.why = model.achieved_flops(*cheap_src->gpu) <= 0 ? "no tensor rate for the precision"
                                                           : "does not fit in memory at any count up to --max-gpus";
@@ -530,11 +534,18 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
   for (const PlanSource& s : r.sources)
     if (std::find(gpus.begin(), gpus.end(), s.gpu) == gpus.end()) gpus.push_back(s.gpu);
   std::sort(gpus.begin(), gpus.end(), [](const Gpu* a, const Gpu* b) { return a < b; });
+  // A GPU's best feasible plan when it has one, else its best plan of all.
   std::vector<std::optional<PlanConfig>> best_of(gpus.size());
-  for (const PlanConfig& c : r.valid) {
-    const auto i = static_cast<std::size_t>(std::lower_bound(gpus.begin(), gpus.end(), r.sources[c.source].gpu) - gpus.begin());
-    if (!best_of[i] || before(c, *best_of[i], in.objective)) best_of[i] = c;
-  }
+  const auto index_of = [&](const PlanConfig& c) {
+    return static_cast<std::size_t>(std::lower_bound(gpus.begin(), gpus.end(), r.sources[c.source].gpu) - gpus.begin());
+  };
+  for (const PlanConfig& c : r.feasible)
+    if (auto& b = best_of[index_of(c)]; !b || before(c, *b, in.objective)) b = c;
+  std::vector<bool> has_feasible(gpus.size());
+  for (std::size_t i = 0; i < gpus.size(); ++i) has_feasible[i] = best_of[i].has_value();
+  for (const PlanConfig& c : r.valid)
+    if (auto& b = best_of[index_of(c)]; !has_feasible[index_of(c)] && (!b || before(c, *b, in.objective))) b = c;
+  if (r.recommended) best_of[index_of(r.recommended->config)] = r.recommended->config;  // its GPU's row says so
   std::vector<std::pair<std::string, std::optional<PlanConfig>>> best_per_gpu;
   for (const Gpu& g : catalog.gpus)
     if (const auto it = std::lower_bound(gpus.begin(), gpus.end(), &g); it != gpus.end() && *it == &g)
@@ -544,9 +555,7 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
     x.what = fmt::format("best on {}", gpu);
     if (best) {
       x.plan = describe(in, r, *best, false);
-      const bool chosen = r.recommended && r.recommended->config.source == best->source &&
-                          r.recommended->config.mode == best->mode && r.recommended->config.gpus == best->gpus;
-      x.why = chosen ? "recommended" : why_not(*best);
+      x.why = is_recommended(*best) ? "recommended" : why_not(*best);
     } else {
       const Gpu* g = catalog.find_gpu(gpu);
       x.why = g && model.achieved_flops(*g) <= 0 ? "no tensor rate for the precision"
@@ -555,6 +564,26 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
     r.explained.push_back(std::move(x));
   }
 
+  if (in.include_buy) {
+    // Buy or rent: the best purchase, feasible first, and why it lost.
+    std::optional<PlanConfig> buy;
+    bool buy_feasible = false;
+    for (const PlanConfig& c : r.feasible)
+      if (c.mode == PlanMode::kBuy && (!buy || before(c, *buy, in.objective))) buy = c, buy_feasible = true;
+    if (!buy_feasible)  // the purchase that misses by the least
+      for (const PlanConfig& c : r.valid)
+        if (c.mode == PlanMode::kBuy && (!buy || excess(c) < excess(*buy))) buy = c;
+    Rejected x;
+    x.what = "best purchase";
+    if (buy) {
+      x.plan = describe(in, r, *buy, false);
+      x.what = fmt::format("best purchase: {}× {}", buy->gpus, r.sources[buy->source].gpu->id);
+      x.why = is_recommended(*buy) ? "recommended" : why_not(*buy);
+    } else {
+      x.why = "no GPU with a card price in the catalog fits the job";
+    }
+    r.explained.push_back(std::move(x));
+  }
   if (measured)
     r.notes.push_back(fmt::format("Scaling measured ({}): σ = {:.4g}, κ = {:.3g} replace the analytic communication "
                                   "model; step on n GPUs = one GPU's step × (1 + σ(n−1) + κn(n−1)) / n.",

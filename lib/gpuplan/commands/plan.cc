@@ -60,10 +60,19 @@ std::vector<Column> plan_columns(const std::string& cur, const std::string& CUR,
           {"note", "note"}};
 }
 
-std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in) {
+std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Context& ctx) {
   const PlanSource& s = *d.source;
   const bool buy = d.config.mode == PlanMode::kBuy;
   std::string note;
+  // A stale price is flagged wherever it is used, not only by `prices`.
+  const Provenance* priced = nullptr;
+  if (buy) priced = &s.card->price.provenance;
+  else if (const auto& p = s.offer->price(d.config.mode == PlanMode::kMonthly ? BillingMode::kMonthly
+                                          : d.config.mode == PlanMode::kSpot  ? BillingMode::kSpot
+                                                                              : BillingMode::kHourly))
+    priced = &p->provenance;
+  if (priced && priced->as_of + std::chrono::duration_cast<std::chrono::days>(ctx.stale_after) < ctx.today)
+    note = fmt::format("stale price (as_of {})", format_date(priced->as_of));
   for (const auto& n : d.notes) note += (note.empty() ? "" : "; ") + n;
   if (d.spot && d.spot->feasible)
     note += fmt::format("{}+{:.1f}% time for interruptions", note.empty() ? "" : "; ", (d.spot->wall_per_work - 1) * 100);
@@ -208,7 +217,7 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
     else roles.emplace_back(role, &**d);
   }
   for (const auto& [role, d] : roles) {
-    std::vector<Cell> row = plan_cells(*d, in);
+    std::vector<Cell> row = plan_cells(*d, in, ctx);
     row.insert(row.begin(), role);
     plans.add_row(std::move(row));
   }
@@ -218,7 +227,7 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   frontier.title = fmt::format("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", r.frontier.size());
   frontier.columns = plan_columns(cur, CUR, cents);
   frontier.text_max_rows = 12;
-  for (const PlanConfig& c : r.frontier) frontier.add_row(plan_cells(describe(in, r, c), in));
+  for (const PlanConfig& c : r.frontier) frontier.add_row(plan_cells(describe(in, r, c), in, ctx));
 
   Table misses;
   misses.name = "near_misses";
@@ -227,7 +236,7 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   misses.columns.insert(misses.columns.end() - 1, {Column{"budget_needed_" + cur, "needs budget", cents},
                                                    Column{"deadline_needed_hours", "needs deadline h", 1}});
   for (const NearMiss& m : r.near_misses) {
-    std::vector<Cell> row = plan_cells(m.plan, in);
+    std::vector<Cell> row = plan_cells(m.plan, in, ctx);
     row.insert(row.end() - 1, {m.budget_needed ? Cell{*m.budget_needed} : Cell{},
                                m.deadline_needed_hours ? Cell{*m.deadline_needed_hours} : Cell{}});
     misses.add_row(std::move(row));
