@@ -15,6 +15,7 @@
 #include "gpuplan/commands/gpus.h"
 #include "gpuplan/commands/plan.h"
 #include "gpuplan/commands/prices.h"
+#include "gpuplan/commands/sensitivity.h"
 #include "gpuplan/context.h"
 #include "gpuplan/error.h"
 #include "gpuplan/io.h"
@@ -43,10 +44,30 @@ struct Flags {
   gpuplan::ProgressQuery progress;
   gpuplan::MfuQuery mfu;
   gpuplan::PlanQuery plan;
+  gpuplan::SensitivityQuery sensitivity;
   bool no_chart = false;
   std::vector<std::string> gpu_filters;
   std::vector<std::string> validate_files;
 };
+
+// The flags of `plan`, which `sensitivity` also takes for a job file.
+void plan_options(CLI::App& sub, gpuplan::PlanQuery& q) {
+  sub.add_option("--set", q.sets, "override a field: path.to.field=VALUE (repeatable)");
+  sub.add_option("--deadline", q.deadline, "finish within this long (10d, 36h) or by this date (2026-12-20)");
+  sub.add_option("--budget", q.budget, "spend at most this much (200000, or 30000 USD)");
+  sub.add_flag("--allow-spot", q.allow_spot, "consider spot (preemptible) capacity");
+  sub.add_flag("--include-buy", q.include_buy, "consider buying the cards (after the purchase lead time)");
+  sub.add_option("--gpu", q.gpus, "GPU ids or families to consider (default: all)")->delimiter(',');
+  sub.add_option("--provider", q.providers, "providers to consider (default: all)")->delimiter(',');
+  sub.add_option("--region", q.regions, "regions to consider (default: all)")->delimiter(',');
+  sub.add_option("--max-gpus", q.max_gpus, "the most cards to consider (default 1024)");
+  sub.add_option("--objective", q.objective, "cost (default) or time");
+  sub.add_option("--confidence", q.confidence, "a spot plan must meet the deadline this often (default 90%)");
+  sub.add_option("--mfu", q.mfu, "model FLOPs utilisation on every GPU, e.g. 40% (from `gpuplan fit mfu`)");
+  sub.add_option("--scaling", q.scaling_file, "a saved scaling fit (gpuplan fit scaling … --format json -o FILE)");
+  sub.add_option("--trials", q.trials, "Monte Carlo runs per spot plan (default 1000)");
+  sub.add_option("--seed", q.seed, "Monte Carlo seed (default 1)");
+}
 
 // One row per subcommand (ninja's kTools): help, README and tests enumerate it.
 struct Command {
@@ -102,27 +123,26 @@ const std::vector<Command>& commands() {
        "  gpuplan plan JOB.yaml --scaling scaling.json --objective time --format csv -o frontier.csv",
        [](CLI::App& sub, Flags& f) {
          sub.add_option("job", f.plan.job_file, "job YAML (default: built-in defaults)");
-         sub.add_option("--set", f.plan.sets, "override a job field: path.to.field=VALUE (repeatable)");
-         sub.add_option("--deadline", f.plan.deadline, "finish within this long (10d, 36h) or by this date (2026-12-20)");
-         sub.add_option("--budget", f.plan.budget, "spend at most this much (200000, or 30000 USD)");
-         sub.add_flag("--allow-spot", f.plan.allow_spot, "consider spot (preemptible) capacity");
-         sub.add_flag("--include-buy", f.plan.include_buy, "consider buying the cards (after the purchase lead time)");
-         sub.add_option("--gpu", f.plan.gpus, "GPU ids or families to consider (default: all)")->delimiter(',');
-         sub.add_option("--provider", f.plan.providers, "providers to consider (default: all)")->delimiter(',');
-         sub.add_option("--region", f.plan.regions, "regions to consider (default: all)")->delimiter(',');
-         sub.add_option("--max-gpus", f.plan.max_gpus, "the most cards to consider (default 1024)");
-         sub.add_option("--objective", f.plan.objective, "cost (default) or time");
-         sub.add_option("--confidence", f.plan.confidence, "a spot plan must meet the deadline this often (default 90%)");
-         sub.add_option("--mfu", f.plan.mfu, "model FLOPs utilisation on every GPU, e.g. 40% (from `gpuplan fit mfu`)");
-         sub.add_option("--scaling", f.plan.scaling_file, "a saved scaling fit (gpuplan fit scaling … --format json -o FILE)");
-         sub.add_option("--trials", f.plan.trials, "Monte Carlo runs per spot plan (default 1000)");
-         sub.add_option("--seed", f.plan.seed, "Monte Carlo seed (default 1)");
+         plan_options(sub, f.plan);
          sub.add_flag("--explain", f.plan.explain, "say why notable configurations were rejected");
        },
        [](const Flags& f) {
          const gpuplan::Context ctx = gpuplan::make_context(f.global);
          gpuplan::PlanOutcome o = gpuplan::plan_report(ctx, f.plan);
          return Outcome{std::move(o.report), o.feasible ? kOk : kInfeasible};
+       }},
+      {"sensitivity", "Which inputs move the decision: each input varied ±20%, ranked (tornado), flips marked",
+       "  gpuplan sensitivity examples/qingdao-8xa100.yaml            # buy vs rent: what decides it\n"
+       "  gpuplan sensitivity examples/qingdao-8xa100.yaml --range 30% --format csv\n"
+       "  gpuplan sensitivity examples/plan-deadline.yaml             # a job: what moves the plan",
+       [](CLI::App& sub, Flags& f) {
+         sub.add_option("file", f.sensitivity.file, "scenario or job YAML (default: the built-in scenario)");
+         sub.add_option("--range", f.sensitivity.range, "how far each input moves, e.g. 20% (default)");
+         plan_options(sub, f.sensitivity.plan);
+       },
+       [](const Flags& f) {
+         return run_with_context(
+             f, [&](const gpuplan::Context& c) { return gpuplan::sensitivity_report(c, f.sensitivity); });
        }},
       {"prices", "Rental offers: price per instance and per GPU-hour, by billing mode, with source and date",
        "  gpuplan prices --gpu A100-80G --mode hourly --sort gpu_hour\n"
@@ -180,6 +200,8 @@ void emit(const Flags& f, gpuplan::Report report) {
     if (!f.estimate.job_file.empty()) inputs.push_back(f.estimate.job_file);
     if (!f.plan.job_file.empty()) inputs.push_back(f.plan.job_file);
     if (f.plan.scaling_file) inputs.push_back(*f.plan.scaling_file);
+    if (!f.sensitivity.file.empty()) inputs.push_back(f.sensitivity.file);
+    if (f.sensitivity.plan.scaling_file) inputs.push_back(*f.sensitivity.plan.scaling_file);
     if (!f.scaling.file.empty()) inputs.push_back(f.scaling.file);
     if (!f.progress.file.empty()) inputs.push_back(f.progress.file);
     gpuplan::write_output_file(f.output, text, inputs);

@@ -382,6 +382,15 @@ ResolvedJob load_job_with_flags(const std::string& path, std::vector<std::string
   }
 }
 
+bool is_job_file(const std::string& path) {
+  Diagnostics diag(path);
+  const YAML::Node root = detail::load_with_sets(path, {}, diag);
+  if (!root.IsMap()) return false;
+  for (const char* key : {"job", "cluster", "data", "checkpoint", "cost", "plan"})
+    if (root[key]) return true;
+  return false;
+}
+
 MeasuredScaling load_scaling_fit(const std::string& path) {
   Diagnostics diag(path);
   const std::string text = read_input_file(path);

@@ -64,6 +64,11 @@ ResolvedJob load_job_with_flags(const std::string& path, std::vector<std::string
                                 const std::vector<FlagOverride>& flags, const Context& ctx,
                                 JobUse use = JobUse::kEstimate);
 
+/// Whether a YAML file is a job file (it has a job, cluster, data, checkpoint,
+/// cost or plan section) rather than a buy-vs-rent scenario. Throws InputErrors
+/// for an unreadable or malformed file.
+bool is_job_file(const std::string& path);
+
 /// A scaling fit saved by `gpuplan fit scaling --format json -o FILE`: the USL's
 /// σ and κ (Amdahl's σ when the USL was not fitted, or when its AICc is worse).
 /// Throws InputErrors naming the file, line and field.

@@ -55,6 +55,9 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
     s.gpu = g;
     s.offer = &o;
     s.prices = offer_prices(o, cat, fx);
+    if (in.price_factor != 1.0)
+      for (std::optional<Money>* p : {&s.prices.hourly, &s.prices.monthly, &s.prices.spot})
+        if (*p) **p = (*p)->scaled(in.price_factor);
     s.gpus_per_node = o.gpus;
     s.network_from_offer = o.network.has_value();
     s.network = o.network.value_or(in.cluster.network_bandwidth);
@@ -70,7 +73,7 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
       PlanSource s;
       s.gpu = &g;
       s.card = card;
-      s.card_price = fx.convert(card->price.amount);
+      s.card_price = fx.convert(card->price.amount).scaled(in.price_factor);
       s.gpus_per_node = in.cluster.gpus_per_node;
       s.network = in.cluster.network_bandwidth;
       s.notes.push_back(fmt::format("card price {} {} (catalog {}: {})", to_plain_string(s.card_price),
@@ -160,6 +163,13 @@ Evaluation evaluate(const PlanInputs& in, const PlanSource& s, PlanMode mode, in
   e.finish_hours = e.start_hours + e.wall_hours;
   if (!std::isfinite(e.finish_hours)) e.rejected = Rejection::kRange;
   return e;
+}
+
+// Achieved FLOP/s per GPU: peak × MFU × the sensitivity factor, never above the peak.
+double achieved(const TrainingModel& model, const Gpu& gpu, const PlanInputs& in) {
+  const double f = model.achieved_flops(gpu);
+  if (in.mfu_factor == 1.0 || f <= 0) return f;
+  return std::min(f * in.mfu_factor, gpu.dense_tflops.at(in.job.precision) * 1e12);
 }
 
 Shape shape_of(const PlanInputs& in, const PlanSource& s, int gpus, int zero) {
@@ -269,7 +279,7 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
   d.config = c;
   d.source = &s;
   const MeasuredScaling* measured = in.scaling ? &*in.scaling : nullptr;
-  d.step = model.step(shape_of(in, s, c.gpus, c.zero_stage), model.achieved_flops(*s.gpu), measured);
+  d.step = model.step(shape_of(in, s, c.gpus, c.zero_stage), achieved(model, *s.gpu, in), measured);
   const Evaluation e = evaluate(in, s, c.mode, c.gpus, d.step, model.steps());
   d.instances = e.instances;
   d.work_hours = e.work_hours;
@@ -330,7 +340,7 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
     const int stride = s.offer ? s.offer->gpus : 1;
     const std::int64_t counts = in.max_gpus / stride;
     r.evaluated += counts * nmodes;
-    const double per_gpu = model.achieved_flops(*s.gpu);
+    const double per_gpu = achieved(model, *s.gpu, in);
     if (per_gpu <= 0) {
       r.rejected[static_cast<int>(Rejection::kPrecision)] += counts * nmodes;
       continue;

@@ -57,6 +57,9 @@ struct PlanInputs {
   int trials = 1000;        ///< Monte Carlo trials per spot plan shown
   std::uint64_t seed = 1;
   std::optional<MeasuredScaling> scaling{};  ///< replaces the analytic communication model
+  // Sensitivity analysis moves these (1 = as the catalog and the job say).
+  double price_factor = 1.0;  ///< × every rental and purchase price
+  double mfu_factor = 1.0;    ///< × the MFU (given or default), at most 100%
 };
 
 /// What the search enumerates: a rental offer, or buying cards of one GPU.

@@ -1,0 +1,278 @@
+#include "gpuplan/sensitivity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <stdexcept>
+
+#include "gpuplan/cost/rent.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr std::size_t kBase = static_cast<std::size_t>(-1);
+// Bisection steps for a flip point: the range is found to 2^-16 of its width.
+constexpr int kBisections = 16;
+
+double moved(const SensitivityInput& in, double factor) {
+  double v = std::clamp(in.base * factor, in.min, in.max);
+  if (in.whole) v = std::max(in.min, std::round(v));
+  return v;
+}
+
+bool same_decision(const SensitivityOutcome& a, const SensitivityOutcome& b) { return a.decision == b.decision; }
+
+// Money fields are set from a value in currency units, rounded to the micro-unit.
+void set_money(Money& m, double units) { m = Money::from_micros(std::llround(units * 1e6), m.currency()); }
+
+}  // namespace
+
+std::string format_value(ValueKind kind, double v) {
+  switch (kind) {
+    case ValueKind::kMoney: return group_thousands(fmt::format("{:.{}f}", v, std::abs(v) < 10 ? 4 : std::abs(v) < 1000 ? 2 : 0));
+    case ValueKind::kShare: return fmt::format("{:.3g}%", v * 100);
+    case ValueKind::kDuration: {
+      const double h = v / 3600;
+      if (h >= 730 * 0.999) return fmt::format("{:.3g}mo", h / 730);
+      if (h >= 48) return fmt::format("{:.3g}d", h / 24);
+      if (h >= 1) return fmt::format("{:.3g}h", h);
+      return fmt::format("{:.3g}min", v / 60);
+    }
+    case ValueKind::kWatts: return fmt::format("{:.4g}W", v);
+    case ValueKind::kBytes: return v >= 1e12 ? fmt::format("{:.3g}TB", v / 1e12) : fmt::format("{:.4g}GB", v / 1e9);
+    case ValueKind::kRate:
+      return v >= 1e9 ? fmt::format("{:.3g}GB/s", v / 1e9) : fmt::format("{:.4g}MB/s", v / 1e6);
+    case ValueKind::kCount:
+      if (v >= 1e12) return fmt::format("{:.3g}T", v / 1e12);
+      if (v >= 1e9) return fmt::format("{:.3g}B", v / 1e9);
+      if (v >= 1e6) return fmt::format("{:.3g}M", v / 1e6);
+      return fmt::format("{:.4g}", v);
+    case ValueKind::kNumber: return fmt::format("{:.4g}", v);
+    case ValueKind::kFactor: return fmt::format("×{:.3g}", v);
+  }
+  return fmt::format("{:g}", v);
+}
+
+std::string value_unit(ValueKind kind, Currency currency) {
+  switch (kind) {
+    case ValueKind::kMoney: return std::string(currency.code());
+    case ValueKind::kShare: return "share";
+    case ValueKind::kDuration: return "s";
+    case ValueKind::kWatts: return "W";
+    case ValueKind::kBytes: return "B";
+    case ValueKind::kRate: return "B/s";
+    case ValueKind::kCount: return "count";
+    case ValueKind::kNumber: return "number";
+    case ValueKind::kFactor: return "factor";
+  }
+  return "number";
+}
+
+Sensitivity analyse(std::vector<SensitivityInput> inputs, const SensitivityEvaluate& evaluate, double range) {
+  if (!(range > 0 && range < 1)) throw std::invalid_argument("range must be within (0%, 100%)");
+  Sensitivity out;
+  out.range = range;
+  out.base = evaluate(kBase, 0);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const SensitivityInput& in = inputs[i];
+    if (in.base == 0) {
+      out.not_varied.push_back(in.name);
+      continue;
+    }
+    Swing s;
+    s.input = i;
+    s.low_value = moved(in, 1 - range);
+    s.high_value = moved(in, 1 + range);
+    s.low = evaluate(i, s.low_value);
+    s.high = evaluate(i, s.high_value);
+    if (s.low.metric && s.high.metric) s.swing = std::abs(*s.high.metric - *s.low.metric);
+    else s.swing = std::numeric_limits<double>::infinity();  // a plan that becomes impossible outweighs any number
+    const bool low_flips = !same_decision(s.low, out.base), high_flips = !same_decision(s.high, out.base);
+    s.flips = low_flips || high_flips;
+    if (s.flips) {
+      // Bisect between the base and the nearer end that flips, assuming one
+      // change of decision there (a second change within the range is not sought).
+      double keep = in.base, flip = low_flips ? s.low_value : s.high_value;
+      for (int k = 0; k < kBisections; ++k) {
+        double mid = 0.5 * (keep + flip);
+        if (in.whole) {
+          mid = std::round(mid);
+          if (mid == keep || mid == flip) break;
+        }
+        if (same_decision(evaluate(i, mid), out.base)) keep = mid;
+        else flip = mid;
+      }
+      s.flip_value = flip;
+    }
+    out.ranked.push_back(std::move(s));
+  }
+  std::stable_sort(out.ranked.begin(), out.ranked.end(), [](const Swing& a, const Swing& b) { return a.swing > b.swing; });
+  out.inputs = std::move(inputs);
+  return out;
+}
+
+ScenarioSubject scenario_subject(const Scenario& base) {
+  using Set = std::function<void(Scenario&, double)>;
+  std::vector<SensitivityInput> inputs;
+  std::vector<Set> setters;
+  const auto add = [&](std::string name, ValueKind kind, double value, Set set, double min = 0, double max = 1e300,
+                       bool whole = false) {
+    inputs.push_back(SensitivityInput{std::move(name), kind, value, min, max, whole});
+    setters.push_back(std::move(set));
+  };
+  const Workload& w = base.workload;
+  add("workload.utilisation", ValueKind::kShare, w.utilisation, [](Scenario& s, double v) { s.workload.utilisation = v; }, 0, 1);
+  add("workload.runs_per_month", ValueKind::kNumber, w.runs_per_month,
+      [](Scenario& s, double v) { s.workload.runs_per_month = static_cast<int>(v); }, 1, 1e5, true);
+  add("workload.dataset", ValueKind::kBytes, w.dataset.value(), [](Scenario& s, double v) { s.workload.dataset = Bytes(v); });
+  add("workload.egress_per_month", ValueKind::kBytes, w.egress_per_month.value(),
+      [](Scenario& s, double v) { s.workload.egress_per_month = Bytes(v); });
+  add("workload.upload_bandwidth", ValueKind::kRate, w.upload_bandwidth.value(),
+      [](Scenario& s, double v) { s.workload.upload_bandwidth = BytesPerSecond(v); }, 1);
+  const OwnInputs& o = base.own;
+  add("buy.card_price", ValueKind::kMoney, o.card_price.units(), [](Scenario& s, double v) { set_money(s.own.card_price, v); });
+  add("buy.server_base", ValueKind::kMoney, o.server_base.units(), [](Scenario& s, double v) { set_money(s.own.server_base, v); });
+  add("buy.network", ValueKind::kMoney, o.network.units(), [](Scenario& s, double v) { set_money(s.own.network, v); });
+  add("buy.facility", ValueKind::kMoney, o.facility.units(), [](Scenario& s, double v) { set_money(s.own.facility, v); });
+  add("buy.lead_time", ValueKind::kDuration, o.lead_time.count(), [](Scenario& s, double v) { s.own.lead_time = Seconds(v); });
+  add("buy.useful_life", ValueKind::kDuration, o.useful_life.count(),
+      [](Scenario& s, double v) { s.own.useful_life = Seconds(v); }, 1);
+  add("buy.residual_value", ValueKind::kShare, o.residual_share, [](Scenario& s, double v) { s.own.residual_share = v; }, 0, 1);
+  add("buy.gpu_power", ValueKind::kWatts, o.gpu_busy.value(), [](Scenario& s, double v) { s.own.gpu_busy = Watts(v); });
+  add("buy.gpu_idle_power", ValueKind::kWatts, o.gpu_idle.value(), [](Scenario& s, double v) { s.own.gpu_idle = Watts(v); });
+  add("buy.server_power", ValueKind::kWatts, o.server.value(), [](Scenario& s, double v) { s.own.server = Watts(v); });
+  add("buy.pue", ValueKind::kNumber, o.pue, [](Scenario& s, double v) { s.own.pue = v; }, 1, 5);
+  add("buy.electricity_per_kwh", ValueKind::kMoney, o.electricity_per_kwh.units(),
+      [](Scenario& s, double v) { set_money(s.own.electricity_per_kwh, v); });
+  add("buy.operations_per_month", ValueKind::kMoney, o.operations_per_month.units(),
+      [](Scenario& s, double v) { set_money(s.own.operations_per_month, v); });
+  add("buy.colocation_per_month", ValueKind::kMoney, o.colocation_per_month.units(),
+      [](Scenario& s, double v) { set_money(s.own.colocation_per_month, v); });
+  if (o.cover == LeadTimeCover::kDelayCost)
+    add("buy.delay_cost_per_month", ValueKind::kMoney, o.delay_cost_per_month.units(),
+        [](Scenario& s, double v) { set_money(s.own.delay_cost_per_month, v); });
+  if (base.hourly) {
+    add("rent.hourly.price", ValueKind::kMoney, base.hourly->rent.price.units(),
+        [](Scenario& s, double v) { set_money(s.hourly->rent.price, v); });
+    add("rent.hourly.idle_per_run", ValueKind::kDuration, Seconds(base.hourly->idle_per_run).count(),
+        [](Scenario& s, double v) { s.hourly->idle_per_run = Hours(Seconds(v)); });
+  }
+  if (base.monthly)
+    add("rent.monthly.price", ValueKind::kMoney, base.monthly->price.units(),
+        [](Scenario& s, double v) { set_money(s.monthly->price, v); });
+  if (base.spot) {
+    add("rent.spot.price", ValueKind::kMoney, base.spot->rent.price.units(),
+        [](Scenario& s, double v) { set_money(s.spot->rent.price, v); });
+    add("rent.spot.interruptions_per_day", ValueKind::kNumber, base.spot->interruptions.interruptions_per_hour * 24,
+        [](Scenario& s, double v) { s.spot->interruptions.interruptions_per_hour = v / 24; });
+  }
+  // Add-ons shared by every rental option move together, as `rent.*` sets them.
+  const RentInputs* any = base.hourly ? &base.hourly->rent : base.monthly ? &*base.monthly : base.spot ? &base.spot->rent : nullptr;
+  if (any) {
+    const auto each = [](Scenario& s, const std::function<void(RentInputs&)>& f) {
+      if (s.hourly) f(s.hourly->rent);
+      if (s.monthly) f(*s.monthly);
+      if (s.spot) f(s.spot->rent);
+    };
+    add("rent.storage_per_gb_month", ValueKind::kMoney, any->storage_per_gb_month.units(), [each](Scenario& s, double v) {
+      each(s, [v](RentInputs& r) { set_money(r.storage_per_gb_month, v); });
+    });
+    add("rent.egress_per_gb", ValueKind::kMoney, any->egress_per_gb.units(), [each](Scenario& s, double v) {
+      each(s, [v](RentInputs& r) { set_money(r.egress_per_gb, v); });
+    });
+    add("rent.support", ValueKind::kShare, any->support_share,
+        [each](Scenario& s, double v) { each(s, [v](RentInputs& r) { r.support_share = v; }); }, 0, 1);
+  }
+  if (base.hybrid)
+    add("hybrid.local_share", ValueKind::kShare, base.hybrid->local_share,
+        [](Scenario& s, double v) { s.hybrid->local_share = v; }, 0, 1);
+  add("discount_rate", ValueKind::kShare, base.discount_rate, [](Scenario& s, double v) { s.discount_rate = v; }, 0, 1);
+  add("horizon", ValueKind::kNumber, base.horizon_months,
+      [](Scenario& s, double v) { s.horizon_months = static_cast<int>(v); }, 1, 240, true);
+
+  ScenarioSubject out;
+  out.inputs = std::move(inputs);
+  // The metric: how much more owning costs than the cheapest way to rent (NPV);
+  // it crosses zero where the buy-or-rent answer changes.
+  out.evaluate = [base, setters = std::move(setters)](std::size_t i, double v) {
+    Scenario s = base;
+    if (i != kBase) setters.at(i)(s, v);
+    const Comparison c = compare(s);
+    double best_rent = std::numeric_limits<double>::infinity();
+    double buy = 0;
+    for (const OptionResult& opt : c.options) {
+      if (opt.key == "buy") buy = opt.npv;
+      else if (opt.key != "hybrid") best_rent = std::min(best_rent, opt.npv);
+    }
+    SensitivityOutcome r;
+    if (std::isfinite(best_rent)) r.metric = buy - best_rent;
+    r.decision = c.cheapest;
+    return r;
+  };
+  return out;
+}
+
+ScenarioSubject job_subject(const PlanInputs& base, const Catalog& catalog, const CurrencyConverter& fx) {
+  using Set = std::function<void(PlanInputs&, double)>;
+  std::vector<SensitivityInput> inputs;
+  std::vector<Set> setters;
+  const auto add = [&](std::string name, ValueKind kind, double value, Set set, double min = 0, double max = 1e300,
+                       bool whole = false) {
+    inputs.push_back(SensitivityInput{std::move(name), kind, value, min, max, whole});
+    setters.push_back(std::move(set));
+  };
+  const Job& j = base.job;
+  if (j.parameters > 0) add("job.parameters", ValueKind::kCount, j.parameters, [](PlanInputs& p, double v) { p.job.parameters = v; });
+  if (j.tokens > 0) add("job.tokens", ValueKind::kCount, j.tokens, [](PlanInputs& p, double v) { p.job.tokens = v; });
+  if (j.samples > 0) add("job.samples", ValueKind::kCount, j.samples, [](PlanInputs& p, double v) { p.job.samples = v; });
+  // Two inputs that are many numbers: every GPU's MFU, every price in the catalog.
+  add("MFU of every GPU", ValueKind::kFactor, 1.0, [](PlanInputs& p, double v) { p.mfu_factor = v; }, 0.01, 100);
+  add("every catalog price", ValueKind::kFactor, 1.0, [](PlanInputs& p, double v) { p.price_factor = v; }, 0.01, 100);
+  add("cluster.network_bandwidth", ValueKind::kRate, base.cluster.network_bandwidth.value(),
+      [](PlanInputs& p, double v) { p.cluster.network_bandwidth = BytesPerSecond(v); }, 1);
+  add("cluster.comm_overlap", ValueKind::kShare, base.cluster.comm_overlap,
+      [](PlanInputs& p, double v) { p.cluster.comm_overlap = v; }, 0, 1);
+  if (j.bytes_per_sample.value() > 0)
+    add("data.read_bandwidth", ValueKind::kRate, j.read_bandwidth.value(),
+        [](PlanInputs& p, double v) { p.job.read_bandwidth = BytesPerSecond(v); }, 1);
+  if (j.samples_per_second_per_worker > 0)
+    add("data.samples_per_second_per_worker", ValueKind::kNumber, j.samples_per_second_per_worker,
+        [](PlanInputs& p, double v) { p.job.samples_per_second_per_worker = v; }, 1e-9);
+  add("checkpoint.write_bandwidth", ValueKind::kRate, j.checkpoint_bandwidth.value(),
+      [](PlanInputs& p, double v) { p.job.checkpoint_bandwidth = BytesPerSecond(v); }, 1);
+  if (base.allow_spot)
+    add("cost.spot_interruptions_per_day", ValueKind::kNumber, base.spot_interruptions_per_day,
+        [](PlanInputs& p, double v) { p.spot_interruptions_per_day = v; });
+  add("cost.dataset", ValueKind::kBytes, base.dataset.value(), [](PlanInputs& p, double v) { p.dataset = Bytes(v); });
+  add("cost.upload_bandwidth", ValueKind::kRate, base.upload_bandwidth.value(),
+      [](PlanInputs& p, double v) { p.upload_bandwidth = BytesPerSecond(v); }, 1);
+  if (base.deadline)
+    add("plan.deadline", ValueKind::kDuration, base.deadline->count(), [](PlanInputs& p, double v) { p.deadline = Seconds(v); }, 1);
+  if (base.budget)
+    add("plan.budget", ValueKind::kMoney, base.budget->units(), [](PlanInputs& p, double v) {
+      p.budget = Money::from_micros(std::llround(v * 1e6), p.budget->currency());
+    }, 0.01);
+
+  ScenarioSubject out;
+  out.inputs = std::move(inputs);
+  out.evaluate = [base, setters = std::move(setters), &catalog, &fx](std::size_t i, double v) {
+    PlanInputs p = base;
+    if (i != kBase) setters.at(i)(p, v);
+    const PlanResult r = plan(p, catalog, fx);
+    SensitivityOutcome o;
+    if (!r.recommended) {
+      o.decision = "nothing feasible";
+      return o;
+    }
+    const PlanDetail& d = *r.recommended;
+    o.metric = p.objective == Objective::kTime ? d.finish_hours : d.cost.units();
+    o.decision = d.source->offer ? fmt::format("{} on {} ({})", d.source->gpu->id, d.source->offer->provider,
+                                               to_string(d.config.mode))
+                                 : fmt::format("buy {}", d.source->gpu->id);
+    return o;
+  };
+  return out;
+}
+
+}  // namespace gpuplan
