@@ -44,12 +44,16 @@ TEST_CASE("fit mfu: tokens per second × 6N over the cards' peak", "[fit]") {
   const Context ctx = make_context(o);
   MfuQuery q;
   q.gpu = "A100-80G";
-  q.gpus = 8;
+  q.gpus = "8";
   q.parameters = "7B";
-  q.tokens_per_second = 23000;
+  q.tokens_per_second = "23000";
   // 23,000 × 6 × 7e9 = 9.66e14 FLOP/s over 8 × 312e12 = 2.496e15: MFU = 0.3870.
   const Report r = fit_mfu_report(ctx, q);
   CHECK(std::get<double>(r.tables[0].rows[0][4]) == Approx(0.387019).epsilon(1e-5));
   q.precision = "fp8";
   CHECK_THROWS_WITH(fit_mfu_report(ctx, q), "--precision: A100-80G has no fp8 rate in the catalog");
+  // Numbers on the command line are read strictly: CLI11 alone would take 0x10 as 16.
+  q.precision = "bf16";
+  q.gpus = "0x10";
+  CHECK_THROWS_WITH(fit_mfu_report(ctx, q), "--gpus 0x10: '0x10' is not a decimal number (hexadecimal is not accepted)");
 }

@@ -78,8 +78,7 @@ CsvTable CsvTable::parse(std::string_view input, std::string file) {
   t.unescaped_ = std::make_shared<std::deque<std::string>>();
   std::string_view text = *t.text_;
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  if (text.find('\0') != std::string_view::npos)
-    throw InputError(SourceLocation{t.file_}, "", "is not a text file (it contains NUL bytes)");
+  check_text(text, t.file_);
   char sep = ',';
   bool have_header = false;
   int line_no = 0;

@@ -161,4 +161,45 @@ void write_stdout(const std::string& content) {
   if (!write_all(1, content)) throw std::runtime_error(fmt::format("writing standard output: {}", errno_text(errno)));
 }
 
+void check_text(std::string_view text, const std::string& file) {
+  int line = 1, column = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0) throw InputError(SourceLocation{file, line, column}, "", "is not a text file (it contains NUL bytes)");
+    std::size_t len = 1;
+    bool ok = true;
+    if (c >= 0x80) {
+      // UTF-8 (RFC 3629): lead byte ranges and the second byte's allowed range.
+      unsigned char lo = 0x80, hi = 0xBF;
+      if (c >= 0xC2 && c <= 0xDF) len = 2;
+      else if (c == 0xE0) len = 3, lo = 0xA0;
+      else if (c >= 0xE1 && c <= 0xEC) len = 3;
+      else if (c == 0xED) len = 3, hi = 0x9F;  // no surrogates
+      else if (c >= 0xEE && c <= 0xEF) len = 3;
+      else if (c == 0xF0) len = 4, lo = 0x90;
+      else if (c >= 0xF1 && c <= 0xF3) len = 4;
+      else if (c == 0xF4) len = 4, hi = 0x8F;  // nothing past U+10FFFF
+      else ok = false;
+      for (std::size_t k = 1; ok && k < len; ++k) {
+        if (i + k >= text.size()) {
+          ok = false;
+          break;
+        }
+        const auto b = static_cast<unsigned char>(text[i + k]);
+        if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) ok = false;
+      }
+    }
+    if (!ok)
+      throw InputError(SourceLocation{file, line, column}, "",
+                       fmt::format("is not UTF-8 text (byte 0x{:02X}); save the file as UTF-8", c));
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += len;
+  }
+}
+
 }  // namespace gpuplan

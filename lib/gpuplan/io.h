@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuplan {
@@ -16,6 +17,11 @@ inline constexpr std::size_t kMaxInputBytes = 64u * 1024u * 1024u;
 /// The whole file, or InputError naming the file ("is a directory", "not found"...).
 /// "-" reads standard input.
 std::string read_input_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
+
+/// Checks that an input is text: no NUL bytes, and well-formed UTF-8 (no
+/// overlong forms, surrogates or code points past U+10FFFF). Throws InputError
+/// at the first bad byte's line and column, naming the byte.
+void check_text(std::string_view text, const std::string& file);
 
 /// Writes `content` to `path` atomically. Refuses a path that is one of
 /// `inputs` (same file by device and inode). Throws InputError on failure

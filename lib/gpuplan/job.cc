@@ -85,7 +85,10 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   {
     Fields f(diag, detail::section(top, "job"), "job");
     const bool vision = f.get("forward_flops_per_sample", false).IsDefined();
-    if (auto v = detail::read_positive_count(f, "parameters")) j.parameters = *v;
+    // Bounds far beyond any real run (the largest models have ~2e12 parameters
+    // and see ~2e13 tokens), so that absurd inputs are refused by name rather
+    // than turned into runs of 1e20 days.
+    if (auto v = detail::read_positive_count(f, "parameters", false, 1e15)) j.parameters = *v;
     else if (!vision) {
       j.parameters = 7e9;
       note("job.parameters", "7B", "default");
@@ -110,22 +113,22 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
         note("job.recompute", "selective",
              "default: FlashAttention-style kernels keep no attention matrices (Korthikanti et al. 2022's 34·s·b·h)");
     }
-    if (auto v = detail::read_positive_count(f, "sequence_length")) j.sequence_length = *v;
+    if (auto v = detail::read_positive_count(f, "sequence_length", false, 1e8)) j.sequence_length = *v;
     else if (!vision) {
       j.sequence_length = 4096;
       note("job.sequence_length", "4096", "default");
     }
-    if (auto v = detail::read_positive_count(f, "global_batch")) j.global_batch = *v;
+    if (auto v = detail::read_positive_count(f, "global_batch", false, 1e9)) j.global_batch = *v;
     else {
       j.global_batch = vision ? 256 : 128;
       note("job.global_batch", fmt::format("{:g}", j.global_batch), "default, sequences (samples) per step");
     }
     if (auto v = detail::read_whole_in(f, "micro_batch", 1, 65536)) j.micro_batch = *v;
-    if (auto v = detail::read_positive_count(f, "forward_flops_per_sample")) j.forward_flops_per_sample = *v;
+    if (auto v = detail::read_positive_count(f, "forward_flops_per_sample", false, 1e18)) j.forward_flops_per_sample = *v;
     if (auto v = detail::read_size_in(f, "activation_memory_per_sample")) j.activation_bytes_per_sample = v->value();
     // Tokens: given, or samples × epochs × sequence length.
-    const auto tokens = detail::read_positive_count(f, "tokens");
-    const auto samples = detail::read_positive_count(f, "samples");
+    const auto tokens = detail::read_positive_count(f, "tokens", false, 1e17);
+    const auto samples = detail::read_positive_count(f, "samples", false, 1e17);
     const auto epochs = f.value("epochs", false, [](const std::string& t) {
       const double v = parse_number(t);
       if (!(v > 0)) throw std::invalid_argument(fmt::format("{} must be greater than zero", t));
@@ -285,6 +288,8 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
     p.budget = f.value("budget", false, [&](const std::string& t) {
       Money m = parse_money(t, ctx.currency);
       if (m.micros() <= 0) throw std::invalid_argument(fmt::format("{} must be a positive amount", t));
+      if (m.units() >= Money::kMaxPlausibleUnits)
+        throw std::invalid_argument(fmt::format("{} is a trillion or more: not an amount gpuplan can plan with", t));
       if (m.currency() != ctx.currency) {
         try {
           m = CurrencyConverter(ctx.catalog(), ctx.currency).convert(m);
@@ -397,15 +402,22 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
   const std::optional<YAML::Node> doc = detail::load_document(text, diag);
   diag.throw_if_any();
   const YAML::Node root = doc.value_or(YAML::Node());
+  // A missing key of a const node is a "zombie" that throws on most calls: look it up safely.
+  const auto child = [](const YAML::Node& map, const char* key) {
+    if (map.IsDefined() && map.IsMap())
+      for (auto it = map.begin(); it != map.end(); ++it)
+        if (it->first.IsScalar() && it->first.Scalar() == key) return YAML::Node(it->second);
+    return YAML::Node(YAML::NodeType::Undefined);
+  };
   const auto scalar = [&](const YAML::Node& map, const char* key, const std::string& field) -> std::optional<std::string> {
-    const YAML::Node n = map.IsMap() ? map[key] : YAML::Node();
+    const YAML::Node n = child(map, key);
     if (!n.IsDefined() || !n.IsScalar()) {
       diag.fail(n.IsDefined() ? n : map, field, "is required");
       return std::nullopt;
     }
     return n.Scalar();
   };
-  if (!root.IsMap() || scalar(root, "command", "command").value_or("") != "fit scaling") {
+  if (!root.IsDefined() || !root.IsMap() || scalar(root, "command", "command").value_or("") != "fit scaling") {
     diag.fail(root, "command", "is not 'fit scaling': save the fit with gpuplan fit scaling FILE --format json -o FILE");
     diag.throw_if_any();
   }
@@ -420,14 +432,14 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
       return std::nullopt;
     }
   };
-  const YAML::Node coefs = root["coefficients"];
-  if (!coefs.IsSequence()) diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", "must be a list");
+  const YAML::Node coefs = child(root, "coefficients");
+  if (!coefs.IsDefined() || !coefs.IsSequence()) diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", "must be a list");
   else
     for (std::size_t i = 0; i < coefs.size(); ++i) {
       const std::string at = detail::item_path("coefficients", i);
       const auto model = scalar(coefs[i], "model", at + ".model");
       const auto param = scalar(coefs[i], "parameter", at + ".parameter");
-      const YAML::Node est = coefs[i].IsMap() ? coefs[i]["estimate"] : YAML::Node();
+      const YAML::Node est = child(coefs[i], "estimate");
       if (!model || !param) continue;
       if (!est.IsScalar()) {
         diag.fail(coefs[i], at + ".estimate", "is required");
@@ -435,20 +447,21 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
       }
       if (auto v = number(est, at + ".estimate")) coef[*model][*param] = *v;
     }
-  const YAML::Node models = root["models"];
-  if (models.IsSequence())
+  const YAML::Node models = child(root, "models");
+  if (models.IsDefined() && models.IsSequence())
     for (std::size_t i = 0; i < models.size(); ++i) {
-      const YAML::Node m = models[i];
-      if (!m.IsMap() || !m["model"].IsScalar()) continue;
-      const YAML::Node a = m["aicc"];
-      aicc[m["model"].Scalar()] = a.IsScalar() && a.Scalar() != "null" ? number(a, detail::item_path("models", i) + ".aicc") : std::nullopt;
+      const YAML::Node name = child(models[i], "model"), a = child(models[i], "aicc");
+      if (!name.IsDefined() || !name.IsScalar()) continue;
+      aicc[name.Scalar()] = a.IsDefined() && a.IsScalar() && a.Scalar() != "null"
+                                ? number(a, detail::item_path("models", i) + ".aicc")
+                                : std::nullopt;
     }
   double max_gpus = 0;
-  const YAML::Node points = root["points"];
-  if (points.IsSequence())
+  const YAML::Node points = child(root, "points");
+  if (points.IsDefined() && points.IsSequence())
     for (std::size_t i = 0; i < points.size(); ++i)
-      if (points[i].IsMap() && points[i]["gpus"].IsScalar())
-        if (auto v = number(points[i]["gpus"], detail::item_path("points", i) + ".gpus")) max_gpus = std::max(max_gpus, *v);
+      if (const YAML::Node g = child(points[i], "gpus"); g.IsDefined() && g.IsScalar())
+        if (auto v = number(g, detail::item_path("points", i) + ".gpus")) max_gpus = std::max(max_gpus, *v);
   diag.throw_if_any();
   // The USL unless Amdahl fits clearly better by AICc (fewer parameters, same data).
   std::string pick = coef.contains("usl") ? "usl" : "amdahl";

@@ -43,6 +43,10 @@ inline const Currency kUsd{"USD"};
 class Money {
  public:
   static constexpr std::int64_t kMicrosPerUnit = 1'000'000;
+  /// Amounts from a trillion units up are not prices or plans anyone has:
+  /// readers refuse them (naming the field) and models leave such results out,
+  /// long before the 9.2e12 units that int64 micro-units can hold.
+  static constexpr double kMaxPlausibleUnits = 1e12;
 
   /// "221.50", "-3", "0.000027": a plain decimal with at most 6 fraction
   /// digits; no exponent, separators or symbols. Throws std::invalid_argument.

@@ -34,6 +34,8 @@ class Reader {
       Money m = parse_money(s, file_currency_);
       if (m.micros() < 0 || (!allow_zero && m.micros() == 0))
         throw std::invalid_argument(allow_zero ? "must not be negative" : "must be a positive amount");
+      if (m.units() >= Money::kMaxPlausibleUnits)
+        throw std::invalid_argument(fmt::format("{} is a trillion or more: not an amount gpuplan can plan with", s));
       if (m.currency() != ctx_.currency) m = convert(m);
       return m;
     });

@@ -51,11 +51,55 @@ YAML::Node load_with_sets(const std::string& path, const std::vector<std::string
   return root;
 }
 
+namespace {
+
+// No gpuplan file needs more than a few levels of nesting or more than a few
+// thousand values. yaml-cpp 0.7 stops near 500–2,000 levels with a "bad file"
+// message, and it shares aliased nodes (&a … *a) without copying, so a small
+// file can stand for billions of values ("billion laughs"): whatever walks it
+// would never finish. The walk below is capped in both, so it ends quickly.
+constexpr int kMaxDepth = 64;
+constexpr long kMaxNodes = 1'000'000;
+
+// Returns false (and records the problem) when the document is too deep or too big.
+bool within_limits(const YAML::Node& root, Diagnostics& diag) {
+  long budget = kMaxNodes;
+  bool ok = true;
+  const std::function<void(const YAML::Node&, int, const std::string&)> walk = [&](const YAML::Node& n, int depth,
+                                                                                   const std::string& field) {
+    if (!ok) return;
+    if (--budget < 0) {
+      diag.fail(n, field,
+                fmt::format("expands through aliases (&name … *name) to more than {} values; write the values out",
+                            kMaxNodes));
+      ok = false;
+      return;
+    }
+    if (depth > kMaxDepth) {
+      diag.fail(n, field, fmt::format("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
+      ok = false;
+      return;
+    }
+    if (n.IsSequence()) {
+      for (const YAML::Node& item : n) walk(item, depth + 1, field);
+    } else if (n.IsMap()) {
+      for (auto it = n.begin(); it != n.end(); ++it)
+        walk(it->second, depth + 1, depth == 0 && it->first.IsScalar() ? it->first.Scalar() : field);
+    }
+  };
+  walk(root, 0, "");
+  return ok;
+}
+
+}  // namespace
+
 std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag) {
   // The UTF-8 byte-order mark some editors write is not content.
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  if (text.find('\0') != std::string_view::npos) {
-    diag.fail(SourceLocation{diag.file(), 0, 0}, "", "is not a text file (it contains NUL bytes)");
+  try {
+    check_text(text, diag.file());
+  } catch (const InputError& e) {
+    diag.fail(e.where(), "", e.message());
     return std::nullopt;
   }
   try {
@@ -66,7 +110,12 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
       return std::nullopt;
     }
     if (docs.empty()) return YAML::Node();
+    if (!within_limits(docs.front(), diag)) return std::nullopt;
     return docs.front();
+  } catch (const YAML::DeepRecursion& e) {
+    SourceLocation where{diag.file(), 0, 0};
+    if (!e.mark.is_null()) where = {diag.file(), e.mark.line + 1, e.mark.column + 1};
+    diag.fail(where, "", fmt::format("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
   } catch (const YAML::ParserException& e) {
     SourceLocation where{diag.file(), 0, 0};
     if (!e.mark.is_null()) where = {diag.file(), e.mark.line + 1, e.mark.column + 1};
@@ -146,10 +195,11 @@ std::optional<int> read_whole_in(Fields& f, std::string_view key, int lo, int hi
   });
 }
 
-std::optional<double> read_positive_count(Fields& f, std::string_view key, bool required) {
+std::optional<double> read_positive_count(Fields& f, std::string_view key, bool required, double max) {
   return f.value(key, required, [&](const std::string& t) {
     const double v = parse_count(t);
     if (!(v > 0)) throw std::invalid_argument(fmt::format("{} must be greater than zero", t));
+    if (v > max) throw std::invalid_argument(fmt::format("{} is more than {:g}: beyond any training run", t, max));
     return v;
   });
 }

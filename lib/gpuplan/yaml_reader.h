@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include <yaml-cpp/depthguard.h>  // YAML::DeepRecursion (not in yaml.h in 0.7)
 #include <yaml-cpp/yaml.h>
 
 #include "gpuplan/error.h"
@@ -108,8 +109,8 @@ class Fields {
 std::optional<double> read_share_in(Fields& f, std::string_view key, double lo, double hi, bool required = false);
 /// A whole count ("8", "2K") within [lo, hi].
 std::optional<int> read_whole_in(Fields& f, std::string_view key, int lo, int hi, bool required = false);
-/// A count ("7B", "1.4T", "2e12") that must be greater than zero.
-std::optional<double> read_positive_count(Fields& f, std::string_view key, bool required = false);
+/// A count ("7B", "1.4T", "2e12") that must be greater than zero and at most `max`.
+std::optional<double> read_positive_count(Fields& f, std::string_view key, bool required = false, double max = 1e300);
 /// A duration; `positive` refuses zero.
 std::optional<Seconds> read_duration_in(Fields& f, std::string_view key, bool positive, bool required = false);
 /// A size that must be zero or more.

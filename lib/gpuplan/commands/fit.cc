@@ -1,5 +1,7 @@
 #include "gpuplan/commands/fit.h"
 
+#include "gpuplan/commands/flags.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -78,6 +80,13 @@ std::string scaling_chart(const std::vector<double>& n, const std::vector<double
 
 Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   (void)ctx;
+  std::vector<double> predict;
+  for (const std::string& t : q.predict) {
+    const double p = flag_number("--predict", t);
+    if (p != std::floor(p) || p > 1e7)
+      throw InputError(SourceLocation{"--predict " + t}, "", fmt::format("{} is not a GPU count (a whole number, 1 to 10,000,000)", t));
+    predict.push_back(p);
+  }
   const CsvTable t = CsvTable::load(q.file);
   const std::string xcol = column_or(t, q.x, "--x");
   const std::string ycol = column_or(t, q.y, "--y");
@@ -148,9 +157,7 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   pred.name = "predictions";
   pred.title = "Predictions (95% prediction intervals)";
   pred.columns = {{"gpus", "GPUs", -6}, {"model", "model"}, {"throughput", "predicted", 2}, {"low", "low", 2}, {"high", "high", 2}};
-  for (const double p : q.predict) {
-    if (!(p >= 1) || p != std::floor(p) || p > 1e7)
-      throw InputError(SourceLocation{"--predict"}, "", fmt::format("{:g} is not a GPU count (a whole number, 1 or more)", p));
+  for (const double p : predict) {
     for (const ScalingFit& f : fits) {
       const auto [lo, hi] = f.prediction_interval(p);
       pred.add_row({p, name(f), f.predict(p), std::max(0.0, lo), hi});
@@ -160,11 +167,11 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   rep.tables.push_back(std::move(models));
   rep.tables.push_back(std::move(coef));
   rep.tables.push_back(std::move(pts));
-  if (!q.predict.empty()) rep.tables.push_back(std::move(pred));
+  if (!predict.empty()) rep.tables.push_back(std::move(pred));
   rep.primary = 1;
   if (q.chart) {
     double n_max = *std::max_element(n.begin(), n.end());
-    for (double p : q.predict) n_max = std::max(n_max, p);
+    for (double p : predict) n_max = std::max(n_max, p);
     std::vector<std::pair<char, const ScalingFit*>> curves;
     for (const ScalingFit& f : fits) curves.emplace_back(f.model == ScalingModel::kUsl ? 'U' : 'A', &f);
     rep.figures.push_back(scaling_chart(n, x, curves, n_max));
@@ -175,7 +182,7 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   in["y"] = ycol;
   in["model"] = q.model;
   Json pr = Json::array();
-  for (double p : q.predict) pr.push_back(p);
+  for (double p : predict) pr.push_back(p);
   in["predict"] = std::move(pr);
   rep.inputs = std::move(in);
   if (fits.size() == 2 && fits[0].aicc && fits[1].aicc) {
@@ -264,11 +271,12 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
   rate.add_row({std::string("last step"), p.last_step, Cell{}, Cell{}, std::string("step")});
   rate.add_row({std::string("elapsed at last step"), p.last_elapsed / 3600, Cell{}, Cell{}, std::string("h")});
   rep.tables.push_back(std::move(rate));
-  std::optional<double> total = q.total_steps;
+  std::optional<double> total;
+  if (q.total_steps) total = flag_number("--total-steps", *q.total_steps);
   if (q.total_tokens) {
     if (!q.tokens_per_step)
       throw UsageError("--total-tokens needs --tokens-per-step");
-    total = *q.total_tokens / *q.tokens_per_step;
+    total = flag_number("--total-tokens", *q.total_tokens) / flag_number("--tokens-per-step", *q.tokens_per_step);
   }
   if (total && !(*total > 0 && *total < 1e15))
     throw InputError(SourceLocation{q.total_tokens ? "--total-tokens" : "--total-steps"}, "",
@@ -306,45 +314,43 @@ Report fit_mfu_report(const Context& ctx, const MfuQuery& q) {
   const auto peak_it = gpu->dense_tflops.find(*prec);
   if (peak_it == gpu->dense_tflops.end())
     throw InputError(SourceLocation{"--precision"}, "", fmt::format("{} has no {} rate in the catalog", gpu->id, q.precision));
-  if (q.gpus < 1) throw InputError(SourceLocation{"--gpus"}, "", "must be at least 1");
+  const int gpus = static_cast<int>(flag_whole("--gpus", q.gpus, 1, 1e6));
   double achieved = 0;  // FLOP/s over the whole job
   std::string basis;
   try {
     if (q.tokens_per_second && q.parameters) {
       const double n = parse_count(*q.parameters);
       if (!(n > 0)) throw InputError(SourceLocation{"--parameters"}, "", "must be greater than zero");
-      if (!(*q.tokens_per_second > 0) || !std::isfinite(*q.tokens_per_second))
-        throw InputError(SourceLocation{"--tokens-per-second"}, "", "must be a number greater than zero");
+      const double tps = flag_number("--tokens-per-second", *q.tokens_per_second);
       // Model FLOPs: 6·N per token (the MFU definition of Chowdhery et al. 2022, App. B, without attention).
-      achieved = *q.tokens_per_second * 6 * n;
-      basis = fmt::format("{:g} tokens/s × 6 × {:g} parameters", *q.tokens_per_second, n);
+      achieved = tps * 6 * n;
+      basis = fmt::format("{:g} tokens/s × 6 × {:g} parameters", tps, n);
     } else if (q.samples_per_second && q.flops_per_sample) {
       const double f = parse_count(*q.flops_per_sample);
       if (!(f > 0)) throw InputError(SourceLocation{"--flops-per-sample"}, "", "must be greater than zero");
-      if (!(*q.samples_per_second > 0) || !std::isfinite(*q.samples_per_second))
-        throw InputError(SourceLocation{"--samples-per-second"}, "", "must be a number greater than zero");
-      achieved = *q.samples_per_second * 3 * f;  // forward + backward ≈ 3 × forward
-      basis = fmt::format("{:g} samples/s × 3 × {:g} forward FLOPs", *q.samples_per_second, f);
+      const double sps = flag_number("--samples-per-second", *q.samples_per_second);
+      achieved = sps * 3 * f;  // forward + backward ≈ 3 × forward
+      basis = fmt::format("{:g} samples/s × 3 × {:g} forward FLOPs", sps, f);
     } else {
       throw UsageError("give --tokens-per-second with --parameters, or --samples-per-second with --flops-per-sample");
     }
   } catch (const std::invalid_argument& e) {
     throw InputError(SourceLocation{"fit mfu"}, "", e.what());
   }
-  const double peak = peak_it->second * 1e12 * q.gpus;
+  const double peak = peak_it->second * 1e12 * gpus;
   const double mfu = achieved / peak;
   Report rep;
   rep.command = "fit mfu";
-  rep.title = fmt::format("Model FLOPs utilisation on {}× {} ({})", q.gpus, gpu->id, q.precision);
+  rep.title = fmt::format("Model FLOPs utilisation on {}× {} ({})", gpus, gpu->id, q.precision);
   Table t;
   t.name = "mfu";
   t.columns = {{"gpu", "gpu"}, {"gpus", "gpus"}, {"achieved_tflops_per_gpu", "achieved TFLOP/s/GPU", 1},
                {"peak_tflops_per_gpu", "peak", 1}, {"mfu", "MFU", 4}};
-  t.add_row({gpu->id, static_cast<std::int64_t>(q.gpus), achieved / q.gpus / 1e12, peak_it->second, mfu});
+  t.add_row({gpu->id, static_cast<std::int64_t>(gpus), achieved / gpus / 1e12, peak_it->second, mfu});
   rep.tables.push_back(std::move(t));
   Json in = Json::object();
   in["gpu"] = gpu->id;
-  in["gpus"] = q.gpus;
+  in["gpus"] = gpus;
   in["precision"] = q.precision;
   in["basis"] = basis;
   rep.inputs = std::move(in);
@@ -352,7 +358,7 @@ Report fit_mfu_report(const Context& ctx, const MfuQuery& q) {
     throw InputError(SourceLocation{"fit mfu"}, "",
                      fmt::format("{} implies an MFU of {:.0f}%, more than the GPUs' peak: is the throughput that of "
                                  "the whole job on {} GPU(s)?",
-                                 basis, mfu * 100, q.gpus));
+                                 basis, mfu * 100, gpus));
   rep.notes.push_back(fmt::format("From {}. Pass it on: gpuplan estimate JOB --mfu {:.1f}%", basis, mfu * 100));
   rep.notes.push_back("This MFU counts 6·N FLOPs per token (Chowdhery et al. 2022); estimate adds the attention "
                       "term when the job gives its architecture, so it predicts a few percent fewer tokens/s.");

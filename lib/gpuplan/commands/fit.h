@@ -17,7 +17,7 @@ struct ScalingQuery {
   std::string file{};
   std::string x = "gpus";
   std::string y = "throughput";
-  std::vector<double> predict{};
+  std::vector<std::string> predict{};  ///< GPU counts, as given (checked strictly)
   std::string model = "both";  ///< usl, amdahl, both
   bool chart = true;
 };
@@ -27,19 +27,19 @@ struct ProgressQuery {
   std::string file{};
   std::string step = "step";
   std::string time{};  ///< default: elapsed_s, elapsed, or timestamp, whichever the file has
-  std::optional<double> total_steps{};
-  std::optional<double> total_tokens{};
-  std::optional<double> tokens_per_step{};
+  std::optional<std::string> total_steps{};  ///< numbers as given on the command line (checked strictly)
+  std::optional<std::string> total_tokens{};
+  std::optional<std::string> tokens_per_step{};
 };
 Report fit_progress_report(const Context& ctx, const ProgressQuery& q);
 
 struct MfuQuery {
   std::string gpu{};
-  int gpus = 1;
+  std::string gpus = "1";  ///< as given (checked strictly)
   std::string precision = "bf16";
   std::optional<std::string> parameters{};         ///< with tokens_per_second
-  std::optional<double> tokens_per_second{};
-  std::optional<double> samples_per_second{};      ///< with flops_per_sample (forward)
+  std::optional<std::string> tokens_per_second{};
+  std::optional<std::string> samples_per_second{};  ///< with flops_per_sample (forward)
   std::optional<std::string> flops_per_sample{};
 };
 Report fit_mfu_report(const Context& ctx, const MfuQuery& q);

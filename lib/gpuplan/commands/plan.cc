@@ -4,23 +4,12 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuplan/commands/flags.h"
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 
 namespace gpuplan {
 namespace {
-
-// A whole number from a flag ("1000", "10K"), within [lo, hi].
-std::uint64_t flag_whole(const std::string& flag, const std::string& text, double lo, double hi) {
-  try {
-    const double v = parse_count(text);
-    if (v != std::floor(v)) throw std::invalid_argument(fmt::format("{} is not a whole number", text));
-    if (v < lo || v > hi) throw std::invalid_argument(fmt::format("{} is outside {:g}..{:g}", text, lo, hi));
-    return static_cast<std::uint64_t>(v);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(SourceLocation{fmt::format("{} {}", flag, text)}, "", e.what());
-  }
-}
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;

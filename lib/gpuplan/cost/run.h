@@ -40,9 +40,8 @@ struct RunCost {
   Money total = Money::zero(kCny);  ///< compute + storage + support, each rounded to the minor unit
 };
 
-/// Amounts at or beyond this many currency units are not plans anyone runs
-/// (and would overflow Money's 9.2e12): run_cost() returns nullopt for them.
-inline constexpr double kMaxRunCostUnits = 1e12;
+/// Run costs from Money::kMaxPlausibleUnits up are left out: run_cost() returns nullopt.
+inline constexpr double kMaxRunCostUnits = Money::kMaxPlausibleUnits;
 
 /// One run of `wall_hours` on `instances` instances of the offer in `mode`:
 ///   hourly/spot: price × billed hours, each instance's run rounded up to the

@@ -1,0 +1,13 @@
+# Fixture for the hostile cases: a FIFO (reading it must not block), and a
+# copy of an input with a hard link and a symbolic link to it (writing output
+# over any of them must be refused).
+cmake_minimum_required(VERSION 3.25)
+file(MAKE_DIRECTORY ${WORK})
+file(REMOVE ${WORK}/fifo.yaml ${WORK}/input.yaml ${WORK}/hardlink.yaml ${WORK}/symlink.yaml)
+execute_process(COMMAND mkfifo ${WORK}/fifo.yaml RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mkfifo failed: ${rc}")
+endif()
+file(COPY_FILE ${SRC}/examples/qingdao-8xa100.yaml ${WORK}/input.yaml)
+file(CREATE_LINK ${WORK}/input.yaml ${WORK}/hardlink.yaml)
+file(CREATE_LINK ${WORK}/input.yaml ${WORK}/symlink.yaml SYMBOLIC)
