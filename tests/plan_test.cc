@@ -177,7 +177,7 @@ TEST_CASE("plan: an impossible deadline leaves nothing feasible and names the ne
   REQUIRE(m.deadline_needed_hours);
   CHECK(*m.deadline_needed_hours == Approx(0.25 + 30.0 / 64));
   CHECK_FALSE(m.budget_needed);
-  CHECK(r.rejected[static_cast<int>(Rejection::kDeadline)] == static_cast<std::int64_t>(r.valid.size()));
+  CHECK(r.rejected[static_cast<std::size_t>(Rejection::kDeadline)] == static_cast<std::int64_t>(r.valid.size()));
 }
 
 TEST_CASE("plan: the Pareto frontier holds every non-dominated point and no dominated one (random points)", "[plan]") {
@@ -246,7 +246,7 @@ TEST_CASE("plan: the built-in catalog, a 7B fine-tune: ZeRO where memory needs i
     // A 24 GB card holds a 7B model's 112 GB of states only sharded over many cards (ZeRO-3).
     if (r.sources[c.source].gpu->id == "RTX4090") CHECK(c.zero_stage == 3);
   }
-  CHECK(r.rejected[static_cast<int>(Rejection::kBatch)] > 0);
+  CHECK(r.rejected[static_cast<std::size_t>(Rejection::kBatch)] > 0);
 }
 
 TEST_CASE("spot Monte Carlo: reproducible with a seed, never late when never interrupted, mean near Daly's", "[plan][spot]") {

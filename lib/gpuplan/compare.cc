@@ -65,10 +65,11 @@ class OptionBuilder {
       // NPV = Σ CF_m · v^m with v = 1 / (1 + r_m): month 0 undiscounted.
       out_.npv += t.units() * factor;
       factor *= v;
-      for (const auto& [item, amount] : m.items()) {
+      for (const auto& entry : m.items()) {
+        const std::string& item = entry.first;  // named, not bound: clang 14 cannot capture bindings
         auto it = std::find_if(lines.begin(), lines.end(), [&](const CostLine& l) { return l.item == item; });
-        if (it == lines.end()) lines.push_back(CostLine{item, amount});
-        else it->amount += amount;
+        if (it == lines.end()) lines.push_back(CostLine{item, entry.second});
+        else it->amount += entry.second;
       }
     }
     out_.breakdown = std::move(lines);

@@ -63,12 +63,13 @@ Seconds parse_deadline(std::string_view text, Date today) {
   return d;
 }
 
-ResolvedJob load_job(const std::string& path, const std::vector<std::string>& sets, const Context& ctx, JobUse use) {
+ResolvedJob load_job(const std::string& path, const std::vector<std::string>& sets, const Context& ctx, JobUse use,
+                     const std::string* text) {
   const bool for_plan = use == JobUse::kPlan;
   ResolvedJob out;
   out.source = path.empty() ? "built-in defaults (full fine-tune of a 7B model on 8×A100-80G)" : path;
   Diagnostics diag(path.empty() ? "<defaults>" : path);
-  YAML::Node root = detail::load_with_sets(path, sets, diag);
+  YAML::Node root = detail::load_with_sets(path, sets, diag, text);
   const auto note = [&](const std::string& field, const std::string& value, const std::string& why) {
     out.defaults_used.push_back(fmt::format("{} = {} ({})", field, value, why));
   };

@@ -48,8 +48,9 @@ BytesPerSecond storage_read_bandwidth(std::string_view tier);
 std::optional<BytesPerSecond> network_bandwidth(std::string_view name);
 
 /// Throws InputErrors naming file, line and field (or --set / the flag).
+/// `text`: the file's content already in memory (`path` then only names it).
 ResolvedJob load_job(const std::string& path, const std::vector<std::string>& sets, const Context& ctx,
-                     JobUse use = JobUse::kEstimate);
+                     JobUse use = JobUse::kEstimate, const std::string* text = nullptr);
 
 /// A flag that stands for a --set override (`--mfu 35%` is `--set job.mfu=35%`).
 struct FlagOverride {

@@ -342,33 +342,33 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
     r.evaluated += counts * nmodes;
     const double per_gpu = achieved(model, *s.gpu, in);
     if (per_gpu <= 0) {
-      r.rejected[static_cast<int>(Rejection::kPrecision)] += counts * nmodes;
+      r.rejected[static_cast<std::size_t>(Rejection::kPrecision)] += counts * nmodes;
       continue;
     }
     for (std::int64_t k = 1; k <= counts; ++k) {
       const int n = static_cast<int>(k) * stride;
       if (n > batch_limit) {
         // Every larger count fails the same way.
-        r.rejected[static_cast<int>(Rejection::kBatch)] += (counts - k + 1) * nmodes;
+        r.rejected[static_cast<std::size_t>(Rejection::kBatch)] += (counts - k + 1) * nmodes;
         break;
       }
       const int zero = model.fitting_zero_stage(*s.gpu, n, usable);
       if (zero < 0) {
-        r.rejected[static_cast<int>(Rejection::kMemory)] += nmodes;
+        r.rejected[static_cast<std::size_t>(Rejection::kMemory)] += nmodes;
         continue;
       }
       const StepBreakdown st = model.step(shape_of(in, s, n, zero), per_gpu, measured);
       for (const PlanMode m : modes) {
         const Evaluation e = evaluate(in, s, m, n, st, steps);
         if (e.rejected) {
-          ++r.rejected[static_cast<int>(*e.rejected)];
+          ++r.rejected[static_cast<std::size_t>(*e.rejected)];
           continue;
         }
         const PlanConfig c{e.finish_hours, e.cost.micros(), static_cast<std::uint16_t>(si), m,
                            static_cast<std::int8_t>(zero), n};
         r.valid.push_back(c);
-        if (c.finish_hours > deadline_h) ++r.rejected[static_cast<int>(Rejection::kDeadline)];
-        else if (c.cost_micros > budget) ++r.rejected[static_cast<int>(Rejection::kBudget)];
+        if (c.finish_hours > deadline_h) ++r.rejected[static_cast<std::size_t>(Rejection::kDeadline)];
+        else if (c.cost_micros > budget) ++r.rejected[static_cast<std::size_t>(Rejection::kBudget)];
         else r.feasible.push_back(c);
       }
     }

@@ -269,11 +269,12 @@ RentChoice read_rent_mode(Reader& rd, Fields& rent, std::string_view key, Billin
 
 }  // namespace
 
-ResolvedScenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const Context& ctx) {
+ResolvedScenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const Context& ctx,
+                               const std::string* text) {
   ResolvedScenario out;
   out.source = path.empty() ? "built-in defaults (8×A100-80G team in Qingdao)" : path;
   Diagnostics diag(path.empty() ? "<defaults>" : path);
-  YAML::Node root = detail::load_with_sets(path, sets, diag);
+  YAML::Node root = detail::load_with_sets(path, sets, diag, text);
 
   // Bare amounts are in the scenario's currency (CNY when it names none); the
   // report is in --currency when given, else in the scenario's currency.

@@ -25,6 +25,8 @@ struct ResolvedScenario {
 
 /// `path` empty: the built-in default scenario (8×A100-80G team in Qingdao).
 /// `sets` are "path.to.field=VALUE". Throws InputErrors naming file, line and field.
-ResolvedScenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const Context& ctx);
+/// `text`: the file's content already in memory (`path` then only names it).
+ResolvedScenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const Context& ctx,
+                               const std::string* text = nullptr);
 
 }  // namespace gpuplan

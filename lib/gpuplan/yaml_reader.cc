@@ -39,10 +39,11 @@ void Diagnostics::throw_if_any() {
   throw InputErrors(std::move(problems_));
 }
 
-YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag) {
+YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
+                          const std::string* given) {
   YAML::Node root(YAML::NodeType::Map);
-  if (!path.empty()) {
-    const std::string text = read_input_file(path);
+  if (!path.empty() || given) {
+    const std::string text = given ? *given : read_input_file(path);
     if (auto doc = load_document(text, diag)) root = *doc;
     if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   }

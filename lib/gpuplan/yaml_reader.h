@@ -128,9 +128,11 @@ std::optional<bool> read_bool(Fields& f, std::string_view key);
 /// A section that may be absent: an empty map then, so its reads fall back to defaults.
 YAML::Node section(Fields& parent, std::string_view key);
 
-/// The file at `path` (an empty map when `path` is empty: built-in defaults)
-/// with the --set overrides applied; throws InputErrors on any problem.
-YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag);
+/// The file at `path` (an empty map when `path` is empty: built-in defaults),
+/// or `text` when given (then `path` only names it in messages), with the
+/// --set overrides applied; throws InputErrors on any problem.
+YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
+                          const std::string* text = nullptr);
 
 /// Applies --set path.to.field=VALUE overrides to a parsed document, so they
 /// are checked exactly like the file's values and reported at "--set …".

@@ -198,12 +198,13 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   plans.columns.insert(plans.columns.begin(), Column{"role", "role"});
   // One row per distinct plan, its roles joined ("recommended, cheapest").
   std::vector<std::pair<std::string, const PlanDetail*>> roles;
-  for (const auto& [role, d] : {std::pair{"recommended", &r.recommended}, std::pair{"cheapest", &r.cheapest},
-                                std::pair{"fastest", &r.fastest}}) {
-    if (!*d) continue;
-    auto it = std::find_if(roles.begin(), roles.end(), [&](const auto& x) { return same(*x.second, **d); });
+  for (const auto& [role, plan] : {std::pair{"recommended", &r.recommended}, std::pair{"cheapest", &r.cheapest},
+                                   std::pair{"fastest", &r.fastest}}) {
+    if (!*plan) continue;
+    const PlanDetail& d = **plan;  // named, not bound: clang 14 cannot capture bindings
+    auto it = std::find_if(roles.begin(), roles.end(), [&](const auto& x) { return same(*x.second, d); });
     if (it != roles.end()) it->first += std::string(", ") + role;
-    else roles.emplace_back(role, &**d);
+    else roles.emplace_back(role, &d);
   }
   for (const auto& [role, d] : roles) {
     std::vector<Cell> row = plan_cells(*d, in, ctx);
