@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
+#include <sstream>
+#include <yaml-cpp/eventhandler.h>
 
 namespace gpuplan::detail {
 
@@ -92,6 +94,57 @@ bool within_limits(const YAML::Node& root, Diagnostics& diag) {
   return ok;
 }
 
+// Counts a text's YAML documents, stopping at `cap`. yaml-cpp 0.7's LoadAll
+// never returns on a ',' outside [ ] or { } at the top level or after a block
+// list ("- a\n,"): the parser does not consume the token and reports an empty
+// document after another, forever (found by fuzz_catalog). Its event parser
+// is asked for at most `cap` documents instead.
+class IgnoreEvents : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+int count_documents(const std::string& text, int cap) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  IgnoreEvents events;
+  int n = 0;
+  while (n < cap && parser.HandleNextDocument(events)) ++n;
+  return n;
+}
+
+bool has_document_marker(std::string_view text) {
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line = text.substr(pos, end - pos);
+    if (line.starts_with("---") || line.starts_with("...")) return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
+// The first line whose first non-blank character is ',': where yaml-cpp got stuck.
+SourceLocation stray_comma(std::string_view text, const std::string& file) {
+  int line_no = 1;
+  for (std::size_t pos = 0; pos < text.size(); ++line_no) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line = text.substr(pos, end - pos);
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos && line[first] == ',')
+      return SourceLocation{file, line_no, static_cast<int>(first) + 1};
+    pos = end + 1;
+  }
+  return SourceLocation{file, 0, 0};
+}
+
 }  // namespace
 
 std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag) {
@@ -104,15 +157,21 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
     return std::nullopt;
   }
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    if (docs.size() > 1) {
-      diag.fail(SourceLocation{diag.file(), 0, 0}, "",
-                fmt::format("holds {} YAML documents (separated by ---); a file is one document", docs.size()));
+    const std::string owned(text);
+    if (count_documents(owned, 2) > 1) {
+      // A real second document starts with a --- (or follows a ...) line;
+      // without one, it is yaml-cpp stuck on a stray ',' (see count_documents).
+      if (has_document_marker(owned)) {
+        diag.fail(SourceLocation{diag.file(), 0, 0}, "",
+                  "holds more than one YAML document (separated by ---); a file is one document");
+      } else {
+        diag.fail(stray_comma(owned, diag.file()), "", "malformed YAML: a ',' outside a [ ] list or { } map");
+      }
       return std::nullopt;
     }
-    if (docs.empty()) return YAML::Node();
-    if (!within_limits(docs.front(), diag)) return std::nullopt;
-    return docs.front();
+    YAML::Node doc = YAML::Load(owned);  // the first (and only) document
+    if (!within_limits(doc, diag)) return std::nullopt;
+    return doc;
   } catch (const YAML::DeepRecursion& e) {
     SourceLocation where{diag.file(), 0, 0};
     if (!e.mark.is_null()) where = {diag.file(), e.mark.line + 1, e.mark.column + 1};
