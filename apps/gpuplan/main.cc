@@ -193,6 +193,9 @@ void emit(const Flags& f, gpuplan::Report report) {
   const std::string text = f.field ? gpuplan::field_value(report, *f.field)
                                    : gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f)});
   if (f.output == "-") {
+    // A workbook is binary: it goes to a file or a pipe, never to a terminal.
+    if (format == gpuplan::Format::kXlsx && !f.field && ::isatty(STDOUT_FILENO) == 1)
+      throw gpuplan::UsageError("--format xlsx writes a binary workbook: give -o FILE.xlsx");
     gpuplan::write_stdout(text);
   } else {
     std::vector<std::string> inputs = f.global.catalog_files;
@@ -247,7 +250,7 @@ int main(int argc, char** argv) {
   app.add_option("--currency", f.global.currency,
                  "display currency (default: the scenario's, else CNY), converted with the catalog's dated FX rates");
   app.add_option("--format", f.format, "output format")
-      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "md"}))
+      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "md", "xlsx"}))
       ->capture_default_str();
   app.add_option("-o,--output", f.output, "write to FILE (whole or not at all); - is stdout")->capture_default_str();
   app.add_option("--color", f.color, "colour on a terminal: auto, always, never (NO_COLOR is honoured)")

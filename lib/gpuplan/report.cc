@@ -36,6 +36,7 @@ Format parse_format(std::string_view name) {
   if (name == "tsv") return Format::kTsv;
   if (name == "json") return Format::kJson;
   if (name == "md") return Format::kMd;
+  if (name == "xlsx") return Format::kXlsx;
   throw std::invalid_argument(fmt::format("{} not in {{{}}}", name, kFormatNames));
 }
 
@@ -335,6 +336,11 @@ std::string render(const Report& report, Format format, const RenderOptions& opt
       return report.tables.empty() ? std::string() : render_tsv(report.tables.at(report.primary));
     case Format::kJson:
       return to_json(report).dump();
+    case Format::kXlsx:
+      if (!report.xlsx)
+        throw UsageError(fmt::format("--format xlsx: `gpuplan {}` has no workbook (compare, estimate, plan and prices do)",
+                                     report.command));
+      return report.xlsx();
     case Format::kMd: {
       std::string out;
       if (!report.title.empty()) out += "**" + md_escape(report.title) + "**\n\n";

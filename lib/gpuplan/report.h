@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -53,13 +54,16 @@ struct Report {
   std::vector<std::string> figures{};  ///< terminal charts, printed after the tables (table and md)
   Json extra{};                     ///< further JSON members (an object), e.g. "fx_rates".
   std::vector<std::string> notes{}; ///< printed under tables and Markdown; JSON "notes".
+  /// The report as an XLSX workbook with live formulas, for the commands that
+  /// have one; built only when --format xlsx asks for it.
+  std::function<std::string()> xlsx{};
 };
 
-enum class Format { kTable, kCsv, kTsv, kJson, kMd };
+enum class Format { kTable, kCsv, kTsv, kJson, kMd, kXlsx };
 
 /// "table" -> kTable ...; throws std::invalid_argument for anything else.
 Format parse_format(std::string_view name);
-inline constexpr std::string_view kFormatNames = "table, csv, tsv, json, md";
+inline constexpr std::string_view kFormatNames = "table, csv, tsv, json, md, xlsx";
 
 struct RenderOptions {
   bool color = false;  ///< ANSI bold headers, only when stdout is a terminal.

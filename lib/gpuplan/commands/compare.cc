@@ -200,6 +200,7 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   extra["fx_rates_used"] = rs.fx_used;
   rep.extra = std::move(extra);
 
+  rep.xlsx = [rs, c] { return compare_workbook(rs, c); };
   rep.notes.push_back(c.recommendation);
   for (const OptionResult& o : c.options)
     for (const auto& n : o.notes) rep.notes.push_back(fmt::format("{}: {}", o.key, n));

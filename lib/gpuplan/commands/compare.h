@@ -23,6 +23,10 @@ struct CompareQuery {
 
 Report compare_report(const Context& ctx, const CompareQuery& query);
 
+/// The scenario as a workbook (compare_xlsx.cc): named, editable assumptions,
+/// the monthly cash flow and the summary as formulas with cached values.
+std::string compare_workbook(const ResolvedScenario& scenario, const Comparison& comparison);
+
 /// The cumulative cost of each option by month as text, at most `width` columns.
 std::string cumulative_chart(const Comparison& c, int width = 80, int height = 16);
 

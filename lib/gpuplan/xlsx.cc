@@ -1,0 +1,317 @@
+#include "gpuplan/xlsx.h"
+
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace gpuplan::xlsx {
+namespace {
+
+constexpr const char* kMainNs = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+constexpr const char* kRelNs = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+
+std::string escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        // XML 1.0 allows no control characters but tab, newline and return.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') continue;
+        out += c;
+    }
+  }
+  return out;
+}
+
+// Shortest text that reads back as the same double, never locale-dependent.
+std::string number_text(double v) {
+  if (!std::isfinite(v)) throw std::logic_error("a non-finite number reached a workbook");
+  return fmt::format("{}", v);
+}
+
+// A sheet name as a formula or a defined name refers to it.
+std::string sheet_ref(const std::string& name) {
+  for (const char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return "'" + name + "'";
+  return name;
+}
+
+void put16(std::string& out, std::uint32_t v) {
+  out += static_cast<char>(v & 0xFF);
+  out += static_cast<char>((v >> 8) & 0xFF);
+}
+void put32(std::string& out, std::uint32_t v) {
+  put16(out, v & 0xFFFF);
+  put16(out, v >> 16);
+}
+
+}  // namespace
+
+std::string column_letters(int col) {
+  std::string s;
+  for (int c = col + 1; c > 0; c = (c - 1) / 26) s.insert(s.begin(), static_cast<char>('A' + (c - 1) % 26));
+  return s;
+}
+
+std::string cell_ref(int row, int col, bool absolute) {
+  return absolute ? fmt::format("${}${}", column_letters(col), row + 1) : fmt::format("{}{}", column_letters(col), row + 1);
+}
+
+void Sheet::put(int row, int col, Cell cell) {
+  if (row < 0 || col < 0 || row >= 1'048'576 || col >= 16'384) throw std::logic_error("cell outside a worksheet");
+  cells_[{row, col}] = std::move(cell);
+}
+
+void Sheet::number(int row, int col, double value, Style style) {
+  number_text(value);  // refuses non-finite values now, not at save time
+  put(row, col, Cell{Cell::Kind::kNumber, value, {}, {}, style});
+}
+
+void Sheet::money(int row, int col, Money value, Style style) { number(row, col, value.units(), style); }
+
+void Sheet::text(int row, int col, std::string value, Style style) {
+  // Text that a spreadsheet could mistake for a formula is marked as text.
+  if (!value.empty() && (value[0] == '=' || value[0] == '+' || value[0] == '-' || value[0] == '@') &&
+      style == Style::kDefault)
+    style = Style::kQuotedText;
+  put(row, col, Cell{Cell::Kind::kText, 0, std::move(value), {}, style});
+}
+
+void Sheet::formula(int row, int col, std::string formula, double cached, Style style) {
+  number_text(cached);
+  put(row, col, Cell{Cell::Kind::kFormula, cached, std::move(formula), {}, style});
+}
+
+void Sheet::formula_text(int row, int col, std::string formula, std::string cached, Style style) {
+  put(row, col, Cell{Cell::Kind::kFormulaText, 0, std::move(formula), std::move(cached), style});
+}
+
+std::string Sheet::xml() const {
+  std::string out = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<worksheet xmlns=\"{}\" "
+                                "xmlns:r=\"{}\">",
+                                kMainNs, kRelNs);
+  out += "<sheetViews><sheetView workbookViewId=\"0\">";
+  const auto [fr, fc] = freeze_;
+  if (fr > 0 || fc > 0) {
+    const char* pane = fr > 0 && fc > 0 ? "bottomRight" : fr > 0 ? "bottomLeft" : "topRight";
+    out += "<pane";
+    if (fc > 0) out += fmt::format(" xSplit=\"{}\"", fc);
+    if (fr > 0) out += fmt::format(" ySplit=\"{}\"", fr);
+    out += fmt::format(" topLeftCell=\"{}\" activePane=\"{}\" state=\"frozen\"/>", cell_ref(fr, fc), pane);
+  }
+  out += "</sheetView></sheetViews><sheetFormatPr defaultRowHeight=\"15\"/>";
+  if (!widths_.empty()) {
+    out += "<cols>";
+    for (const auto& [c, w] : widths_)
+      out += fmt::format("<col min=\"{}\" max=\"{}\" width=\"{:.1f}\" customWidth=\"1\"/>", c + 1, c + 1, w);
+    out += "</cols>";
+  }
+  out += "<sheetData>";
+  int current = -1;
+  for (const auto& [rc, cell] : cells_) {
+    const auto [r, c] = rc;
+    if (r != current) {
+      if (current >= 0) out += "</row>";
+      out += fmt::format("<row r=\"{}\">", r + 1);
+      current = r;
+    }
+    const std::string at = cell_ref(r, c);
+    const int s = static_cast<int>(cell.style);
+    switch (cell.kind) {
+      case Cell::Kind::kNumber:
+        out += fmt::format("<c r=\"{}\" s=\"{}\"><v>{}</v></c>", at, s, number_text(cell.number));
+        break;
+      case Cell::Kind::kText:
+        out += fmt::format("<c r=\"{}\" s=\"{}\" t=\"inlineStr\"><is><t xml:space=\"preserve\">{}</t></is></c>", at, s,
+                           escape(cell.text));
+        break;
+      case Cell::Kind::kFormula:
+        out += fmt::format("<c r=\"{}\" s=\"{}\"><f>{}</f><v>{}</v></c>", at, s, escape(cell.text),
+                           number_text(cell.number));
+        break;
+      case Cell::Kind::kFormulaText:
+        out += fmt::format("<c r=\"{}\" s=\"{}\" t=\"str\"><f>{}</f><v>{}</v></c>", at, s, escape(cell.text),
+                           escape(cell.cached));
+        break;
+    }
+  }
+  if (current >= 0) out += "</row>";
+  out += "</sheetData></worksheet>";
+  return out;
+}
+
+Sheet& Workbook::add_sheet(std::string name) {
+  if (name.empty() || name.size() > 31 || name.find_first_of("[]:*?/\\'") != std::string::npos)
+    throw std::logic_error(fmt::format("'{}' is not a worksheet name", name));
+  sheets_.push_back(std::make_unique<Sheet>(std::move(name)));
+  return *sheets_.back();
+}
+
+void Workbook::define_name(const std::string& name, const Sheet& sheet, int row, int col) {
+  // Letters, digits, '_' and '.', starting with a letter or '_', and not a cell
+  // reference (AB12) or R1C1 reference.
+  bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (const char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
+  std::size_t letters = 0;
+  while (letters < name.size() && std::isalpha(static_cast<unsigned char>(name[letters]))) ++letters;
+  const bool digits_after = letters < name.size() && name.find_first_not_of("0123456789", letters) == std::string::npos;
+  if (!ok || (letters <= 3 && digits_after) || name == "R" || name == "C" || name == "r" || name == "c")
+    throw std::logic_error(fmt::format("'{}' is not a defined name a spreadsheet accepts", name));
+  names_.emplace_back(name, fmt::format("{}!{}", sheet_ref(sheet.name()), cell_ref(row, col, true)));
+}
+
+std::string Workbook::bytes() const {
+  std::vector<std::pair<std::string, std::string>> files;
+  std::string types = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Types "
+      "xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">"
+      "<Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/>"
+      "<Default Extension=\"xml\" ContentType=\"application/xml\"/>"
+      "<Override PartName=\"/xl/workbook.xml\" "
+      "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml\"/>"
+      "<Override PartName=\"/xl/styles.xml\" "
+      "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml\"/>");
+  for (std::size_t i = 0; i < sheets_.size(); ++i)
+    types += fmt::format("<Override PartName=\"/xl/worksheets/sheet{}.xml\" "
+                         "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml\"/>",
+                         i + 1);
+  types += "</Types>";
+  files.emplace_back("[Content_Types].xml", types);
+  files.emplace_back("_rels/.rels",
+                     fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Relationships "
+                                 "xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship "
+                                 "Id=\"rId1\" Type=\"{}/officeDocument\" Target=\"xl/workbook.xml\"/></Relationships>",
+                                 kRelNs));
+  std::string wb = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<workbook xmlns=\"{}\" "
+                               "xmlns:r=\"{}\"><bookViews><workbookView/></bookViews><sheets>",
+                               kMainNs, kRelNs);
+  std::string rels = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Relationships "
+                     "xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">";
+  for (std::size_t i = 0; i < sheets_.size(); ++i) {
+    wb += fmt::format("<sheet name=\"{}\" sheetId=\"{}\" r:id=\"rId{}\"/>", escape(sheets_[i]->name()), i + 1, i + 1);
+    rels += fmt::format("<Relationship Id=\"rId{}\" Type=\"{}/worksheet\" Target=\"worksheets/sheet{}.xml\"/>", i + 1,
+                        kRelNs, i + 1);
+  }
+  wb += "</sheets>";
+  if (!names_.empty()) {
+    wb += "<definedNames>";
+    for (const auto& [n, ref] : names_) wb += fmt::format("<definedName name=\"{}\">{}</definedName>", n, escape(ref));
+    wb += "</definedNames>";
+  }
+  // Ask spreadsheet programs to recalculate when they open the file.
+  wb += "<calcPr calcId=\"191029\" fullCalcOnLoad=\"1\"/></workbook>";
+  rels += fmt::format("<Relationship Id=\"rId{}\" Type=\"{}/styles\" Target=\"styles.xml\"/></Relationships>",
+                      sheets_.size() + 1, kRelNs);
+  files.emplace_back("xl/workbook.xml", wb);
+  files.emplace_back("xl/_rels/workbook.xml.rels", rels);
+  // Styles, in the order of the Style enum. Number formats: 3 = #,##0 and 4 =
+  // #,##0.00 are built in; 164 money in the workbook's currency, 165 six
+  // decimals, 166 a percentage with one decimal.
+  const int digits = currency_.minor_digits();
+  const std::string money_fmt = fmt::format("#,##0{}{} &quot;{}&quot;", digits > 0 ? "." : "", std::string(static_cast<std::size_t>(digits), '0'),
+                                            currency_.code());
+  const std::string styles = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<styleSheet xmlns=\"{}\">"
+      "<numFmts count=\"3\"><numFmt numFmtId=\"164\" formatCode=\"{}\"/><numFmt numFmtId=\"165\" "
+      "formatCode=\"0.000000\"/><numFmt numFmtId=\"166\" formatCode=\"0.0%\"/></numFmts>"
+      "<fonts count=\"4\"><font><sz val=\"11\"/><name val=\"Calibri\"/></font><font><b/><sz val=\"11\"/><name "
+      "val=\"Calibri\"/></font><font><b/><sz val=\"14\"/><name val=\"Calibri\"/></font><font><i/><sz val=\"11\"/><name "
+      "val=\"Calibri\"/></font></fonts>"
+      "<fills count=\"3\"><fill><patternFill patternType=\"none\"/></fill><fill><patternFill "
+      "patternType=\"gray125\"/></fill><fill><patternFill patternType=\"solid\"><fgColor rgb=\"FFFFF2CC\"/><bgColor "
+      "indexed=\"64\"/></patternFill></fill></fills>"
+      "<borders count=\"1\"><border><left/><right/><top/><bottom/><diagonal/></border></borders>"
+      "<cellStyleXfs count=\"1\"><xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\"/></cellStyleXfs>"
+      "<cellXfs count=\"13\">"
+      "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\"/>"
+      "<xf numFmtId=\"0\" fontId=\"1\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyFont=\"1\"/>"
+      "<xf numFmtId=\"0\" fontId=\"2\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyFont=\"1\"/>"
+      "<xf numFmtId=\"0\" fontId=\"3\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyFont=\"1\"/>"
+      "<xf numFmtId=\"3\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
+      "<xf numFmtId=\"4\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
+      "<xf numFmtId=\"165\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
+      "<xf numFmtId=\"164\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
+      "<xf numFmtId=\"166\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
+      "<xf numFmtId=\"164\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
+      "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyFill=\"1\"/>"
+      "<xf numFmtId=\"166\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
+      "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" quotePrefix=\"1\"/>"
+      "</cellXfs><cellStyles count=\"1\"><cellStyle name=\"Normal\" xfId=\"0\" builtinId=\"0\"/></cellStyles>"
+      "</styleSheet>",
+      kMainNs, money_fmt);
+  files.emplace_back("xl/styles.xml", styles);
+  for (std::size_t i = 0; i < sheets_.size(); ++i)
+    files.emplace_back(fmt::format("xl/worksheets/sheet{}.xml", i + 1), sheets_[i]->xml());
+  return zip_stored(files);
+}
+
+std::uint32_t crc32(std::string_view data) {
+  static const std::array<std::uint32_t, 256> table = [] {
+    std::array<std::uint32_t, 256> t{};
+    for (std::uint32_t i = 0; i < 256; ++i) {
+      std::uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (const char ch : data) c = table[(c ^ static_cast<unsigned char>(ch)) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+std::string zip_stored(const std::vector<std::pair<std::string, std::string>>& entries) {
+  // PKWARE APPNOTE 4.3: local headers and data, then the central directory, then its end.
+  constexpr std::uint32_t kDosDate = (0u << 9) | (1u << 5) | 1u;  // 1980-01-01: the same bytes every time
+  std::string out, central;
+  for (const auto& [name, data] : entries) {
+    if (data.size() > 0xFFFFFFFEu || out.size() > 0xFFFFFFFEu) throw std::length_error("workbook too large for ZIP32");
+    const std::uint32_t crc = crc32(data);
+    const auto size = static_cast<std::uint32_t>(data.size());
+    const auto offset = static_cast<std::uint32_t>(out.size());
+    const auto header = [&](std::string& h, bool local) {
+      put32(h, local ? 0x04034b50u : 0x02014b50u);
+      if (!local) put16(h, 20);  // version made by
+      put16(h, 20);              // version needed: 2.0
+      put16(h, 0);               // flags
+      put16(h, 0);               // stored
+      put16(h, 0);               // time
+      put16(h, kDosDate);
+      put32(h, crc);
+      put32(h, size);
+      put32(h, size);
+      put16(h, static_cast<std::uint32_t>(name.size()));
+      put16(h, 0);  // extra
+      if (!local) {
+        put16(h, 0);  // comment
+        put16(h, 0);  // disk
+        put16(h, 0);  // internal attributes
+        put32(h, 0);  // external attributes
+        put32(h, offset);
+      }
+      h += name;
+    };
+    header(out, true);
+    out += data;
+    header(central, false);
+  }
+  const auto cd_offset = static_cast<std::uint32_t>(out.size());
+  out += central;
+  put32(out, 0x06054b50u);
+  put16(out, 0);
+  put16(out, 0);
+  put16(out, static_cast<std::uint32_t>(entries.size()));
+  put16(out, static_cast<std::uint32_t>(entries.size()));
+  put32(out, static_cast<std::uint32_t>(central.size()));
+  put32(out, cd_offset);
+  put16(out, 0);
+  return out;
+}
+
+}  // namespace gpuplan::xlsx

@@ -1,0 +1,102 @@
+// A small XLSX (Office Open XML SpreadsheetML) writer: numbers, text,
+// formulas with their cached results (so viewers that do not recalculate still
+// show the right numbers), workbook-level defined names for editable inputs,
+// number formats for money, shares and counts, frozen header rows and column
+// widths. The package is a ZIP archive of stored (uncompressed) entries with
+// fixed timestamps, so the same workbook is the same bytes every time.
+//
+// Why not libxlsxwriter: Debian 12 packages it only as a shared library that
+// loads libcrypto, libminizip and libz, which would add about 0.9 ms to every
+// start of gpuplan (budget scripts call it in loops; the executable is static
+// for that reason), and the subset needed here is small. The tests open every
+// workbook in LibreOffice and openpyxl.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string_view>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpuplan/money.h"
+
+namespace gpuplan::xlsx {
+
+enum class Style : std::uint8_t {
+  kDefault,
+  kHeader,        ///< bold
+  kTitle,         ///< bold, larger
+  kNote,          ///< italic
+  kInteger,       ///< #,##0
+  kNumber,        ///< #,##0.00
+  kPrecise,       ///< 0.000000 (rates, factors)
+  kMoney,         ///< #,##0.00 "CNY" (the workbook's currency)
+  kPercent,       ///< 0.0%
+  kInputMoney,    ///< an editable assumption: money on a yellow fill
+  kInputNumber,   ///< an editable assumption: a number on a yellow fill
+  kInputPercent,  ///< an editable assumption: a share on a yellow fill
+  kQuotedText,    ///< text that begins with = + - @, shown as text (quotePrefix)
+};
+
+/// "B3" for row 2, column 1 (0-based); "$B$3" when absolute.
+std::string cell_ref(int row, int col, bool absolute = false);
+/// "B" for column 1.
+std::string column_letters(int col);
+
+class Sheet {
+ public:
+  explicit Sheet(std::string name) : name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+  /// Throws std::logic_error for a non-finite value: no NaN or inf reaches a workbook.
+  void number(int row, int col, double value, Style style = Style::kNumber);
+  void money(int row, int col, Money value, Style style = Style::kMoney);
+  void text(int row, int col, std::string value, Style style = Style::kDefault);
+  /// A formula (without '=') and the value gpuplan computed for it.
+  void formula(int row, int col, std::string formula, double cached, Style style = Style::kNumber);
+  void formula_text(int row, int col, std::string formula, std::string cached, Style style = Style::kDefault);
+  void width(int col, double characters) { widths_[col] = characters; }
+  /// Rows (from the top) and columns (from the left) that stay in view.
+  void freeze(int rows, int cols = 0) { freeze_ = {rows, cols}; }
+
+  std::string xml() const;
+
+ private:
+  struct Cell {
+    enum class Kind : std::uint8_t { kNumber, kText, kFormula, kFormulaText } kind = Kind::kNumber;
+    double number = 0;
+    std::string text{};     ///< text, or the formula
+    std::string cached{};   ///< a text formula's cached result
+    Style style = Style::kDefault;
+  };
+  void put(int row, int col, Cell cell);
+  std::string name_;
+  std::map<std::pair<int, int>, Cell> cells_{};  ///< (row, col), in row-major order
+  std::map<int, double> widths_{};
+  std::pair<int, int> freeze_{0, 0};
+};
+
+class Workbook {
+ public:
+  explicit Workbook(Currency currency) : currency_(currency) {}
+  /// Sheets keep their address: add all, then fill them.
+  Sheet& add_sheet(std::string name);
+  /// A workbook-level name for a cell ("utilisation" -> Assumptions!$B$5).
+  /// Throws std::logic_error for a name a spreadsheet would not accept.
+  void define_name(const std::string& name, const Sheet& sheet, int row, int col);
+  /// The .xlsx file's bytes.
+  std::string bytes() const;
+
+ private:
+  Currency currency_;
+  std::vector<std::unique_ptr<Sheet>> sheets_{};
+  std::vector<std::pair<std::string, std::string>> names_{};  ///< name, reference
+};
+
+/// CRC-32 (IEEE 802.3), as ZIP needs it.
+std::uint32_t crc32(std::string_view data);
+/// A ZIP archive of stored entries (name, content), in the order given.
+std::string zip_stored(const std::vector<std::pair<std::string, std::string>>& entries);
+
+}  // namespace gpuplan::xlsx
