@@ -1,6 +1,7 @@
 #include "gpuplan/xlsx.h"
 
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -52,6 +53,12 @@ void put32(std::string& out, std::uint32_t v) {
 }
 
 }  // namespace
+
+double date_serial(int year, unsigned month, unsigned day) {
+  const std::chrono::sys_days d{std::chrono::year{year} / std::chrono::month{month} / std::chrono::day{day}};
+  const std::chrono::sys_days epoch{std::chrono::year{1899} / std::chrono::December / std::chrono::day{30}};
+  return static_cast<double>((d - epoch).count());
+}
 
 std::string column_letters(int col) {
   std::string s;
@@ -218,8 +225,8 @@ std::string Workbook::bytes() const {
                                             currency_.code());
   const std::string styles = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<styleSheet xmlns=\"{}\">"
-      "<numFmts count=\"3\"><numFmt numFmtId=\"164\" formatCode=\"{}\"/><numFmt numFmtId=\"165\" "
-      "formatCode=\"0.000000\"/><numFmt numFmtId=\"166\" formatCode=\"0.0%\"/></numFmts>"
+      "<numFmts count=\"4\"><numFmt numFmtId=\"164\" formatCode=\"{}\"/><numFmt numFmtId=\"165\" "
+      "formatCode=\"0.000000\"/><numFmt numFmtId=\"166\" formatCode=\"0.0%\"/><numFmt numFmtId=\"167\" formatCode=\"yyyy-mm-dd\"/></numFmts>"
       "<fonts count=\"4\"><font><sz val=\"11\"/><name val=\"Calibri\"/></font><font><b/><sz val=\"11\"/><name "
       "val=\"Calibri\"/></font><font><b/><sz val=\"14\"/><name val=\"Calibri\"/></font><font><i/><sz val=\"11\"/><name "
       "val=\"Calibri\"/></font></fonts>"
@@ -228,7 +235,7 @@ std::string Workbook::bytes() const {
       "indexed=\"64\"/></patternFill></fill></fills>"
       "<borders count=\"1\"><border><left/><right/><top/><bottom/><diagonal/></border></borders>"
       "<cellStyleXfs count=\"1\"><xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\"/></cellStyleXfs>"
-      "<cellXfs count=\"13\">"
+      "<cellXfs count=\"14\">"
       "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\"/>"
       "<xf numFmtId=\"0\" fontId=\"1\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyFont=\"1\"/>"
       "<xf numFmtId=\"0\" fontId=\"2\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyFont=\"1\"/>"
@@ -242,6 +249,7 @@ std::string Workbook::bytes() const {
       "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyFill=\"1\"/>"
       "<xf numFmtId=\"166\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
       "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" quotePrefix=\"1\"/>"
+      "<xf numFmtId=\"167\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
       "</cellXfs><cellStyles count=\"1\"><cellStyle name=\"Normal\" xfId=\"0\" builtinId=\"0\"/></cellStyles>"
       "</styleSheet>",
       kMainNs, money_fmt);
@@ -249,6 +257,48 @@ std::string Workbook::bytes() const {
   for (std::size_t i = 0; i < sheets_.size(); ++i)
     files.emplace_back(fmt::format("xl/worksheets/sheet{}.xml", i + 1), sheets_[i]->xml());
   return zip_stored(files);
+}
+
+Value Assumptions::input(const std::string& name, const std::string& label, double value, Style style,
+                         const std::string& unit, const std::string& note) {
+  s_.text(row_, 0, label);
+  s_.number(row_, 1, value, style);
+  s_.text(row_, 2, unit);
+  if (!note.empty()) s_.text(row_, 3, note, Style::kNote);
+  wb_.define_name(name, s_, row_, 1);
+  ++row_;
+  return Value{name, value};
+}
+
+Value Assumptions::derived(const std::string& name, const std::string& label, const std::string& formula, double value,
+                           Style style, const std::string& unit) {
+  s_.text(row_, 0, label);
+  s_.formula(row_, 1, formula, value, style);
+  s_.text(row_, 2, unit);
+  s_.text(row_, 3, "=" + formula, Style::kNote);
+  wb_.define_name(name, s_, row_, 1);
+  ++row_;
+  return Value{name, value};
+}
+
+void Assumptions::heading(const std::string& text) {
+  ++row_;
+  s_.text(row_++, 0, text, Style::kHeader);
+}
+
+int assumptions_header(Sheet& a, const std::string& title) {
+  a.text(0, 0, title, Style::kTitle);
+  a.text(1, 0, "Edit the yellow cells: the other sheets recalculate. Grey notes show each formula.", Style::kNote);
+  a.text(3, 0, "input", Style::kHeader);
+  a.text(3, 1, "value", Style::kHeader);
+  a.text(3, 2, "unit", Style::kHeader);
+  a.text(3, 3, "note", Style::kHeader);
+  a.freeze(4);
+  a.width(0, 44);
+  a.width(1, 16);
+  a.width(2, 20);
+  a.width(3, 70);
+  return 4;
 }
 
 std::uint32_t crc32(std::string_view data) {

@@ -38,7 +38,11 @@ enum class Style : std::uint8_t {
   kInputNumber,   ///< an editable assumption: a number on a yellow fill
   kInputPercent,  ///< an editable assumption: a share on a yellow fill
   kQuotedText,    ///< text that begins with = + - @, shown as text (quotePrefix)
+  kDate,          ///< yyyy-mm-dd (a serial day number, see date_serial)
 };
+
+/// A date as a spreadsheet serial number (days since 1899-12-30).
+double date_serial(int year, unsigned month, unsigned day);
 
 /// "B3" for row 2, column 1 (0-based); "$B$3" when absolute.
 std::string cell_ref(int row, int col, bool absolute = false);
@@ -93,6 +97,36 @@ class Workbook {
   std::vector<std::unique_ptr<Sheet>> sheets_{};
   std::vector<std::pair<std::string, std::string>> names_{};  ///< name, reference
 };
+
+/// A value in a workbook: how formulas refer to it (a defined name, a cell,
+/// or a literal) and the number gpuplan computed for it.
+struct Value {
+  std::string ref;
+  double v = 0;
+};
+
+/// An assumptions sheet filled top to bottom: each input a labelled, named,
+/// editable cell with its unit and a note; each derived quantity a named
+/// formula with its cached value, the formula repeated as a note.
+class Assumptions {
+ public:
+  Assumptions(Workbook& wb, Sheet& sheet, int first_row) : wb_(wb), s_(sheet), row_(first_row) {}
+  Value input(const std::string& name, const std::string& label, double value, Style style, const std::string& unit,
+              const std::string& note = "");
+  Value derived(const std::string& name, const std::string& label, const std::string& formula, double value,
+                Style style = Style::kNumber, const std::string& unit = "");
+  void heading(const std::string& text);
+  int row() const { return row_; }
+
+ private:
+  Workbook& wb_;
+  Sheet& s_;
+  int row_;
+};
+
+/// Writes the usual header of an assumptions sheet (title, how to use it,
+/// column heads) and sets its widths; returns the first row for inputs.
+int assumptions_header(Sheet& sheet, const std::string& title);
 
 /// CRC-32 (IEEE 802.3), as ZIP needs it.
 std::uint32_t crc32(std::string_view data);

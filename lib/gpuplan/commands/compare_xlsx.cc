@@ -28,47 +28,8 @@ using xlsx::Style;
 
 constexpr double kHoursPerMonth = 730.0;
 
-// A value in the workbook: a reference (a defined name or a cell) and the number behind it.
-struct V {
-  std::string ref;
-  double v = 0;
-};
-
-// The Assumptions sheet, filled top to bottom: inputs, then derived quantities.
-class Inputs {
- public:
-  Inputs(xlsx::Workbook& wb, xlsx::Sheet& sheet, int first_row) : wb_(wb), s_(sheet), row_(first_row) {}
-  V input(const std::string& name, const std::string& label, double value, Style style, const std::string& unit,
-          const std::string& note = "") {
-    s_.text(row_, 0, label);
-    s_.number(row_, 1, value, style);
-    s_.text(row_, 2, unit);
-    if (!note.empty()) s_.text(row_, 3, note, Style::kNote);
-    wb_.define_name(name, s_, row_, 1);
-    ++row_;
-    return V{name, value};
-  }
-  V derived(const std::string& name, const std::string& label, const std::string& formula, double value,
-            Style style = Style::kNumber, const std::string& unit = "") {
-    s_.text(row_, 0, label);
-    s_.formula(row_, 1, formula, value, style);
-    s_.text(row_, 2, unit);
-    s_.text(row_, 3, "=" + formula, Style::kNote);
-    wb_.define_name(name, s_, row_, 1);
-    ++row_;
-    return V{name, value};
-  }
-  void heading(const std::string& text) {
-    ++row_;
-    s_.text(row_++, 0, text, Style::kHeader);
-  }
-  int row() const { return row_; }
-
- private:
-  xlsx::Workbook& wb_;
-  xlsx::Sheet& s_;
-  int row_;
-};
+using V = xlsx::Value;
+using Inputs = xlsx::Assumptions;
 
 // billed_run_hours() (cost/rent.cc): each run rounded up to the granularity, at least the minimum.
 std::string billed_formula(const std::string& hours, const V& g, const V& min) {
@@ -79,8 +40,7 @@ struct RentRefs {
   V price, gpi, instances, granularity, minimum, storage, egress, support, support_min;
 };
 
-RentRefs rent_inputs(Inputs& in, const std::string& p, const RentInputs& r, const Workload& w, const std::string& what,
-                     Style money) {
+RentRefs rent_inputs(Inputs& in, const std::string& p, const RentInputs& r, const Workload& w, const std::string& what) {
   RentRefs x;
   x.price = in.input(p + "price", what + ": price per instance", r.price.units(), Style::kInputMoney,
                      p == "m_" ? "per instance-month" : "per instance-hour",
@@ -99,7 +59,6 @@ RentRefs rent_inputs(Inputs& in, const std::string& p, const RentInputs& r, cons
   const double n = instances_for(w.gpus, r.gpus_per_instance);
   x.instances = in.derived(p + "instances", what + ": instances", fmt::format("ROUNDUP(gpus/{},0)", x.gpi.ref), n,
                            Style::kInteger);
-  (void)money;
   return x;
 }
 
@@ -109,9 +68,10 @@ struct HourlyParts {
   V compute, idle, storage, egress, support, total;
 };
 HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, const V& u, const V& runs, const V& factor,
-                         const V& idle_per_run, const V& auto_release, double idle_cost_value, double compute_value,
-                         const std::string& what, double u_value, int runs_value, const RentInputs& ri,
-                         double idle_h_value, const Workload& w) {
+                         const V& idle_per_run, const V& auto_release, const std::string& what, const RentInputs& ri,
+                         const Workload& w) {
+  const double u_value = u.v, idle_h_value = idle_per_run.v;
+  const int runs_value = static_cast<int>(runs.v);
   HourlyParts h;
   const double busy = kHoursPerMonth * u_value * factor.v;
   const int nruns = std::max(1, runs_value);
@@ -135,8 +95,6 @@ HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, co
                                        billed_formula(fmt::format("({}+{})", run_v.ref, idle_v.ref), r.granularity, r.minimum),
                                        runs.ref, r.instances.ref),
                            ba, Style::kNumber, "instance-hours");
-  (void)idle_cost_value;
-  (void)compute_value;
   h.compute = in.derived(p + "compute", what + ": compute a month", fmt::format("{}*{}", r.price.ref, work.ref),
                          r.price.v * bw, Style::kMoney);
   h.idle = in.derived(p + "idle", what + ": idle hours billed a month", fmt::format("{}*({}-{})", r.price.ref, all.ref, work.ref),
@@ -154,8 +112,6 @@ HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, co
   return h;
 }
 
-double round2(double v) { return std::round(v * 100) / 100; }
-
 }  // namespace
 
 std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
@@ -168,28 +124,15 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
   xlsx::Sheet& sum = wb.add_sheet("Summary");
   const std::string CUR(s.currency.code());
 
-  a.text(0, 0, fmt::format("Buy vs rent: {} ({})", s.name, CUR), Style::kTitle);
-  a.text(1, 0, "Edit the yellow cells: Cash flow and Summary recalculate. Grey notes show each formula. The horizon is "
-               "the number of rows of Cash flow: change it with gpuplan.",
-         Style::kNote);
-  a.text(3, 0, "input", Style::kHeader);
-  a.text(3, 1, "value", Style::kHeader);
-  a.text(3, 2, "unit", Style::kHeader);
-  a.text(3, 3, "note", Style::kHeader);
-  a.freeze(4);
-  a.width(0, 44);
-  a.width(1, 16);
-  a.width(2, 20);
-  a.width(3, 70);
-  Inputs in(wb, a, 4);
+  const int first = xlsx::assumptions_header(a, fmt::format("Buy vs rent: {} ({})", s.name, CUR));
+  a.text(2, 0, "The horizon is the number of rows of Cash flow: change it with gpuplan.", Style::kNote);
+  Inputs in(wb, a, first);
 
   const int H = s.horizon_months;
   a.text(in.row(), 0, "horizon (rows of Cash flow)");
   a.number(in.row(), 1, H, Style::kInteger);
   a.text(in.row(), 2, "months");
   wb.define_name("horizon_months", a, in.row(), 1);
-  const int horizon_row = in.row();
-  (void)horizon_row;
   Inputs gen(wb, a, in.row() + 1);
   const V rate = gen.input("discount_rate", "discount rate (annual)", s.discount_rate, Style::kInputPercent, "per year");
   gen.heading("Workload");
@@ -246,19 +189,18 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
   V h_idle_per_run{"0", 0}, h_auto{"1", 1};
   if (s.hourly) {
     gen.heading("Rent by the hour");
-    hr = rent_inputs(gen, "h_", s.hourly->rent, w, "hourly", Style::kInputMoney);
+    hr = rent_inputs(gen, "h_", s.hourly->rent, w, "hourly");
     h_idle_per_run = gen.input("h_idle_per_run_h", "hourly: left running after each run", s.hourly->idle_per_run.count(),
                                Style::kInputNumber, "hours");
     h_auto = gen.input("h_auto_release", "hourly: released automatically (1) or not (0)", s.hourly->auto_release ? 1 : 0,
                        Style::kInputNumber, "1 or 0");
     const V one{"1", 1};
-    hp = hourly_parts(gen, "h_", *hr, u, runs, one, h_idle_per_run, h_auto, 0, 0, "hourly", w.utilisation,
-                      w.runs_per_month, s.hourly->rent, s.hourly->idle_per_run.count(), w);
+    hp = hourly_parts(gen, "h_", *hr, u, runs, one, h_idle_per_run, h_auto, "hourly", s.hourly->rent, w);
   }
   std::optional<V> m_commit, m_compute, m_storage, m_egress, m_support;
   if (s.monthly) {
     gen.heading("Rent by the month");
-    mr = rent_inputs(gen, "m_", *s.monthly, w, "monthly", Style::kInputMoney);
+    mr = rent_inputs(gen, "m_", *s.monthly, w, "monthly");
     m_commit = gen.input("m_commitment_months", "monthly: committed term (0 = none)", s.monthly->commitment_months,
                          Style::kInputNumber, "months", "months past the horizon are still owed");
     m_compute = gen.derived("m_compute", "monthly: compute a month", fmt::format("{}*{}", mr->price.ref, mr->instances.ref),
@@ -276,7 +218,7 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
   std::optional<V> s_factor;
   if (s.spot && c.spot_overhead && c.spot_overhead->feasible) {
     gen.heading("Spot");
-    sr = rent_inputs(gen, "s_", s.spot->rent, w, "spot", Style::kInputMoney);
+    sr = rent_inputs(gen, "s_", s.spot->rent, w, "spot");
     const SpotParams& p = s.spot->interruptions;
     const V per_day = gen.input("s_interruptions_per_day", "spot: interruptions a day per instance",
                                 p.interruptions_per_hour * 24, Style::kInputNumber, "per day");
@@ -300,10 +242,8 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
                                        lam.ref, tau_v.ref, cw.ref, rs_.ref),
                            ov.wall_per_work, Style::kPrecise, "ratio");
     const V one{"1", 1}, zero{"0", 0}, yes{"1", 1};
-    sp_work = hourly_parts(gen, "s_work_", *sr, u, runs, one, zero, yes, 0, 0, "spot (work)", w.utilisation,
-                           w.runs_per_month, s.spot->rent, 0, w);
-    sp_wall = hourly_parts(gen, "s_wall_", *sr, u, runs, *s_factor, zero, yes, 0, 0, "spot (with interruptions)",
-                           w.utilisation, w.runs_per_month, s.spot->rent, 0, w);
+    sp_work = hourly_parts(gen, "s_work_", *sr, u, runs, one, zero, yes, "spot (work)", s.spot->rent, w);
+    sp_wall = hourly_parts(gen, "s_wall_", *sr, u, runs, *s_factor, zero, yes, "spot (with interruptions)", s.spot->rent, w);
   }
   std::optional<V> y_power, y_capex;
   if (s.hybrid && s.hourly) {
@@ -332,8 +272,7 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
                                       li.ref, lc.ref, u_local.ref, pue.ref),
                           o.electricity_per_kwh.units() * ykwh, Style::kMoney);
     const V one{"1", 1};
-    yp = hourly_parts(gen, "y_", *hr, u_rent, runs, one, h_idle_per_run, h_auto, 0, 0, "hybrid (rented part)",
-                      u_rent.v, w.runs_per_month, s.hourly->rent, s.hourly->idle_per_run.count(), w);
+    yp = hourly_parts(gen, "y_", *hr, u_rent, runs, one, h_idle_per_run, h_auto, "hybrid (rented part)", s.hourly->rent, w);
   }
   // The month's total of a rental: each item rounded to the cent, as gpuplan adds them.
   const auto month_total = [](const HourlyParts& h) {
@@ -503,7 +442,6 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
                                rs.source),
            Style::kNote);
   for (const auto& n : rs.fx_notes) sum.text(r++, 0, n, Style::kNote);
-  (void)round2;
   return wb.bytes();
 }
 
