@@ -81,5 +81,5 @@ TEST_CASE("display width counts CJK characters as two columns", "[report]") {
 
 TEST_CASE("formats parse by name and unknown ones are listed", "[report]") {
   CHECK(parse_format("md") == Format::kMd);
-  CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md}");
+  CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md, xlsx}");
 }

@@ -75,14 +75,23 @@ std::string_view to_string(Recompute r) {
   return "?";
 }
 
-double training_flops_per_token(const Job& job) {
+double training_flops_multiplier(const Job& job) {
+  // Per-sample jobs: forward + backward ≈ 3 × forward (the backward pass costs
+  // about twice the forward); full recompute runs the forward again.
+  if (per_sample(job)) return job.recompute == Recompute::kFull ? 4.0 : 3.0;
   // Dense training: forward 2N, backward 4N per token → 6N (Kaplan et al. 2020,
   // §2.1); full activation recompute runs the forward pass twice → 8N. LoRA
   // still back-propagates activations through the frozen weights (2N) but
   // computes no weight gradients for them → 4N (6N with full recompute).
-  double k = 6.0;
-  if (job.method == Method::kLora) k = 4.0;
+  double k = job.method == Method::kLora ? 4.0 : 6.0;
   if (job.recompute == Recompute::kFull) k += 2.0;
+  return k;
+}
+
+double backward_share(const Job& job) { return job.method == Method::kLora ? 0.5 : 2.0 / 3.0; }
+
+double training_flops_per_token(const Job& job) {
+  const double k = training_flops_multiplier(job);
   double flops = k * job.parameters;
   // Attention: forward 2·n_layer·n_ctx·d_model per token (Kaplan et al. 2020,
   // Table 1), with the same forward/backward multiple.
@@ -101,8 +110,7 @@ TrainingModel::TrainingModel(const Job& job) : job_(job) {
   grad_bytes_ = grads_;
   if (per_sample(job)) {
     activations_ = job.activation_bytes_per_sample * job.micro_batch;
-    // Forward + backward ≈ 3 × forward (the backward pass costs about twice the forward).
-    const double k = job.recompute == Recompute::kFull ? 4.0 : 3.0;
+    const double k = training_flops_multiplier(job);
     step_flops_ = k * job.forward_flops_per_sample * job.global_batch;
     steps_ = std::ceil(job.samples / job.global_batch - 1e-9);  // a partial last step still runs
     total_flops_ = Flops(k * job.forward_flops_per_sample * job.samples);
@@ -202,10 +210,8 @@ StepBreakdown TrainingModel::step(const Shape& c, double per_gpu, const Measured
     if (c.zero_stage >= 3) comm = comm * 1.5;
     s.communication = comm;
     // Overlap: buckets are reduced while the backward pass continues (PyTorch
-    // DDP); `comm_overlap` of the backward time can hide communication. The
-    // backward pass is 4 of 6 N-FLOPs per token (2 of 4 with LoRA).
-    const double backward_share = job_.method == Method::kLora ? 0.5 : 2.0 / 3.0;
-    const Seconds hidden = s.compute * backward_share * c.comm_overlap;
+    // DDP); `comm_overlap` of the backward time can hide communication.
+    const Seconds hidden = s.compute * backward_share(job_) * c.comm_overlap;
     s.exposed_communication = comm > hidden ? comm - hidden : Seconds(0);
   }
   const Seconds base_step = std::max(s.compute, s.data) + s.exposed_communication;

@@ -158,6 +158,14 @@ class TrainingModel {
   Bytes checkpoint_size_{};
 };
 
+/// The multiple of the forward FLOPs a training step costs: 6 per parameter
+/// and token for dense training, 4 for LoRA, +2 with full recompute; for
+/// per-sample jobs 3 × the forward FLOPs (4 with full recompute).
+double training_flops_multiplier(const Job& job);
+/// The share of a step's compute that is the backward pass (where gradient
+/// communication can hide): 4 of 6 N-FLOPs per token, 2 of 4 with LoRA.
+double backward_share(const Job& job);
+
 /// Training FLOPs per token (transformers) per SPEC "Models / Training time".
 double training_flops_per_token(const Job& job);
 /// Model-state and activation memory per GPU with `gpus` data-parallel ranks.

@@ -60,6 +60,52 @@ double date_serial(int year, unsigned month, unsigned day) {
   return static_cast<double>((d - epoch).count());
 }
 
+std::string round_half_even(const std::string& x, int digits) {
+  const std::string scale = fmt::format("1E{}", digits);
+  const std::string a = fmt::format("ABS(ROUND({},6))*{}", x, scale);
+  return fmt::format("IF(ABS(MOD({0},1)-0.5)<1E-7,SIGN({1})*(INT({0})+MOD(INT({0}),2))/{2},ROUND({1},{3}))", a, x, scale,
+                     digits);
+}
+
+std::string with_half_even_rounding(std::string_view f) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < f.size()) {
+    const std::size_t at = f.find("ROUND(", i);
+    // Only the function itself, not ROUNDUP( or a name ending in ROUND(.
+    if (at == std::string_view::npos) break;
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(f[at - 1])) || f[at - 1] == '_')) {
+      out += f.substr(i, at + 6 - i);
+      i = at + 6;
+      continue;
+    }
+    // The matching parenthesis and the last top-level comma.
+    int depth = 0;
+    std::size_t close = std::string_view::npos, comma = std::string_view::npos;
+    for (std::size_t k = at + 5; k < f.size(); ++k) {
+      if (f[k] == '(') ++depth;
+      else if (f[k] == ')' && --depth == 0) {
+        close = k;
+        break;
+      } else if (f[k] == ',' && depth == 1) {
+        comma = k;
+      }
+    }
+    const std::string_view digits =
+        comma == std::string_view::npos || close == std::string_view::npos ? "" : f.substr(comma + 1, close - comma - 1);
+    if (digits.size() != 1 || digits[0] < '0' || digits[0] > '5') {
+      out += f.substr(i, at + 6 - i);
+      i = at + 6;
+      continue;
+    }
+    out += f.substr(i, at - i);
+    out += round_half_even(with_half_even_rounding(f.substr(at + 6, comma - at - 6)), digits[0] - '0');
+    i = close + 1;
+  }
+  out += f.substr(i);
+  return out;
+}
+
 std::string column_letters(int col) {
   std::string s;
   for (int c = col + 1; c > 0; c = (c - 1) / 26) s.insert(s.begin(), static_cast<char>('A' + (c - 1) % 26));
@@ -92,11 +138,11 @@ void Sheet::text(int row, int col, std::string value, Style style) {
 
 void Sheet::formula(int row, int col, std::string formula, double cached, Style style) {
   number_text(cached);
-  put(row, col, Cell{Cell::Kind::kFormula, cached, std::move(formula), {}, style});
+  put(row, col, Cell{Cell::Kind::kFormula, cached, with_half_even_rounding(formula), {}, style});
 }
 
 void Sheet::formula_text(int row, int col, std::string formula, std::string cached, Style style) {
-  put(row, col, Cell{Cell::Kind::kFormulaText, 0, std::move(formula), std::move(cached), style});
+  put(row, col, Cell{Cell::Kind::kFormulaText, 0, with_half_even_rounding(formula), std::move(cached), style});
 }
 
 std::string Sheet::xml() const {
@@ -235,7 +281,7 @@ std::string Workbook::bytes() const {
       "indexed=\"64\"/></patternFill></fill></fills>"
       "<borders count=\"1\"><border><left/><right/><top/><bottom/><diagonal/></border></borders>"
       "<cellStyleXfs count=\"1\"><xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\"/></cellStyleXfs>"
-      "<cellXfs count=\"14\">"
+      "<cellXfs count=\"15\">"
       "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\"/>"
       "<xf numFmtId=\"0\" fontId=\"1\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyFont=\"1\"/>"
       "<xf numFmtId=\"0\" fontId=\"2\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyFont=\"1\"/>"
@@ -250,6 +296,7 @@ std::string Workbook::bytes() const {
       "<xf numFmtId=\"166\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
       "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" quotePrefix=\"1\"/>"
       "<xf numFmtId=\"167\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
+      "<xf numFmtId=\"167\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
       "</cellXfs><cellStyles count=\"1\"><cellStyle name=\"Normal\" xfId=\"0\" builtinId=\"0\"/></cellStyles>"
       "</styleSheet>",
       kMainNs, money_fmt);
@@ -288,7 +335,9 @@ void Assumptions::heading(const std::string& text) {
 
 int assumptions_header(Sheet& a, const std::string& title) {
   a.text(0, 0, title, Style::kTitle);
-  a.text(1, 0, "Edit the yellow cells: the other sheets recalculate. Grey notes show each formula.", Style::kNote);
+  a.text(1, 0, "Edit the yellow cells: the other sheets recalculate. Grey notes show each formula (ROUND rounds as "
+               "gpuplan does: half to even).",
+         Style::kNote);
   a.text(3, 0, "input", Style::kHeader);
   a.text(3, 1, "value", Style::kHeader);
   a.text(3, 2, "unit", Style::kHeader);

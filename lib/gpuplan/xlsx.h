@@ -39,6 +39,7 @@ enum class Style : std::uint8_t {
   kInputPercent,  ///< an editable assumption: a share on a yellow fill
   kQuotedText,    ///< text that begins with = + - @, shown as text (quotePrefix)
   kDate,          ///< yyyy-mm-dd (a serial day number, see date_serial)
+  kInputDate,     ///< an editable assumption: a date on a yellow fill
 };
 
 /// A date as a spreadsheet serial number (days since 1899-12-30).
@@ -49,6 +50,15 @@ std::string cell_ref(int row, int col, bool absolute = false);
 /// "B" for column 1.
 std::string column_letters(int col);
 
+/// A formula rounding `x` to `digits` decimals the way gpuplan does (money.h):
+/// to the micro-unit first, then half to even. Spreadsheets' ROUND rounds half
+/// away from zero, which would put exact half cents (10% of 4,092.45) one cent
+/// away from gpuplan's totals. A tie is a remainder within 1e-7 of a half,
+/// which after rounding to the micro-unit only an exact half can be.
+std::string round_half_even(const std::string& x, int digits = 2);
+/// `formula` with every ROUND(x, d), d a literal below 6, replaced by round_half_even(x, d).
+std::string with_half_even_rounding(std::string_view formula);
+
 class Sheet {
  public:
   explicit Sheet(std::string name) : name_(std::move(name)) {}
@@ -57,7 +67,9 @@ class Sheet {
   void number(int row, int col, double value, Style style = Style::kNumber);
   void money(int row, int col, Money value, Style style = Style::kMoney);
   void text(int row, int col, std::string value, Style style = Style::kDefault);
-  /// A formula (without '=') and the value gpuplan computed for it.
+  /// A formula (without '=') and the value gpuplan computed for it. Every
+  /// ROUND(x, d) in it (d < 6) is written as round_half_even(x, d): the
+  /// workbook rounds as gpuplan does.
   void formula(int row, int col, std::string formula, double cached, Style style = Style::kNumber);
   void formula_text(int row, int col, std::string formula, std::string cached, Style style = Style::kDefault);
   void width(int col, double characters) { widths_[col] = characters; }

@@ -11,7 +11,7 @@ headless, recalculating on load) and with openpyxl.
       the totals equal `gpuplan ARGS --set SETARG --format json` to the cent
 ARGS run from SRC with GPUPLAN_TODAY=2026-12-02; NAME names the work files.
 """
-import csv, json, math, os, shutil, subprocess, sys
+import csv, datetime, json, math, os, shutil, subprocess, sys
 
 import openpyxl
 
@@ -31,7 +31,7 @@ def fail(msg):
 def run_gpuplan(gpuplan, src, args):
     env = dict(os.environ, GPUPLAN_TODAY="2026-12-02", LC_ALL="C", NO_COLOR="1")
     p = subprocess.run([gpuplan] + args, cwd=src, env=env, capture_output=True)
-    if p.returncode != 0:
+    if p.returncode not in (0, 4):  # 4: plan found nothing feasible, and still reports (and writes) it
         fail("gpuplan %s exited %d: %s" % (" ".join(args), p.returncode, p.stderr.decode()))
     return p.stdout
 
@@ -83,7 +83,26 @@ def summary_totals(sheets):
     return out
 
 
+def check_estimate(sheets, doc):
+    """The Costs rows (matched by offer and mode) and the wall time against `estimate --format json`."""
+    rows = sheets["Costs"]
+    head = rows[0]
+    total_col = next(i for i, h in enumerate(head) if h.startswith("total"))
+    got = {(r[0], r[3]): as_number(r[total_col]) for r in rows[1:] if r and r[0]}
+    cur = [k for k in doc["costs"][0] if k.startswith("total_")][0] if doc["costs"] else None
+    for c in doc["costs"]:
+        mine = got.get((c["offer"], c["mode"]))
+        if mine is None or abs(mine - float(c[cur])) > 0.005:
+            fail("%s %s: spreadsheet %s, gpuplan %s" % (c["offer"], c["mode"], mine, c[cur]))
+    wall = next(as_number(r[1]) for r in sheets["Assumptions"] if r and r[0] == "wall time")
+    if abs(wall - doc["estimate"]["wall_hours"]) > 1e-6 * doc["estimate"]["wall_hours"]:
+        fail("wall time: spreadsheet %s, gpuplan %s" % (wall, doc["estimate"]["wall_hours"]))
+    print("wall time and %d cost rows equal gpuplan's" % len(doc["costs"]))
+
+
 def check_totals(sheets, doc):
+    if "Costs" in sheets:
+        return check_estimate(sheets, doc)
     got = summary_totals(sheets)
     for o in doc["options"]:
         total, npv = got.get(o["option"], (None, None))
@@ -117,7 +136,10 @@ def main():
                     if c.value is None:
                         continue
                     got = rows[c.row - 1][c.column - 1] if c.row - 1 < len(rows) and c.column - 1 < len(rows[c.row - 1]) else ""
-                    if isinstance(c.value, (int, float)):
+                    if isinstance(c.value, datetime.datetime):
+                        if c.value.strftime("%Y-%m-%d") != got:
+                            fail("%s!%s: cached %s, recalculated %r" % (ws.title, c.coordinate, c.value, got))
+                    elif isinstance(c.value, (int, float)):
                         g = as_number(got)
                         tol = max(1e-9 * abs(c.value), 0.005)
                         if g is None or not math.isfinite(g) or abs(g - c.value) > tol:

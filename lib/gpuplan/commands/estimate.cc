@@ -33,6 +33,7 @@ struct CostRow {
   Money support;
   Money total;
   std::string note;
+  EstimateCostLine line;  ///< the same row for the workbook
 };
 
 }  // namespace
@@ -152,8 +153,14 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
         return;
       }
       if (mode == BillingMode::kMonthly) note = fmt::format("{:g} month(s), paid whether used or not", c->months);
+      EstimateCostLine line{o.id, o.provider, o.region, std::string(to_string(mode)), o.gpus, n,
+                            prices.price(mode)->units(), o.billing_granularity.count() / 3600.0,
+                            o.minimum_billing.count() / 3600.0, wall_h > 0 ? hours / wall_h : 1.0,
+                            prices.storage_priced ? prices.storage_per_gb_month.units() : 0.0, prices.support_share,
+                            c->billed_instance_hours, c->compute.units(), c->storage.units(), c->support.units(),
+                            c->total.units()};
       rows.push_back(CostRow{&o, std::string(to_string(mode)), n, c->billed_instance_hours, c->compute, c->storage,
-                             c->support, c->total, std::move(note)});
+                             c->support, c->total, std::move(note), std::move(line)});
     };
     if (o.hourly) add_row(BillingMode::kHourly, wall_h, "");
     if (o.spot) {
@@ -181,6 +188,18 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
     costs.add_row({r.offer->id, r.offer->provider, r.offer->region, r.mode, static_cast<std::int64_t>(r.instances),
                    r.billed_hours, r.compute, r.storage, r.support, r.total, r.note.empty() ? Cell{} : Cell{r.note}});
 
+  EstimateWorkbook wbd;
+  wbd.title = rep.title;
+  wbd.job = job;
+  wbd.gpus = cl.gpus;
+  wbd.gpu = gpu.id;
+  wbd.peak_tflops = gpu.dense_tflops.at(job.precision);
+  wbd.estimate = e;
+  wbd.comm_overlap = cl.comm_overlap;
+  wbd.dataset_gb = dataset_gb;
+  wbd.currency = ctx.currency;
+  for (const CostRow& r : rows) wbd.lines.push_back(r.line);
+  rep.xlsx = [wbd] { return estimate_workbook(wbd); };
   rep.tables.push_back(std::move(sum));
   rep.tables.push_back(std::move(mem));
   rep.tables.push_back(std::move(fit));

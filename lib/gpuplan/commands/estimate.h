@@ -11,6 +11,7 @@
 
 #include "gpuplan/context.h"
 #include "gpuplan/report.h"
+#include "gpuplan/training.h"
 
 namespace gpuplan {
 
@@ -23,5 +24,30 @@ struct EstimateQuery {
 };
 
 Report estimate_report(const Context& ctx, const EstimateQuery& query);
+
+/// What the estimate workbook needs (estimate_xlsx.cc): the job, the model's
+/// per-step parts, and each cost row with the prices it was computed from.
+struct EstimateCostLine {
+  std::string offer{}, provider{}, region{}, mode{};
+  int gpus_per_instance = 1, instances = 1;
+  double price = 0;  ///< per instance-hour (monthly: per instance-month), display currency
+  double granularity_h = 0, minimum_h = 0;
+  double run_factor = 1;  ///< wall time × this: spot interruptions
+  double storage_per_gb_month = 0, support_share = 0;
+  double billed_hours = 0, compute = 0, storage = 0, support = 0, total = 0;  ///< gpuplan's results
+};
+struct EstimateWorkbook {
+  std::string title{};
+  Job job{};
+  int gpus = 1;
+  std::string gpu{};
+  double peak_tflops = 0;
+  Estimate estimate{};
+  double comm_overlap = 0.5;
+  double dataset_gb = 0;
+  Currency currency = kCny;
+  std::vector<EstimateCostLine> lines{};
+};
+std::string estimate_workbook(const EstimateWorkbook& data);
 
 }  // namespace gpuplan

@@ -245,6 +245,58 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
       why.add_row({x.what, Cell{}, Cell{}, Cell{}, Cell{}, x.why});
   }
 
+  // The workbook lists the same plans: the roles, the frontier, the nearest misses.
+  PlanWorkbook wbd;
+  wbd.title = rep.title;
+  wbd.currency = ctx.currency;
+  if (in.deadline) wbd.deadline_hours = in.deadline->count() / 3600.0;
+  if (in.budget) wbd.budget = in.budget->units();
+  wbd.dataset_gb = in.dataset.value() / kGB;
+  wbd.recommendation = r.recommendation;
+  const auto line = [&](const std::string& role, const PlanDetail& d) {
+    const PlanSource& s = *d.source;
+    const bool buy = d.config.mode == PlanMode::kBuy;
+    PlanLine l;
+    l.role = role;
+    l.offer = buy ? s.card->id : s.offer->id;
+    l.provider = buy ? "buy" : s.offer->provider;
+    l.region = buy ? in.market : s.offer->region;
+    l.gpu = s.gpu->id;
+    l.mode = std::string(to_string(d.config.mode));
+    l.gpus = d.config.gpus;
+    l.instances = d.instances;
+    l.zero_stage = d.config.zero_stage;
+    if (buy) {
+      l.price = s.card_price.units();
+      l.server_base = s.server_base.units();
+    } else {
+      const BillingMode bm = d.config.mode == PlanMode::kMonthly ? BillingMode::kMonthly
+                             : d.config.mode == PlanMode::kSpot  ? BillingMode::kSpot
+                                                                 : BillingMode::kHourly;
+      l.price = s.prices.price(bm)->units();
+      l.granularity_h = s.prices.granularity.count() / 3600.0;
+      l.minimum_h = s.prices.minimum_billing.count() / 3600.0;
+      l.storage_per_gb_month = s.prices.storage_priced ? s.prices.storage_per_gb_month.units() : 0.0;
+      l.support_share = s.prices.support_share;
+    }
+    l.start_hours = d.start_hours;
+    l.run_hours = d.wall_hours;
+    l.finish_hours = d.finish_hours;
+    l.billed_hours = d.run.billed_instance_hours;
+    l.compute = d.run.compute.units();
+    l.storage = d.run.storage.units();
+    l.support = d.run.support.units();
+    l.hardware = d.hardware.units();
+    l.power = d.power.units();
+    l.total = d.cost.units();
+    if (d.simulation) l.on_time_probability = d.simulation->probability;
+    wbd.lines.push_back(std::move(l));
+  };
+  for (const auto& [role, d] : roles) line(role, *d);
+  for (const PlanConfig& c : r.frontier) line("frontier", describe(in, r, c, false));
+  for (const NearMiss& m : r.near_misses) line("near miss", m.plan);
+  rep.xlsx = [wbd] { return plan_workbook(wbd); };
+
   if (!plans.rows.empty()) rep.tables.push_back(std::move(plans));
   if (!r.feasible.empty()) {
     rep.tables.push_back(std::move(frontier));

@@ -47,4 +47,26 @@ struct PlanOutcome {
 
 PlanOutcome plan_report(const Context& ctx, const PlanQuery& query);
 
+/// One plan a workbook lists (plan_xlsx.cc), with what its cost came from.
+struct PlanLine {
+  std::string role{}, offer{}, provider{}, region{}, gpu{}, mode{};
+  int gpus = 0, instances = 0, zero_stage = 0;
+  double price = 0;  ///< per instance-hour (monthly: per month); buying: per card
+  double granularity_h = 0, minimum_h = 0, storage_per_gb_month = 0, support_share = 0;
+  double server_base = 0;  ///< buying: per server of gpus_per_node cards
+  double start_hours = 0, run_hours = 0, finish_hours = 0;
+  double billed_hours = 0, compute = 0, storage = 0, support = 0, hardware = 0, power = 0, total = 0;
+  std::optional<double> on_time_probability{};
+};
+struct PlanWorkbook {
+  std::string title{};
+  Currency currency = kCny;
+  std::optional<double> deadline_hours{};
+  std::optional<double> budget{};
+  double dataset_gb = 0;
+  std::vector<PlanLine> lines{};
+  std::string recommendation{};
+};
+std::string plan_workbook(const PlanWorkbook& data);
+
 }  // namespace gpuplan

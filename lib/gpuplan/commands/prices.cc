@@ -175,6 +175,14 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   in["filters"] = std::move(filters);
   in["sort"] = q.sort;
   rep.inputs = std::move(in);
+  if (!q.brief) {
+    // The rates, not the converter: the catalog may be gone when the workbook is built.
+    std::map<std::string, double> rates;
+    for (const Row& r : rows) rates[std::string(r.price->amount.currency().code())] = fx.rate(r.price->amount.currency());
+    rep.xlsx = [t, cur = ctx.currency, today = ctx.today, stale_days, rates] {
+      return prices_workbook(t, cur, today, stale_days, rates);
+    };
+  }
   rep.tables.push_back(std::move(t));
   rep.extra = Json::object();
   rep.extra["fx_rates_used"] = fx.used_json();

@@ -3,6 +3,7 @@
 // across instance sizes and modes so that offers compare directly.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,10 @@ inline const std::vector<std::string> kPriceSortKeys = {"gpu_hour", "price", "pr
 /// Throws InputError for an unknown mode, sort key or a filter that matches
 /// nothing the catalog knows (a typo must not look like "no offers").
 Report prices_report(const Context& ctx, const PricesQuery& query);
+
+/// The offers table (all columns) as a workbook (prices_xlsx.cc).
+/// `rates`: 1 unit of each listed currency in the display currency.
+std::string prices_workbook(const Table& offers, Currency display, Date today, double stale_after_days,
+                            const std::map<std::string, double>& rates);
 
 }  // namespace gpuplan
