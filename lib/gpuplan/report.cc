@@ -277,6 +277,7 @@ Json to_json(const Report& report) {
   doc["command"] = report.command;
   doc["inputs"] = report.inputs.is_null() ? Json::object() : report.inputs;
   for (const Table& t : report.tables) {
+    if (doc.find(t.name) != nullptr) throw std::logic_error(fmt::format("table name '{}' shadows a JSON member", t.name));
     Json rows = Json::array();
     const std::size_t data_rows = t.last_row_is_total && !t.rows.empty() ? t.rows.size() - 1 : t.rows.size();
     const auto object = [&](const std::vector<Cell>& row, std::size_t first) {

@@ -188,6 +188,10 @@ void fill_from_offer(Reader& rd, RentInputs& r, const Offer& o, BillingMode mode
 RentChoice read_rent_mode(Reader& rd, Fields& rent, std::string_view key, BillingMode mode, const std::string& gpu,
                           int workload_gpus, const std::vector<std::string>& providers) {
   RentChoice out;
+  // Every amount starts at zero in the report currency (the struct's defaults are CNY).
+  for (Money* m : {&out.rent.price, &out.rent.storage_per_gb_month, &out.rent.egress_per_gb,
+                   &out.rent.support_minimum_monthly})
+    *m = Money::zero(rd.currency());
   const std::string field = rent.field(key);
   YAML::Node n = rent.get(key, false);
   std::optional<Fields> f;

@@ -148,7 +148,7 @@ Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
   rep.title = fmt::format("Sensitivity: {}, each input ±{:g}%", subject, range * 100);
 
   Table t;
-  t.name = "inputs";
+  t.name = "ranking";  // not "inputs": that key holds the echoed inputs
   const int digits = job && rp->inputs.objective == Objective::kTime ? 1 : 0;
   t.columns = {{"rank", "#"},
                {"input", "input"},
