@@ -239,6 +239,13 @@ int main(int argc, char** argv) {
                "gpuplan"};
   app.require_subcommand(1);
   app.fallthrough();
+  app.footer("\nExit status:\n"
+             "  0  success\n"
+             "  1  internal error (a bug: please report it with the command line)\n"
+             "  2  usage error: unknown flag or subcommand, a flag value not in its set\n"
+             "  3  bad input: a file, a value or a flag's content (the message names file, line, column, field)\n"
+             "  4  nothing feasible: plan found no configuration within the deadline and the budget\n"
+             "\nEvery subcommand has --help with examples. Documentation: the README; man gpuplan.");
   app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION);
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return fmt::format("gpuplan: {}\nRun with --help for more information.\n", e.what());
