@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# examples/budget.sh runs under a plain POSIX shell (dash) and writes the table
+# it promises. Usage: budget_test.sh GPUPLAN SRC WORK
+set -euo pipefail
+gpuplan=$1 src=$2 work=$3
+mkdir -p "$work"
+export GPUPLAN_TODAY=2026-12-02 GPUPLAN=$gpuplan NO_COLOR=1
+out="$work/budget.csv"
+rm -f "$out"
+cd "$src"
+dash examples/budget.sh "$out"
+fail() { echo "FAIL: $*"; exit 1; }
+[ "$(head -n 1 "$out")" = "gpu,horizon_months,option,total_cny,cheapest,break_even_month" ] || fail "header: $(head -n 1 "$out")"
+rows=$(($(wc -l < "$out") - 1))
+# Four tiers × three horizons, each with buy and at least one way to rent.
+[ "$rows" -ge 24 ] || fail "only $rows rows"
+# Plain numbers; exactly one cheapest option per tier and horizon.
+bad=$(tail -n +2 "$out" | cut -d, -f4 | grep -Ev '^[0-9]+\.[0-9]{2}$' || true)
+[ -z "$bad" ] || fail "totals that are not plain numbers: $bad"
+per=$(tail -n +2 "$out" | awk -F, '$5 == "yes" { n[$1 "," $2]++ } END { for (k in n) if (n[k] != 1) print k }')
+[ -z "$per" ] || fail "not exactly one cheapest option for: $per"
+[ "$(tail -n +2 "$out" | awk -F, '$5 == "yes"' | wc -l)" -eq 12 ] || fail "not twelve cheapest options"
+# A total is what gpuplan says for the same scenario.
+want=$("$gpuplan" compare --set buy.gpu=A100-80G --set horizon=24mo --set workload.gpus=8 --currency CNY --field options.0.total_cny)
+got=$(grep '^A100-80G,24,buy,' "$out" | cut -d, -f4)
+[ "$got" = "$want" ] || fail "A100-80G over 24 months, buy: $got, gpuplan says $want"
+# A failing gpuplan leaves no partial output behind.
+rm -f "$out"
+if GPUPLAN=false dash examples/budget.sh "$out" 2>/dev/null; then fail "budget.sh succeeded without gpuplan"; fi
+[ ! -e "$out" ] || fail "a failed run left $out"
+ls "$work" | grep -q 'budget.csv\.' && fail "a failed run left a temporary file"
+echo "budget.sh: $rows rows, plain numbers, one cheapest per tier and horizon, totals equal gpuplan's"
