@@ -8,6 +8,12 @@ namespace gpuplan {
 
 Json Json::money(Money m, int decimals) { return Json(Decimal{to_plain_string(m, decimals)}); }
 
+Json Json::strings(const std::vector<std::string>& values) {
+  Json a = array();
+  for (const auto& v : values) a.push_back(v);
+  return a;
+}
+
 Json& Json::operator[](std::string_view key) {
   if (is_null()) value_ = Object{};
   auto* obj = std::get_if<Object>(&value_);

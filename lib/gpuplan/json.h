@@ -41,6 +41,8 @@ class Json {
   Json(Object o) : value_(std::move(o)) {}
 
   static Json array() { return Json(Array{}); }
+  /// An array of strings.
+  static Json strings(const std::vector<std::string>& values);
   static Json object() { return Json(Object{}); }
   /// Money as an exact decimal with `decimals` places (< 0: every stored digit).
   static Json money(Money m, int decimals);

@@ -329,6 +329,12 @@ std::string field_value(const Report& report, std::string_view path) {
   return at->to_text() + "\n";
 }
 
+void add_defaults_notes(Report& report, const std::vector<std::string>& defaults) {
+  if (defaults.empty()) return;
+  report.notes.push_back("Defaults used:");
+  for (const auto& d : defaults) report.notes.push_back("  " + d);
+}
+
 std::string render(const Report& report, Format format, const RenderOptions& options) {
   switch (format) {
     case Format::kCsv:

@@ -69,6 +69,9 @@ struct RenderOptions {
   bool color = false;  ///< ANSI bold headers, only when stdout is a terminal.
 };
 
+/// Appends "Defaults used:" and one indented line per default, when there are any.
+void add_defaults_notes(Report& report, const std::vector<std::string>& defaults);
+
 /// The whole output document. CSV and TSV hold the report's primary table only
 /// (one header row, RFC 4180); a report whose other tables matter says so.
 std::string render(const Report& report, Format format, const RenderOptions& options = {});

@@ -26,6 +26,19 @@ bool same_decision(const SensitivityOutcome& a, const SensitivityOutcome& b) { r
 // Money fields are set from a value in currency units, rounded to the micro-unit.
 void set_money(Money& m, double units) { m = Money::from_micros(std::llround(units * 1e6), m.currency()); }
 
+// The inputs of a subject and, for each, how to set it on a copy of the subject.
+template <class Subject>
+struct InputList {
+  using Set = std::function<void(Subject&, double)>;
+  std::vector<SensitivityInput> inputs{};
+  std::vector<Set> setters{};
+  void add(std::string name, ValueKind kind, double value, Set set, double min = 0, double max = 1e300,
+           bool whole = false) {
+    inputs.push_back(SensitivityInput{std::move(name), kind, value, min, max, whole});
+    setters.push_back(std::move(set));
+  }
+};
+
 }  // namespace
 
 std::string format_value(ValueKind kind, double v) {
@@ -113,14 +126,8 @@ Sensitivity analyse(std::vector<SensitivityInput> inputs, const SensitivityEvalu
 }
 
 ScenarioSubject scenario_subject(const Scenario& base) {
-  using Set = std::function<void(Scenario&, double)>;
-  std::vector<SensitivityInput> inputs;
-  std::vector<Set> setters;
-  const auto add = [&](std::string name, ValueKind kind, double value, Set set, double min = 0, double max = 1e300,
-                       bool whole = false) {
-    inputs.push_back(SensitivityInput{std::move(name), kind, value, min, max, whole});
-    setters.push_back(std::move(set));
-  };
+  InputList<Scenario> list;
+  const auto add = [&list](auto&&... args) { list.add(std::forward<decltype(args)>(args)...); };
   const Workload& w = base.workload;
   add("workload.utilisation", ValueKind::kShare, w.utilisation, [](Scenario& s, double v) { s.workload.utilisation = v; }, 0, 1);
   add("workload.runs_per_month", ValueKind::kNumber, w.runs_per_month,
@@ -192,10 +199,10 @@ ScenarioSubject scenario_subject(const Scenario& base) {
       [](Scenario& s, double v) { s.horizon_months = static_cast<int>(v); }, 1, 240, true);
 
   ScenarioSubject out;
-  out.inputs = std::move(inputs);
+  out.inputs = std::move(list.inputs);
   // The metric: how much more owning costs than the cheapest way to rent (NPV);
   // it crosses zero where the buy-or-rent answer changes.
-  out.evaluate = [base, setters = std::move(setters)](std::size_t i, double v) {
+  out.evaluate = [base, setters = std::move(list.setters)](std::size_t i, double v) {
     Scenario s = base;
     if (i != kBase) setters.at(i)(s, v);
     const Comparison c = compare(s);
@@ -214,14 +221,8 @@ ScenarioSubject scenario_subject(const Scenario& base) {
 }
 
 ScenarioSubject job_subject(const PlanInputs& base, const Catalog& catalog, const CurrencyConverter& fx) {
-  using Set = std::function<void(PlanInputs&, double)>;
-  std::vector<SensitivityInput> inputs;
-  std::vector<Set> setters;
-  const auto add = [&](std::string name, ValueKind kind, double value, Set set, double min = 0, double max = 1e300,
-                       bool whole = false) {
-    inputs.push_back(SensitivityInput{std::move(name), kind, value, min, max, whole});
-    setters.push_back(std::move(set));
-  };
+  InputList<PlanInputs> list;
+  const auto add = [&list](auto&&... args) { list.add(std::forward<decltype(args)>(args)...); };
   const Job& j = base.job;
   if (j.parameters > 0) add("job.parameters", ValueKind::kCount, j.parameters, [](PlanInputs& p, double v) { p.job.parameters = v; });
   if (j.tokens > 0) add("job.tokens", ValueKind::kCount, j.tokens, [](PlanInputs& p, double v) { p.job.tokens = v; });
@@ -255,8 +256,8 @@ ScenarioSubject job_subject(const PlanInputs& base, const Catalog& catalog, cons
     }, 0.01);
 
   ScenarioSubject out;
-  out.inputs = std::move(inputs);
-  out.evaluate = [base, setters = std::move(setters), &catalog, &fx](std::size_t i, double v) {
+  out.inputs = std::move(list.inputs);
+  out.evaluate = [base, setters = std::move(list.setters), &catalog, &fx](std::size_t i, double v) {
     PlanInputs p = base;
     if (i != kBase) setters.at(i)(p, v);
     const PlanResult r = plan(p, catalog, fx);

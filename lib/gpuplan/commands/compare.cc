@@ -222,10 +222,7 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   }
   rep.notes.push_back(fmt::format("Scenario: {}. {}", rs.source, ctx.catalog_note()));
   for (const auto& n : rs.fx_notes) rep.notes.push_back(n);
-  if (!rs.defaults_used.empty()) {
-    rep.notes.push_back("Defaults used:");
-    for (const auto& d : rs.defaults_used) rep.notes.push_back("  " + d);
-  }
+  add_defaults_notes(rep, rs.defaults_used);
   if (!q.monthly) rep.notes.push_back("Month by month: --monthly. Every input: --format json.");
   return rep;
 }

@@ -250,10 +250,7 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
     rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond a trillion.", out_of_range));
   rep.notes.push_back(fmt::format("Job: {}. {}", rj.source, ctx.catalog_note()));
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
-  if (!rj.defaults_used.empty()) {
-    rep.notes.push_back("Defaults used:");
-    for (const auto& d : rj.defaults_used) rep.notes.push_back("  " + d);
-  }
+  add_defaults_notes(rep, rj.defaults_used);
   return rep;
 }
 

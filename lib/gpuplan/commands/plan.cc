@@ -153,14 +153,9 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   pj["confidence"] = in.confidence;
   pj["trials"] = in.trials;
   pj["seed"] = static_cast<long long>(in.seed);
-  const auto list = [](const std::vector<std::string>& v) {
-    Json a = Json::array();
-    for (const auto& s : v) a.push_back(s);
-    return a;
-  };
-  pj["gpus"] = list(in.gpus);
-  pj["providers"] = list(in.providers);
-  pj["regions"] = list(in.regions);
+  pj["gpus"] = Json::strings(in.gpus);
+  pj["providers"] = Json::strings(in.providers);
+  pj["regions"] = Json::strings(in.regions);
   pj["market"] = in.market;
   pj["scaling_file"] = q.scaling_file ? Json(*q.scaling_file) : Json();
   e["plan"] = std::move(pj);
@@ -395,10 +390,7 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   if (!q.explain) rep.notes.push_back("Why other configurations lost: --explain.");
   rep.notes.push_back(fmt::format("Job: {}. {}", rp.source, ctx.catalog_note()));
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
-  if (!rp.defaults_used.empty()) {
-    rep.notes.push_back("Defaults used:");
-    for (const auto& d : rp.defaults_used) rep.notes.push_back("  " + d);
-  }
+  add_defaults_notes(rep, rp.defaults_used);
   return out;
 }
 

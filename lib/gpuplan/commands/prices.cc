@@ -162,15 +162,10 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
                           rows.size(), q.sort);
   Json in = ctx.echo();
   Json filters = Json::object();
-  const auto list = [](const std::vector<std::string>& v) {
-    Json a = Json::array();
-    for (const auto& s : v) a.push_back(s);
-    return a;
-  };
-  filters["gpu"] = list(q.gpus);
-  filters["provider"] = list(q.providers);
-  filters["region"] = list(q.regions);
-  filters["mode"] = list(q.modes);
+  filters["gpu"] = Json::strings(q.gpus);
+  filters["provider"] = Json::strings(q.providers);
+  filters["region"] = Json::strings(q.regions);
+  filters["mode"] = Json::strings(q.modes);
   filters["stale_only"] = q.stale_only;
   in["filters"] = std::move(filters);
   in["sort"] = q.sort;

@@ -221,10 +221,7 @@ Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
     for (auto& n : fx->notes()) rep.notes.push_back(std::move(n));
   if (rs)
     for (const auto& n : rs->fx_notes) rep.notes.push_back(n);
-  if (!defaults.empty()) {
-    rep.notes.push_back("Defaults used:");
-    for (const auto& d : defaults) rep.notes.push_back("  " + d);
-  }
+  add_defaults_notes(rep, defaults);
   return rep;
 }
 
