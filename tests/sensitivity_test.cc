@@ -59,10 +59,10 @@ TEST_CASE("sensitivity of the Qingdao 8xA100 scenario puts utilisation and the r
   // Why: owning's costs are nearly all fixed (the 700k server, operations,
   // resale), while every rental option's bill is price × hours used, and the
   // hours used are utilisation × 730 h × 8 cards × 24 months. So ±20% on the
-  // rental price or on utilisation moves the cheapest rental's NPV by about 20%
-  // of its whole bill (the spot option: ~0.9M and ~0.8M of swing), more than any
-  // single input of the purchase (the card price moves 20% of 560k, partly
-  // offset by the resale value).
+  // rental price (the hourly price, which the spot price follows as 30% off
+  // it) or on utilisation moves the cheapest rental's NPV by about 20% of its
+  // whole bill (~0.8M of swing each), more than any single input of the
+  // purchase (the card price moves 20% of 560k, partly offset by the resale).
   GlobalOptions g;
   g.today = "2026-12-02";
   const Context ctx = make_context(g);
@@ -72,7 +72,7 @@ TEST_CASE("sensitivity of the Qingdao 8xA100 scenario puts utilisation and the r
   std::vector<std::string> top;
   for (std::size_t i = 0; i < 3; ++i) top.push_back(s.inputs[s.ranked[i].input].name);
   CHECK(std::find(top.begin(), top.end(), "workload.utilisation") != top.end());
-  CHECK(std::find(top.begin(), top.end(), "rent.spot.price") != top.end());
+  CHECK(std::find(top.begin(), top.end(), "rent.hourly.price") != top.end());
   CHECK(s.base.decision == "buy");
   // Every input's own swing is bounded by the whole metric's scale: a sanity check on the units.
   for (const Swing& w : s.ranked) CHECK(w.swing < 3e6);

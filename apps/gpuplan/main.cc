@@ -55,13 +55,16 @@ void plan_options(CLI::App& sub, gpuplan::PlanQuery& q) {
   sub.add_option("--set", q.sets, "override a field: path.to.field=VALUE (repeatable)");
   sub.add_option("--deadline", q.deadline, "finish within this long (10d, 36h) or by this date (2026-12-20)");
   sub.add_option("--budget", q.budget, "spend at most this much (200000, or 30000 USD)");
-  sub.add_flag("--allow-spot", q.allow_spot, "consider spot (preemptible) capacity");
-  sub.add_flag("--include-buy", q.include_buy, "consider buying the cards (after the purchase lead time)");
+  // Flag functions see --flag=false as a negative count: it overrides the file's `true`.
+  sub.add_flag_function("--allow-spot", [&q](std::int64_t n) { q.allow_spot = n > 0; },
+                        "consider spot (preemptible) capacity (--allow-spot=false: not, whatever the file says)");
+  sub.add_flag_function("--include-buy", [&q](std::int64_t n) { q.include_buy = n > 0; },
+                        "consider buying the cards, after the purchase lead time (=false: not)");
   sub.add_option("--gpu", q.gpus, "GPU ids or families to consider (default: all)")->delimiter(',');
   sub.add_option("--provider", q.providers, "providers to consider (default: all)")->delimiter(',');
   sub.add_option("--region", q.regions, "regions to consider (default: all)")->delimiter(',');
   sub.add_option("--max-gpus", q.max_gpus, "the most cards to consider (default 1024)");
-  sub.add_option("--objective", q.objective, "cost (default) or time");
+  sub.add_option("--objective", q.objective, "cost (default) or time")->check(CLI::IsMember({"cost", "time"}));
   sub.add_option("--confidence", q.confidence, "a spot plan must meet the deadline this often (default 90%)");
   sub.add_option("--mfu", q.mfu, "model FLOPs utilisation on every GPU, e.g. 40% (from `gpuplan fit mfu`)");
   sub.add_option("--scaling", q.scaling_file, "a saved scaling fit (gpuplan fit scaling … --format json -o FILE)");
@@ -187,8 +190,28 @@ bool use_color(const Flags& f) {
   return ::isatty(STDOUT_FILENO) == 1;
 }
 
-void emit(const Flags& f, gpuplan::Report report) {
+// The format: --format, else the -o file's extension (.csv, .tsv, .json, .md,
+// .xlsx), else a table. A workbook under another extension, or text under
+// .xlsx, is refused rather than written.
+gpuplan::Format output_format(const Flags& f, const CLI::App& app) {
+  std::string ext;
+  if (const auto dot = f.output.rfind('.'); f.output != "-" && dot != std::string::npos) ext = f.output.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool given = app.count("--format") > 0;
+  if (!given) {
+    for (const char* e : {"csv", "tsv", "json", "md", "xlsx"})
+      if (ext == e) return gpuplan::parse_format(e);
+    return gpuplan::Format::kTable;
+  }
   const gpuplan::Format format = gpuplan::parse_format(f.format);
+  if ((ext == "xlsx") != (format == gpuplan::Format::kXlsx) && !f.field)
+    throw gpuplan::UsageError(fmt::format("--format {} does not go into {} (use --format {} or another file name)",
+                                          f.format, f.output, ext == "xlsx" ? "xlsx" : f.format == "xlsx" ? "a .xlsx name" : f.format));
+  return format;
+}
+
+void emit(const Flags& f, gpuplan::Report report, const CLI::App& app) {
+  const gpuplan::Format format = output_format(f, app);
   if (f.quiet && format != gpuplan::Format::kJson) report.notes.clear();
   const std::string text = f.field ? gpuplan::field_value(report, *f.field)
                                    : gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f)});
@@ -259,7 +282,10 @@ int main(int argc, char** argv) {
   app.add_option("--format", f.format, "output format")
       ->check(CLI::IsMember({"table", "csv", "tsv", "json", "md", "xlsx"}))
       ->capture_default_str();
-  app.add_option("-o,--output", f.output, "write to FILE (whole or not at all); - is stdout")->capture_default_str();
+  app.add_option("-o,--output", f.output,
+                 "write to FILE (whole or not at all); - is stdout; without --format, the name's extension "
+                 "(.csv .tsv .json .md .xlsx) picks the format")
+      ->capture_default_str();
   app.add_option("--color", f.color, "colour on a terminal: auto, always, never (NO_COLOR is honoured)")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
@@ -338,7 +364,7 @@ int main(int argc, char** argv) {
     if (validate->parsed()) {
       gpuplan::ValidationResult r = gpuplan::validate_catalogs(f.validate_files, !f.global.no_default_catalog);
       for (const gpuplan::InputError& p : r.problems) print_problem(p);
-      emit(f, std::move(r.report));
+      emit(f, std::move(r.report), app);
       return r.problems.empty() ? kOk : kBadInput;
     }
     if (fit_scaling->parsed() || fit_progress->parsed() || fit_mfu->parsed()) {
@@ -347,13 +373,13 @@ int main(int argc, char** argv) {
       gpuplan::Report r = fit_scaling->parsed()    ? gpuplan::fit_scaling_report(ctx, f.scaling)
                           : fit_progress->parsed() ? gpuplan::fit_progress_report(ctx, f.progress)
                                                    : gpuplan::fit_mfu_report(ctx, f.mfu);
-      emit(f, std::move(r));
+      emit(f, std::move(r), app);
       return kOk;
     }
     for (const auto& [sub, cmd] : subs) {
       if (!sub->parsed()) continue;
       Outcome out = cmd->run(f);
-      emit(f, std::move(out.report));
+      emit(f, std::move(out.report), app);
       return out.exit_code;
     }
     return kUsage;

@@ -185,4 +185,29 @@ const OperatingCost* find_operating(const Catalog& c, OperatingKind kind, std::s
   return any;
 }
 
+namespace {
+template <class Range, class Get>
+void check_filter(const std::vector<std::string>& filters, const Range& records, Get get, bool prefix, const char* flag) {
+  for (const std::string& f : filters) {
+    const bool known = std::any_of(records.begin(), records.end(), [&](const auto& r) {
+      return prefix ? gpu_matches(f, get(r)) : id_equals(f, get(r));
+    });
+    if (known) continue;
+    std::vector<std::string> names;
+    for (const auto& r : records)
+      if (std::find(names.begin(), names.end(), get(r)) == names.end()) names.push_back(get(r));
+    std::sort(names.begin(), names.end());
+    throw InputError(SourceLocation{flag}, "", fmt::format("'{}' matches nothing in the catalog (known: {})", f,
+                                                           fmt::join(names, ", ")));
+  }
+}
+}  // namespace
+
+void check_filters(const Catalog& c, const std::vector<std::string>& gpus, const std::vector<std::string>& providers,
+                   const std::vector<std::string>& regions, const std::array<const char*, 3>& flags) {
+  check_filter(gpus, c.gpus, [](const Gpu& g) { return g.id; }, true, flags[0]);
+  check_filter(providers, c.providers, [](const Provider& p) { return p.id; }, false, flags[1]);
+  check_filter(regions, c.offers, [](const Offer& o) { return o.region; }, false, flags[2]);
+}
+
 }  // namespace gpuplan

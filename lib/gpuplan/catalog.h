@@ -6,6 +6,7 @@
 // data at build time, so loading it costs nothing at run time.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -203,6 +204,12 @@ const OperatingCost* find_operating(const Catalog& c, OperatingKind kind, std::s
 /// Matches a GPU filter: case-insensitive equal, or a prefix ending at '-'
 /// ("A100" matches "A100-80G"; "a100-80g" matches "A100-80G-PCIe").
 bool gpu_matches(std::string_view filter, std::string_view gpu_id);
+/// Throws InputError at `flags[0..2]` for a GPU, provider or region filter
+/// that matches nothing in the catalog (a typo must not look like "no offers"),
+/// listing what is known.
+void check_filters(const Catalog& c, const std::vector<std::string>& gpus, const std::vector<std::string>& providers,
+                   const std::vector<std::string>& regions, const std::array<const char*, 3>& flags);
+
 /// Case-insensitive equality of ids.
 bool id_equals(std::string_view a, std::string_view b);
 

@@ -79,6 +79,8 @@ struct HourlyInputs {
 struct SpotInputs {
   RentInputs rent{};
   SpotParams interruptions{};
+  /// Set when the spot price is the hourly price less this share (rent.spot.discount).
+  std::optional<double> discount{};
 };
 
 struct HybridInputs {

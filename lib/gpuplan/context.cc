@@ -1,6 +1,7 @@
 #include "gpuplan/context.h"
 
 #include <cctype>
+#include <ctime>
 #include <fmt/format.h>
 
 #include "gpuplan/error.h"
@@ -55,6 +56,16 @@ Json CurrencyConverter::used_json() const {
   return arr;
 }
 
+std::chrono::sys_seconds local_midnight(Date day) {
+  const std::chrono::year_month_day ymd(day);
+  std::tm tm{};
+  tm.tm_year = static_cast<int>(ymd.year()) - 1900;
+  tm.tm_mon = static_cast<int>(static_cast<unsigned>(ymd.month())) - 1;
+  tm.tm_mday = static_cast<int>(static_cast<unsigned>(ymd.day()));
+  tm.tm_isdst = -1;  // let the time zone say whether daylight saving applies
+  return std::chrono::sys_seconds(std::chrono::seconds(std::mktime(&tm)));
+}
+
 Date system_today() { return std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now()); }
 
 Context make_context(const GlobalOptions& options) {
@@ -90,6 +101,8 @@ Context make_context(const GlobalOptions& options) {
   } catch (const std::invalid_argument& e) {
     throw InputError(SourceLocation{"--today"}, "", e.what());
   }
+  ctx.now = options.today ? local_midnight(ctx.today)
+                          : std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
   ctx.stale_after = ctx.catalog().stale_after;
   if (options.stale_after) {
     try {

@@ -57,6 +57,10 @@ struct Context {
   Currency currency = kCny;
   bool currency_given = false;  ///< --currency was given (it wins over a scenario's currency)
   Date today{};
+  /// The moment plans count from: the system clock, or, when --today (or
+  /// GPUPLAN_TODAY) pins the date, the start of that day in local time, so that
+  /// a pinned run is reproducible.
+  std::chrono::sys_seconds now{};
   Seconds stale_after = Days(180);
 
   /// {"catalogs": [...], "currency": ..., "today": ..., "stale_after": ...}
@@ -70,5 +74,8 @@ Context make_context(const GlobalOptions& options);
 
 /// Today's date in UTC.
 Date system_today();
+
+/// The start of `day` (00:00) in the local time zone (TZ), as a moment.
+std::chrono::sys_seconds local_midnight(Date day);
 
 }  // namespace gpuplan

@@ -1,6 +1,7 @@
 #include "gpuplan/job.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <fmt/format.h>
@@ -50,13 +51,23 @@ std::optional<BytesPerSecond> network_bandwidth(std::string_view name) {
   return std::nullopt;
 }
 
-Seconds parse_deadline(std::string_view text, Date today) {
-  // A date is ten characters with dashes at 4 and 7; anything else is a duration.
-  if (text.size() == 10 && text[4] == '-' && text[7] == '-') {
-    const Date d = parse_date(text);
-    if (d <= today)
-      throw std::invalid_argument(fmt::format("{} is not after today ({})", text, format_date(today)));
-    return std::chrono::duration_cast<Seconds>(d - today);
+Seconds parse_deadline(std::string_view text, std::chrono::sys_seconds now) {
+  // A date has dashes at 4 and 7; anything else is a duration.
+  if (text.size() >= 10 && text[4] == '-' && text[7] == '-') {
+    std::chrono::sys_seconds at = local_midnight(parse_date(text.substr(0, 10)));
+    if (text.size() > 10) {
+      // "T18:00" or " 18:00": a time of day, local.
+      const std::string_view t = text.substr(11);
+      int h = -1, m = -1;
+      if ((text[10] != 'T' && text[10] != ' ') || t.size() != 5 || t[2] != ':' ||
+          std::from_chars(t.data(), t.data() + 2, h).ptr != t.data() + 2 ||
+          std::from_chars(t.data() + 3, t.data() + 5, m).ptr != t.data() + 5 || h > 23 || m > 59 || h < 0 || m < 0)
+        throw std::invalid_argument(
+            fmt::format("'{}' is not a date (2026-12-20), a date and time (2026-12-20T18:00) or a duration (36h)", text));
+      at += std::chrono::hours(h) + std::chrono::minutes(m);
+    }
+    if (at <= now) throw std::invalid_argument(fmt::format("{} has passed", text));
+    return std::chrono::duration_cast<Seconds>(at - now);
   }
   const Seconds d = parse_duration(text);
   if (!(d > Seconds(0))) throw std::invalid_argument(fmt::format("{} must be longer than zero", text));
@@ -76,6 +87,9 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
 
   Fields top(diag, root, "");
   if (!top.is_map()) throw InputErrors(std::move(diag.problems()));
+  // Bare amounts in the file (plan.budget) are in its currency, CNY unless it names one.
+  Currency file_currency = kCny;
+  if (auto c = top.value("currency", false, [](const std::string& t) { return Currency(t); })) file_currency = *c;
   if (auto v = top.text("schema_version", false); v && *v != "1")
     top.fail(top.get("schema_version", false), "schema_version", fmt::format("{} is not supported (1 is)", *v));
   Job& j = out.job;
@@ -285,9 +299,10 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   {
     Fields f(diag, detail::section(top, "plan"), "plan");
     PlanSettings& p = out.plan;
-    p.deadline = f.value("deadline", false, [&](const std::string& t) { return parse_deadline(t, ctx.today); });
+    p.deadline = f.value("deadline", false, [&](const std::string& t) { return parse_deadline(t, ctx.now); });
+    if (p.deadline) p.deadline_text = *f.text("deadline", false);
     p.budget = f.value("budget", false, [&](const std::string& t) {
-      Money m = parse_money(t, ctx.currency);
+      Money m = parse_money(t, file_currency);
       if (m.micros() <= 0) throw std::invalid_argument(fmt::format("{} must be a positive amount", t));
       if (m.units() >= Money::kMaxPlausibleUnits)
         throw std::invalid_argument(fmt::format("{} is a trillion or more: not an amount gpuplan can plan with", t));

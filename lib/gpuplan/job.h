@@ -16,7 +16,8 @@ namespace gpuplan {
 
 /// The `plan:` section of a job file (flags of `gpuplan plan` override it).
 struct PlanSettings {
-  std::optional<Seconds> deadline{};   ///< a duration, or a date (the start of that day, from the start of today)
+  std::optional<Seconds> deadline{};   ///< from now (see parse_deadline)
+  std::string deadline_text{};         ///< as written, for titles
   std::optional<Money> budget{};       ///< in the display currency
   std::optional<bool> allow_spot{}, include_buy{};
   std::optional<int> max_gpus{};
@@ -75,9 +76,10 @@ bool is_job_file(const std::string& path);
 /// Throws InputErrors naming the file, line and field.
 MeasuredScaling load_scaling_fit(const std::string& path);
 
-/// The `--deadline` / `plan.deadline` text: a duration ("10d") or a date
-/// ("2026-12-20": the start of that day, counted from the start of `today`).
-/// Throws std::invalid_argument.
-Seconds parse_deadline(std::string_view text, Date today);
+/// The `--deadline` / `plan.deadline` text: a duration ("36h", "10d"), or a
+/// moment in local time: a date ("2026-12-20": the start of that day) or a
+/// date and time ("2026-12-20T18:00", "2026-12-20 18:00"), counted from `now`.
+/// Throws std::invalid_argument, also for a moment that has passed.
+Seconds parse_deadline(std::string_view text, std::chrono::sys_seconds now);
 
 }  // namespace gpuplan

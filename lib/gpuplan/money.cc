@@ -1,5 +1,6 @@
 #include "gpuplan/money.h"
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -143,8 +144,10 @@ Money parse_money(std::string_view text, Currency fallback) {
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   if (text.size() > 3) {
-    const std::string_view tail = text.substr(text.size() - 3);
-    const bool letters = tail.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") == std::string_view::npos;
+    // A trailing ISO code, in either case ("300 USD", "300 usd"), as --currency accepts it.
+    std::string tail(text.substr(text.size() - 3));
+    for (char& c : tail) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const bool letters = tail.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") == std::string::npos;
     if (letters) {
       std::string_view amount = text.substr(0, text.size() - 3);
       while (!amount.empty() && amount.back() == ' ') amount.remove_suffix(1);

@@ -425,6 +425,18 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
     if (cheap_src && &r.sources[c.source] == cheap_src && c.mode == cheap_mode &&
         (!cheap_best || before(c, *cheap_best, in.objective)))
       cheap_best = c;
+  // Why a GPU has no valid configuration at all: no tensor rate, or the
+  // memory needs more cards than the batch keeps busy or --max-gpus allows.
+  const auto unrunnable = [&](const Gpu& g) -> std::string {
+    if (model.achieved_flops(g) <= 0) return fmt::format("{} has no {} tensor rate in the catalog", g.id, to_string(in.job.precision));
+    Job z3 = in.job;
+    z3.zero_stage = 3;
+    const auto need = minimum_gpus(z3, g, 1 << 20, in.cluster.usable_memory);
+    const int limit = std::min<int>(in.max_gpus, static_cast<int>(std::min(model.max_gpus(), 1e9)));
+    if (!need) return "it does not fit in memory even with ZeRO-3 on any count";
+    return fmt::format("it needs {} cards with ZeRO-3 to fit in memory, more than {} ({})", *need, limit,
+                       model.max_gpus() < in.max_gpus ? "the global batch keeps busy" : "--max-gpus");
+  };
   const auto why_not = [&](const PlanConfig& c) -> std::string {
     const PlanDetail d = describe(in, r, c, false);
     std::string out;
@@ -461,8 +473,8 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
                            money_text(d.cost), why, limits.empty() ? "" : " that ",
                            fmt::format("{}", fmt::join(limits, " and ")));
     if (risky && in.deadline)
-      sentence += fmt::format(" Cheaper on spot, {} meets the deadline in only {:.0f}% of {} simulated runs (below the "
-                              "{:.0f}% required).",
+      sentence += fmt::format(" Cheaper on spot, {} meets the deadline in only {:.1f}% of {} simulated runs (below the "
+                              "{:g}% required).",
                               label(*risky), risky->simulation->probability * 100, risky->simulation->trials,
                               in.confidence * 100);
     if (cheap_src && &r.sources[d.config.source] != cheap_src) {
@@ -472,8 +484,7 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
         sentence += fmt::format(" The cheapest card per hour, {}, {}.", cheap, why_not(*cheap_best));
       else
         sentence += fmt::format(" The cheapest card per hour, {}, cannot run this job: {}.", cheap,
-                                model.achieved_flops(*cheap_src->gpu) <= 0 ? "no tensor rate for the precision"
-                                                                           : "it does not fit in memory at any count");
+                                unrunnable(*cheap_src->gpu));
     }
     r.recommendation = sentence;
   } else if (!r.feasible.empty()) {
@@ -534,8 +545,7 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
       x.plan = describe(in, r, *cheap_best, false);
       x.why = is_recommended(*cheap_best) ? "recommended" : why_not(*cheap_best);
     } else {
-      x.why = model.achieved_flops(*cheap_src->gpu) <= 0 ? "no tensor rate for the precision"
-                                                          : "does not fit in memory at any count up to --max-gpus";
+      x.why = unrunnable(*cheap_src->gpu);
     }
     r.explained.push_back(std::move(x));
   }
@@ -567,9 +577,7 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
       x.plan = describe(in, r, *best, false);
       x.why = is_recommended(*best) ? "recommended" : why_not(*best);
     } else {
-      const Gpu* g = catalog.find_gpu(gpu);
-      x.why = g && model.achieved_flops(*g) <= 0 ? "no tensor rate for the precision"
-                                                  : "does not fit in memory at any count up to --max-gpus";
+      x.why = unrunnable(*catalog.find_gpu(gpu));
     }
     r.explained.push_back(std::move(x));
   }

@@ -44,6 +44,7 @@ struct PlanInputs {
   double spot_interruptions_per_day = 1;  ///< per instance
   Seconds spot_restart{600};
   std::optional<Seconds> deadline{};  ///< from now, start delay included
+  std::string deadline_text{};        ///< as the user wrote it (a date, or a duration), for titles
   std::optional<Money> budget{};      ///< in the display currency
   bool allow_spot = false;
   bool include_buy = false;

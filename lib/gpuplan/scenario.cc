@@ -605,8 +605,9 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
       if (!sn.IsDefined() || !sn.IsMap() || !sn["checkpoint_write"])
         rd.note("rent.spot.checkpoint_write", "5min", "assumption");
       if (!sn.IsDefined() || !sn.IsMap() || !sn["restart"]) rd.note("rent.spot.restart", "10min", "assumption");
-      if (discount && sn.IsMap() && sn["offer"]) {
-        f.fail(sn["discount"], "rent.spot.discount", "give a spot offer or a discount off the hourly price, not both");
+      if (discount && sn.IsMap() && (sn["offer"] || sn["price"])) {
+        f.fail(sn["discount"], "rent.spot.discount",
+               "give a spot offer or price, or a discount off the hourly price, not both");
       } else if (discount) {
         if (!s.hourly) {
           f.fail(sn, "rent.spot.discount", "needs an hourly price to discount");
@@ -615,6 +616,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
           si.rent = s.hourly->rent;
           si.rent.price = s.hourly->rent.price.scaled(1.0 - *discount);
           si.rent.description = fmt::format("{:g}% off {}", *discount * 100, s.hourly->rent.description);
+          si.discount = discount;
           have_price = true;
         }
       }

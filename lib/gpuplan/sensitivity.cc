@@ -43,7 +43,8 @@ struct InputList {
 
 std::string format_value(ValueKind kind, double v) {
   switch (kind) {
-    case ValueKind::kMoney: return group_thousands(fmt::format("{:.{}f}", v, std::abs(v) < 10 ? 4 : std::abs(v) < 1000 ? 2 : 0));
+    // No thousands separators: these are cells of CSV too.
+    case ValueKind::kMoney: return fmt::format("{:.{}f}", v, std::abs(v) < 10 ? 4 : std::abs(v) < 1000 ? 2 : 0);
     case ValueKind::kShare: return fmt::format("{:.3g}%", v * 100);
     case ValueKind::kDuration: {
       const double h = v / 3600;
@@ -160,8 +161,11 @@ ScenarioSubject scenario_subject(const Scenario& base) {
     add("buy.delay_cost_per_month", ValueKind::kMoney, o.delay_cost_per_month.units(),
         [](Scenario& s, double v) { set_money(s.own.delay_cost_per_month, v); });
   if (base.hourly) {
-    add("rent.hourly.price", ValueKind::kMoney, base.hourly->rent.price.units(),
-        [](Scenario& s, double v) { set_money(s.hourly->rent.price, v); });
+    // A spot price given as a discount off the hourly price moves with it (as --set does).
+    add("rent.hourly.price", ValueKind::kMoney, base.hourly->rent.price.units(), [](Scenario& s, double v) {
+      set_money(s.hourly->rent.price, v);
+      if (s.spot && s.spot->discount) s.spot->rent.price = s.hourly->rent.price.scaled(1.0 - *s.spot->discount);
+    });
     add("rent.hourly.idle_per_run", ValueKind::kDuration, Seconds(base.hourly->idle_per_run).count(),
         [](Scenario& s, double v) { s.hourly->idle_per_run = Hours(Seconds(v)); });
   }
@@ -169,8 +173,14 @@ ScenarioSubject scenario_subject(const Scenario& base) {
     add("rent.monthly.price", ValueKind::kMoney, base.monthly->price.units(),
         [](Scenario& s, double v) { set_money(s.monthly->price, v); });
   if (base.spot) {
-    add("rent.spot.price", ValueKind::kMoney, base.spot->rent.price.units(),
-        [](Scenario& s, double v) { set_money(s.spot->rent.price, v); });
+    if (base.spot->discount)
+      add("rent.spot.discount", ValueKind::kShare, *base.spot->discount, [](Scenario& s, double v) {
+        s.spot->discount = v;
+        s.spot->rent.price = s.hourly->rent.price.scaled(1.0 - v);
+      }, 0, 0.99);
+    else
+      add("rent.spot.price", ValueKind::kMoney, base.spot->rent.price.units(),
+          [](Scenario& s, double v) { set_money(s.spot->rent.price, v); });
     add("rent.spot.interruptions_per_day", ValueKind::kNumber, base.spot->interruptions.interruptions_per_hour * 24,
         [](Scenario& s, double v) { s.spot->interruptions.interruptions_per_hour = v / 24; });
   }

@@ -269,10 +269,13 @@ std::string Workbook::bytes() const {
   const int digits = currency_.minor_digits();
   const std::string money_fmt = fmt::format("#,##0{}{} &quot;{}&quot;", digits > 0 ? "." : "", std::string(static_cast<std::size_t>(digits), '0'),
                                             currency_.code());
+  // Inputs (unit prices: 0.6248 per kWh) show up to four more decimals than the currency's.
+  const std::string input_fmt = fmt::format("#,##0.{}## &quot;{}&quot;", std::string(static_cast<std::size_t>(std::max(digits, 2)), '0'),
+                                            currency_.code());
   const std::string styles = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<styleSheet xmlns=\"{}\">"
-      "<numFmts count=\"4\"><numFmt numFmtId=\"164\" formatCode=\"{}\"/><numFmt numFmtId=\"165\" "
-      "formatCode=\"0.000000\"/><numFmt numFmtId=\"166\" formatCode=\"0.0%\"/><numFmt numFmtId=\"167\" formatCode=\"yyyy-mm-dd\"/></numFmts>"
+      "<numFmts count=\"5\"><numFmt numFmtId=\"164\" formatCode=\"{}\"/><numFmt numFmtId=\"165\" "
+      "formatCode=\"0.000000\"/><numFmt numFmtId=\"166\" formatCode=\"0.0%\"/><numFmt numFmtId=\"167\" formatCode=\"yyyy-mm-dd\"/><numFmt numFmtId=\"168\" formatCode=\"{}\"/></numFmts>"
       "<fonts count=\"4\"><font><sz val=\"11\"/><name val=\"Calibri\"/></font><font><b/><sz val=\"11\"/><name "
       "val=\"Calibri\"/></font><font><b/><sz val=\"14\"/><name val=\"Calibri\"/></font><font><i/><sz val=\"11\"/><name "
       "val=\"Calibri\"/></font></fonts>"
@@ -291,7 +294,7 @@ std::string Workbook::bytes() const {
       "<xf numFmtId=\"165\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
       "<xf numFmtId=\"164\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
       "<xf numFmtId=\"166\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
-      "<xf numFmtId=\"164\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
+      "<xf numFmtId=\"168\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
       "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyFill=\"1\"/>"
       "<xf numFmtId=\"166\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
       "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" quotePrefix=\"1\"/>"
@@ -299,7 +302,7 @@ std::string Workbook::bytes() const {
       "<xf numFmtId=\"167\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
       "</cellXfs><cellStyles count=\"1\"><cellStyle name=\"Normal\" xfId=\"0\" builtinId=\"0\"/></cellStyles>"
       "</styleSheet>",
-      kMainNs, money_fmt);
+      kMainNs, money_fmt, input_fmt);
   files.emplace_back("xl/styles.xml", styles);
   for (std::size_t i = 0; i < sheets_.size(); ++i)
     files.emplace_back(fmt::format("xl/worksheets/sheet{}.xml", i + 1), sheets_[i]->xml());
@@ -333,10 +336,12 @@ void Assumptions::heading(const std::string& text) {
   s_.text(row_++, 0, text, Style::kHeader);
 }
 
-int assumptions_header(Sheet& a, const std::string& title) {
+int assumptions_header(Sheet& a, const std::string& title, bool formula_notes) {
   a.text(0, 0, title, Style::kTitle);
-  a.text(1, 0, "Edit the yellow cells: the other sheets recalculate. Grey notes show each formula (ROUND rounds as "
-               "gpuplan does: half to even).",
+  a.text(1, 0,
+         formula_notes ? "Edit the yellow cells: the other sheets recalculate. Grey notes show each formula (ROUND "
+                         "rounds as gpuplan does: half to even)."
+                       : "Edit the yellow cells (here and on the other sheets): the other sheets recalculate.",
          Style::kNote);
   a.text(3, 0, "input", Style::kHeader);
   a.text(3, 1, "value", Style::kHeader);

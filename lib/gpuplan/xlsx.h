@@ -34,7 +34,7 @@ enum class Style : std::uint8_t {
   kPrecise,       ///< 0.000000 (rates, factors)
   kMoney,         ///< #,##0.00 "CNY" (the workbook's currency)
   kPercent,       ///< 0.0%
-  kInputMoney,    ///< an editable assumption: money on a yellow fill
+  kInputMoney,    ///< an editable assumption: money on a yellow fill, up to 4 decimals
   kInputNumber,   ///< an editable assumption: a number on a yellow fill
   kInputPercent,  ///< an editable assumption: a share on a yellow fill
   kQuotedText,    ///< text that begins with = + - @, shown as text (quotePrefix)
@@ -138,7 +138,8 @@ class Assumptions {
 
 /// Writes the usual header of an assumptions sheet (title, how to use it,
 /// column heads) and sets its widths; returns the first row for inputs.
-int assumptions_header(Sheet& sheet, const std::string& title);
+/// `formula_notes`: whether the sheet's derived values carry their formula as a note.
+int assumptions_header(Sheet& sheet, const std::string& title, bool formula_notes = true);
 
 /// CRC-32 (IEEE 802.3), as ZIP needs it.
 std::uint32_t crc32(std::string_view data);

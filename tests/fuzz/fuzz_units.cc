@@ -34,6 +34,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   each([&] { (void)format_date(parse_date(t)); });
   each([&] { (void)to_plain_string(Money::parse(t, kCny), -1); });
   each([&] { (void)to_pretty_string(parse_money(t, kCny), 2); });
-  each([&] { expect_finite(parse_deadline(t, parse_date("2026-12-02")).count(), "deadline"); });
+  each([&] { expect_finite(parse_deadline(t, local_midnight(parse_date("2026-12-02"))).count(), "deadline"); });
   return 0;
 }

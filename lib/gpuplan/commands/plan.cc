@@ -32,12 +32,12 @@ std::vector<Column> plan_columns(const std::string& cur, const std::string& CUR,
           {"gpus", "GPUs"},
           {"instances", "inst"},
           {"zero_stage", "ZeRO"},
-          {"start_hours", "start h", 1},
-          {"run_hours", "run h", 1},
-          {"finish_hours", "done in h", 1},
+          {"start_hours", "start h", 2},
+          {"run_hours", "run h", 2},
+          {"finish_hours", "done in h", 2},
           {"finish_days", "days", 1},
           {"cost_" + cur, CUR, cents},
-          {"on_time_probability", "P(on time)", 2},
+          {"on_time_probability", "P(on time)", 3},
           {"compute_" + cur, "compute", cents, false},
           {"storage_" + cur, "storage", cents, false},
           {"support_" + cur, "support", cents, false},
@@ -102,7 +102,16 @@ bool same(const PlanDetail& a, const PlanDetail& b) {
 ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   std::vector<FlagOverride> flags;
   if (q.deadline) flags.push_back({"--deadline", "plan.deadline", *q.deadline});
-  if (q.budget) flags.push_back({"--budget", "plan.budget", *q.budget});
+  if (q.budget) {
+    // On the command line a bare amount is in the display currency (the file's are in its own).
+    std::string v = *q.budget;
+    try {
+      parse_number(v);
+      v += " " + std::string(ctx.currency.code());
+    } catch (const std::invalid_argument&) {
+    }
+    flags.push_back({"--budget", "plan.budget", v});
+  }
   if (q.max_gpus) flags.push_back({"--max-gpus", "plan.max_gpus", *q.max_gpus});
   if (q.objective) flags.push_back({"--objective", "plan.objective", *q.objective});
   if (q.confidence) flags.push_back({"--confidence", "plan.confidence", *q.confidence});
@@ -110,8 +119,8 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   if (!q.gpus.empty()) flags.push_back({"--gpu", "plan.gpus", join(q.gpus)});
   if (!q.providers.empty()) flags.push_back({"--provider", "plan.providers", join(q.providers)});
   if (!q.regions.empty()) flags.push_back({"--region", "plan.regions", join(q.regions)});
-  if (q.allow_spot) flags.push_back({"--allow-spot", "plan.allow_spot", "true"});
-  if (q.include_buy) flags.push_back({"--include-buy", "plan.include_buy", "true"});
+  if (q.allow_spot) flags.push_back({"--allow-spot", "plan.allow_spot", *q.allow_spot ? "true" : "false"});
+  if (q.include_buy) flags.push_back({"--include-buy", "plan.include_buy", *q.include_buy ? "true" : "false"});
   const ResolvedJob rj = load_job_with_flags(q.job_file, q.sets, flags, ctx, JobUse::kPlan);
 
   ResolvedPlan out;
@@ -125,6 +134,7 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   in.spot_interruptions_per_day = rj.spot_interruptions_per_day;
   const PlanSettings& p = rj.plan;
   in.deadline = p.deadline;
+  in.deadline_text = p.deadline_text;
   in.budget = p.budget;
   in.allow_spot = p.allow_spot.value_or(false);
   in.include_buy = p.include_buy.value_or(false);
@@ -166,6 +176,8 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
 PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   const ResolvedPlan rp = resolve_plan(ctx, q);
   const PlanInputs& in = rp.inputs;
+  check_filters(ctx.catalog(), in.gpus, in.providers, in.regions,
+                {"--gpu (plan.gpus)", "--provider (plan.providers)", "--region (plan.regions)"});
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   PlanResult r;
   try {
@@ -182,7 +194,13 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   Report& rep = out.report;
   rep.command = "plan";
   std::vector<std::string> limits;
-  if (in.deadline) limits.push_back(fmt::format("deadline {}", days_text(in.deadline->count() / 3600.0)));
+  if (in.deadline) {
+    // A date or a time as the user wrote it, with what it leaves; a duration as hours or days.
+    const std::string left = days_text(in.deadline->count() / 3600.0);
+    limits.push_back(in.deadline_text.find('-') != std::string::npos
+                         ? fmt::format("deadline {} ({} from now)", in.deadline_text, left)
+                         : fmt::format("deadline {}", left));
+  }
   if (in.budget) limits.push_back(fmt::format("budget {} {}", to_pretty_string(*in.budget, 0), CUR));
   rep.title = fmt::format("Capacity plan: {}{}{}", in.job.name.empty() ? rp.source : in.job.name,
                           limits.empty() ? "" : "; ", fmt::format("{}", fmt::join(limits, ", ")));
@@ -212,14 +230,25 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   frontier.title = fmt::format("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", r.frontier.size());
   frontier.columns = plan_columns(cur, CUR, cents);
   frontier.text_max_rows = 12;
-  for (const PlanConfig& c : r.frontier) frontier.add_row(plan_cells(describe(in, r, c), in, ctx));
+  // The frontier (the CSV export) says which of its plans are recommended, cheapest, fastest.
+  frontier.columns.insert(frontier.columns.begin(), Column{"role", "role", 0, false});
+  std::vector<PlanDetail> frontier_details;  // once, with the spot simulations: the table and the workbook
+  for (const PlanConfig& c : r.frontier) frontier_details.push_back(describe(in, r, c));
+  for (const PlanDetail& d : frontier_details) {
+    std::string role;
+    for (const auto& [names, x] : roles)
+      if (same(*x, d)) role = names;
+    std::vector<Cell> row = plan_cells(d, in, ctx);
+    row.insert(row.begin(), role.empty() ? Cell{} : Cell{role});
+    frontier.add_row(std::move(row));
+  }
 
   Table misses;
   misses.name = "near_misses";
   misses.title = "Nearest misses: what each would need";
   misses.columns = plan_columns(cur, CUR, cents);
   misses.columns.insert(misses.columns.end() - 1, {Column{"budget_needed_" + cur, "needs budget", cents},
-                                                   Column{"deadline_needed_hours", "needs deadline h", 1}});
+                                                   Column{"deadline_needed_hours", "needs deadline h", 2}});
   for (const NearMiss& m : r.near_misses) {
     std::vector<Cell> row = plan_cells(m.plan, in, ctx);
     row.insert(row.end() - 1, {m.budget_needed ? Cell{*m.budget_needed} : Cell{},
@@ -246,6 +275,7 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   wbd.currency = ctx.currency;
   if (in.deadline) wbd.deadline_hours = in.deadline->count() / 3600.0;
   if (in.budget) wbd.budget = in.budget->units();
+  wbd.confidence = in.confidence;
   wbd.dataset_gb = in.dataset.value() / kGB;
   wbd.recommendation = r.recommendation;
   const auto line = [&](const std::string& role, const PlanDetail& d) {
@@ -288,7 +318,7 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
     wbd.lines.push_back(std::move(l));
   };
   for (const auto& [role, d] : roles) line(role, *d);
-  for (const PlanConfig& c : r.frontier) line("frontier", describe(in, r, c, false));
+  for (const PlanDetail& d : frontier_details) line("frontier", d);
   for (const NearMiss& m : r.near_misses) line("near miss", m.plan);
   rep.xlsx = [wbd] { return plan_workbook(wbd); };
 

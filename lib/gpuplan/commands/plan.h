@@ -21,8 +21,8 @@ struct PlanQuery {
   // Flags that stand for `plan:` fields of the job file (and --mfu for job.mfu).
   std::optional<std::string> deadline{}, budget{}, max_gpus{}, objective{}, confidence{}, mfu{};
   std::vector<std::string> gpus{}, providers{}, regions{};
-  bool allow_spot = false;
-  bool include_buy = false;
+  std::optional<bool> allow_spot{};   ///< given: overrides plan.allow_spot (--allow-spot=false too)
+  std::optional<bool> include_buy{};
   bool explain = false;
   std::optional<std::string> scaling_file{};  ///< a saved `fit scaling` JSON
   std::optional<std::string> trials{};        ///< Monte Carlo trials per spot plan (default 1000)
@@ -63,6 +63,7 @@ struct PlanWorkbook {
   Currency currency = kCny;
   std::optional<double> deadline_hours{};
   std::optional<double> budget{};
+  double confidence = 0.9;  ///< a spot plan counts as feasible only this likely to be on time
   double dataset_gb = 0;
   std::vector<PlanLine> lines{};
   std::string recommendation{};

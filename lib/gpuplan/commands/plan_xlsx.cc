@@ -20,12 +20,14 @@ std::string plan_workbook(const PlanWorkbook& d) {
   xlsx::Sheet& p = wb.add_sheet("Plans");
   xlsx::Sheet& sum = wb.add_sheet("Summary");
   const std::string CUR(d.currency.code());
-  xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, d.title));
+  xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, d.title, false));
   const xlsx::Value deadline = in.input("deadline_hours", "deadline (0 = none)", d.deadline_hours.value_or(0),
                                         Style::kInputNumber, "hours from now");
   const xlsx::Value budget = in.input("budget", "budget (0 = none)", d.budget.value_or(0), Style::kInputMoney, CUR);
   const xlsx::Value dataset = in.input("dataset_gb", "dataset kept in storage during the run", d.dataset_gb,
                                        Style::kInputNumber, "GB");
+  const xlsx::Value confidence = in.input("confidence", "a spot plan must be on time this often", d.confidence,
+                                          Style::kInputPercent, "share", "P(on time) is gpuplan's Monte Carlo");
 
   const std::vector<std::string> heads = {
       "role", "offer", "provider", "region", "gpu", "mode", "GPUs", "instances / servers", "ZeRO",
@@ -90,12 +92,17 @@ std::string plan_workbook(const PlanWorkbook& d) {
                    on_time ? "yes" : "no");
     p.formula_text(r, 26, fmt::format("IF(OR({0}<=0,{1}<={0}),\"yes\",\"no\")", budget.ref, at(24)),
                    within ? "yes" : "no");
-    p.formula_text(r, 27, fmt::format("IF(AND({}=\"yes\",{}=\"yes\"),\"yes\",\"no\")", at(25), at(26)),
-                   on_time && within ? "yes" : "no");
+    // A spot plan with a deadline is feasible only if it is on time often enough.
+    const bool sure = l.mode != "spot" || !d.deadline_hours || !l.on_time_probability ||
+                      *l.on_time_probability >= d.confidence;
+    p.formula_text(r, 27,
+                   fmt::format("IF(AND({}=\"yes\",{}=\"yes\",OR({}<>\"spot\",{}<=0,{}=\"\",{}>={})),\"yes\",\"no\")",
+                               at(25), at(26), at(5), deadline.ref, at(28), at(28), confidence.ref),
+                   on_time && within && sure ? "yes" : "no");
     if (l.on_time_probability) p.number(r, 28, *l.on_time_probability, Style::kPercent);
     // Cached as a number when feasible, as "" when not: MIN skips the text.
     const std::string if_feasible = fmt::format("IF({}=\"yes\",{},\"\")", at(27), at(24));
-    if (on_time && within) p.formula(r, 29, if_feasible, l.total, Style::kMoney);
+    if (on_time && within && sure) p.formula(r, 29, if_feasible, l.total, Style::kMoney);
     else p.formula_text(r, 29, if_feasible, "");
     ++r;
   }
@@ -106,7 +113,10 @@ std::string plan_workbook(const PlanWorkbook& d) {
   int best_row = -1;
   for (std::size_t i = 0; i < d.lines.size(); ++i) {
     const PlanLine& l = d.lines[i];
-    const bool ok = (!d.deadline_hours || l.finish_hours <= *d.deadline_hours) && (!d.budget || l.total <= *d.budget + 1e-9);
+    const bool sure = l.mode != "spot" || !d.deadline_hours || !l.on_time_probability ||
+                      *l.on_time_probability >= d.confidence;
+    const bool ok = sure && (!d.deadline_hours || l.finish_hours <= *d.deadline_hours) &&
+                    (!d.budget || l.total <= *d.budget + 1e-9);
     if (ok && (best < 0 || l.total < best)) best = l.total, best_row = static_cast<int>(i);
   }
   const std::string costs = fmt::format("Plans!$AD$2:$AD${}", last + 1);

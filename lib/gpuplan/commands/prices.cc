@@ -18,23 +18,6 @@ bool any_match(const std::vector<std::string>& filters, std::string_view value, 
 }
 
 // A filter value nobody has is almost always a typo: say so, listing what exists.
-template <class Range, class Get>
-void check_filter(const std::vector<std::string>& filters, const Range& records, Get get, bool prefix,
-                  const char* flag) {
-  for (const std::string& f : filters) {
-    const bool known = std::any_of(records.begin(), records.end(), [&](const auto& r) {
-      return prefix ? gpu_matches(f, get(r)) : id_equals(f, get(r));
-    });
-    if (known) continue;
-    std::vector<std::string> names;
-    for (const auto& r : records)
-      if (std::find(names.begin(), names.end(), get(r)) == names.end()) names.push_back(get(r));
-    std::sort(names.begin(), names.end());
-    throw InputError(SourceLocation{flag}, "", fmt::format("'{}' matches nothing in the catalog (known: {})", f,
-                                                           fmt::join(names, ", ")));
-  }
-}
-
 struct Row {
   const Offer* offer;
   BillingMode mode;
@@ -59,9 +42,7 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   if (std::find(kPriceSortKeys.begin(), kPriceSortKeys.end(), q.sort) == kPriceSortKeys.end())
     throw InputError(SourceLocation{"--sort"}, "",
                      fmt::format("{} not in {{{}}}", q.sort, fmt::join(kPriceSortKeys, ", ")));
-  check_filter(q.gpus, cat.gpus, [](const Gpu& g) { return g.id; }, true, "--gpu");
-  check_filter(q.providers, cat.providers, [](const Provider& p) { return p.id; }, false, "--provider");
-  check_filter(q.regions, cat.offers, [](const Offer& o) { return o.region; }, false, "--region");
+  check_filters(cat, q.gpus, q.providers, q.regions, {"--gpu", "--provider", "--region"});
 
   const CurrencyConverter fx(cat, ctx.currency);
   const auto stale_days = std::chrono::duration_cast<Days>(ctx.stale_after).count();

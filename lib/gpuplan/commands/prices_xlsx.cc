@@ -16,7 +16,7 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
   xlsx::Sheet& a = wb.add_sheet("Assumptions");
   xlsx::Sheet& p = wb.add_sheet("Prices");
   const std::string CUR(display.code());
-  xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, fmt::format("GPU rental prices in {}", CUR)));
+  xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, fmt::format("GPU rental prices in {}", CUR), false));
   const auto col = [&](const std::string& key) {
     for (std::size_t i = 0; i < t.columns.size(); ++i)
       if (t.columns[i].key == key) return i;
@@ -65,7 +65,7 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
     p.text(r, 6, text_of(row[col("mode")]));
     p.text(r, 7, text_of(row[col("term")]));
     const Money list = std::get<Money>(row[c_list]);
-    p.number(r, 8, list.units(), Style::kNumber);
+    p.number(r, 8, list.units(), Style::kPrecise);
     const std::string lc = text_of(row[c_cur]);
     p.text(r, 9, lc);
     const double rate = std::get<double>(row[col("fx_rate")]);

@@ -149,7 +149,7 @@ Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
 
   Table t;
   t.name = "ranking";  // not "inputs": that key holds the echoed inputs
-  const int digits = job && rp->inputs.objective == Objective::kTime ? 1 : 0;
+  const int digits = 2;  // money to the cent, hours to 0.01 h
   t.columns = {{"rank", "#"},
                {"input", "input"},
                {"base", "base"},
