@@ -236,7 +236,9 @@ void emit(const Flags& f, gpuplan::Report report, const CLI::App& app) {
 
 // The first argument naming a subcommand that is not the value of a global
 // option (`--catalog prices.yaml` names a file, not `prices`).
-std::string_view invoked_subcommand(int argc, char** argv) {
+// The first word that is not a global option or its value: the subcommand
+// as typed (possibly misspelt), or empty.
+std::string_view first_word(int argc, char** argv) {
   static const std::vector<std::string_view> kValued = {"--catalog", "--currency", "--format", "-o",      "--output",
                                                         "--color",   "--today",    "--stale-after", "--field"};
   for (int i = 1; i < argc; ++i) {
@@ -245,11 +247,32 @@ std::string_view invoked_subcommand(int argc, char** argv) {
       ++i;
       continue;
     }
-    for (const Command& c : commands())
-      if (a == c.name) return c.name;
-    if (!a.starts_with("-")) return {};  // another subcommand (fit, catalog) or a stray word
+    if (!a.starts_with("-")) return a;
   }
   return {};
+}
+
+std::string_view invoked_subcommand(int argc, char** argv) {
+  const std::string_view w = first_word(argc, argv);
+  for (const Command& c : commands())
+    if (w == c.name) return c.name;
+  return {};  // another subcommand (fit, catalog), a typo, or none
+}
+
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
 }
 
 void print_problem(const gpuplan::InputError& e) { fmt::print(stderr, "gpuplan: {}\n", e.what()); }
@@ -294,6 +317,19 @@ int main(int argc, char** argv) {
   app.add_option("--today", f.global.today, "evaluate staleness as of this date, YYYY-MM-DD (default: $GPUPLAN_TODAY, else today in UTC)");
   app.add_option("--stale-after", f.global.stale_after, "flag prices older than this (default: catalog, 180d)");
 
+  // A misspelt subcommand: CLI11 would say only "A subcommand is required".
+  if (const std::string_view w = first_word(argc, argv); !w.empty()) {
+    std::vector<std::string_view> names = {"catalog", "fit"};
+    for (const Command& c : commands()) names.push_back(c.name);
+    if (std::find(names.begin(), names.end(), w) == names.end()) {
+      std::string_view best;
+      for (const std::string_view n : names)
+        if (edit_distance(w, n) <= 2 && (best.empty() || edit_distance(w, n) < edit_distance(w, best))) best = n;
+      fmt::print(stderr, "gpuplan: '{}' is not a subcommand{}\nRun with --help for more information.\n", w,
+                 best.empty() ? "" : fmt::format("; did you mean '{}'?", best));
+      return kUsage;
+    }
+  }
   std::vector<std::pair<CLI::App*, const Command*>> subs;
   // Budget scripts run gpuplan in loops: define the options of the subcommand
   // being run only (each CLI11 option costs start-up time), all of them when

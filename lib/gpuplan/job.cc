@@ -340,6 +340,15 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
     }
   }
 
+  // Valid but probably a missing suffix: say so (the run is still computed).
+  if (j.forward_flops_per_sample == 0) {
+    if (j.parameters > 0 && j.parameters < 1e6)
+      out.warnings.push_back(fmt::format("Warning: job.parameters is {:g}, not millions or billions: did you mean {:g}B?",
+                                         j.parameters, j.parameters));
+    if (j.tokens > 0 && j.tokens < 1e6)
+      out.warnings.push_back(fmt::format("Warning: job.tokens is {:g}, less than a million: did you mean {:g}B or {:g}T?",
+                                         j.tokens, j.tokens, j.tokens));
+  }
   // Cross-field checks, reported at the field that is wrong.
   if (!for_plan && c.gpu && diag.count() == 0 && !c.gpu->dense_tflops.contains(j.precision)) {
     YAML::Node n = root["job"] && root["job"].IsMap() ? root["job"]["precision"] : YAML::Node();

@@ -36,6 +36,7 @@ struct ResolvedJob {
   Cluster cluster{};
   std::string source{};
   std::vector<std::string> defaults_used{};
+  std::vector<std::string> warnings{};  ///< values that are valid but probably mistyped (tokens: 1 for 1T)
   Json inputs{};
   double spot_interruptions_per_day = 1.0;  ///< for the spot cost rows
   Bytes dataset{};                          ///< kept in storage during the run (cost rows)

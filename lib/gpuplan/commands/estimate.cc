@@ -233,6 +233,7 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
   ex["fx_rates_used"] = fx.used_json();
   rep.extra = std::move(ex);
 
+  for (const auto& w : rj.warnings) rep.notes.push_back(w);
   if (!e.memory.fits)
     rep.notes.push_back(fmt::format("Does not fit: {:.1f} GB per GPU needed, {:.1f} GB usable on {}. See the fit "
                                     "table for the minimum card count (and ZeRO stage) per GPU.",

@@ -126,6 +126,7 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   ResolvedPlan out;
   out.source = rj.source;
   out.defaults_used = rj.defaults_used;
+  out.warnings = rj.warnings;
   PlanInputs& in = out.inputs;
   in.job = rj.job;
   in.cluster = rj.cluster;
@@ -368,7 +369,8 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
     for (const auto& [k, v] : *o) echo[k] = v;
   rep.inputs = std::move(echo);
 
-  // Notes: the answer first, then how it was reached.
+  // Notes: warnings, the answer, then how it was reached.
+  for (const auto& w : rp.warnings) rep.notes.push_back(w);
   if (!r.recommendation.empty()) rep.notes.push_back(r.recommendation);
   if (r.feasible.empty()) {
     std::string what;

@@ -35,6 +35,7 @@ struct ResolvedPlan {
   PlanInputs inputs{};
   std::string source{};
   std::vector<std::string> defaults_used{};
+  std::vector<std::string> warnings{};
   Json echo{};
 };
 /// Throws InputErrors naming the file, line and field, or the flag.
