@@ -108,3 +108,11 @@ TEST_CASE("durations format to their shortest exact unit", "[units]") {
   CHECK(format_duration(Years(3)) == "3y");
   CHECK(format_duration(Months(1)) == "1mo");
 }
+
+TEST_CASE("a finite number whose unit overflows is out of range, not infinity", "[units]") {
+  // Found by fuzz_units: 5e303 × 2^30 B/s is beyond a double.
+  CHECK_THROWS_WITH(parse_rate("5e303GiB/s"), "'5e303GiB/s' is out of range");
+  CHECK_THROWS_WITH(parse_size("1e308TB"), "'1e308TB' is out of range");
+  CHECK_THROWS_WITH(parse_duration("1e307y"), "'1e307y' is out of range");
+  CHECK(parse_rate("5GiB/s").value() == Approx(5.0 * 1024 * 1024 * 1024));
+}

@@ -59,7 +59,12 @@ double scale(std::string_view text, const std::array<UnitFactor, N>& units, std:
     throw std::invalid_argument(fmt::format("{} needs a unit ({})", kind, listed));
   }
   for (const UnitFactor& u : units)
-    if (u.unit == unit) return value * u.factor;
+    if (u.unit == unit) {
+      // A finite number times its unit can still overflow ("5e303GiB/s", found by fuzz_units).
+      const double v = value * u.factor;
+      if (!std::isfinite(v)) throw std::invalid_argument(fmt::format("'{}' is out of range", text));
+      return v;
+    }
   throw std::invalid_argument(fmt::format("'{}' is not a {} unit ({})", unit, kind.substr(kind.find(' ') + 1), listed));
 }
 
