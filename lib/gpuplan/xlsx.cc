@@ -374,7 +374,9 @@ std::string zip_stored(const std::vector<std::pair<std::string, std::string>>& e
   // PKWARE APPNOTE 4.3: local headers and data, then the central directory, then its end.
   constexpr std::uint32_t kDosDate = (0u << 9) | (1u << 5) | 1u;  // 1980-01-01: the same bytes every time
   std::string out, central;
-  for (const auto& [name, data] : entries) {
+  for (const auto& entry : entries) {
+    const std::string& name = entry.first;  // named, not bound: clang 14 cannot capture bindings
+    const std::string& data = entry.second;
     if (data.size() > 0xFFFFFFFEu || out.size() > 0xFFFFFFFEu) throw std::length_error("workbook too large for ZIP32");
     const std::uint32_t crc = crc32(data);
     const auto size = static_cast<std::uint32_t>(data.size());
