@@ -22,18 +22,28 @@ execute_process(COMMAND ${GPUPLAN} ${args}
   OUTPUT_FILE ${out} ERROR_FILE ${err} RESULT_VARIABLE rc TIMEOUT 60)
 
 # Paths in messages are machine-specific: store them as @SRC@ / @WORK@.
-file(READ ${err} err_text)
-string(REPLACE "${SRC}" "@SRC@" err_text "${err_text}")
-string(REPLACE "${WORK}" "@WORK@" err_text "${err_text}")
-file(WRITE ${err} "${err_text}")
-file(READ ${out} out_text)
-string(REPLACE "${WORK}" "@WORK@" out_text "${out_text}")
-file(WRITE ${out} "${out_text}")
+# sed, not file(READ)/file(WRITE): CMake's text read drops the CR of CRLF, and
+# CSV is CRLF (RFC 4180), so the bytes must never pass through a CMake string.
+function(placeholders file)
+  set(exprs "")
+  foreach(pair "SRC" "WORK")
+    string(REGEX REPLACE "([][.*^$\\|])" "\\\\\\1" quoted "${${pair}}")
+    list(APPEND exprs -e "s|${quoted}|@${pair}@|g")
+  endforeach()
+  execute_process(COMMAND sed ${exprs} ${file} OUTPUT_FILE ${file}.tmp RESULT_VARIABLE sed_rc)
+  if(NOT sed_rc EQUAL 0)
+    message(FATAL_ERROR "sed failed on ${file}")
+  endif()
+  file(RENAME ${file}.tmp ${file})
+endfunction()
+placeholders(${err})
+placeholders(${out})
+file(SIZE ${err} err_size)
 
 # The runner's own self-test must keep its wrong expectation.
 if(DEFINED ENV{GOLDEN_UPDATE} AND NOT CASE MATCHES "golden_selftest")
   file(COPY_FILE ${out} ${CASE}.out)
-  if(err_text STREQUAL "")
+  if(err_size EQUAL 0)
     file(REMOVE ${CASE}.err)
   else()
     file(COPY_FILE ${err} ${CASE}.err)
