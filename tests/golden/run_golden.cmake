@@ -1,4 +1,6 @@
 # Runs one golden case: cmake -DGPUPLAN=… -DCASE=dir/name -DSRC=… -DWORK=… -P run_golden.cmake
+# Behaviour cases run on tests/data/catalog-fixture.yaml, builtin_* cases on the
+# shipped catalog on purpose; GOLDEN_UPDATE=1 rewrites the expected files (README.md).
 # Compares stdout, stderr and the exit code byte for byte (CRLF included: the
 # outputs go to files, never through OUTPUT_VARIABLE, which drops CRs).
 cmake_minimum_required(VERSION 3.25)  # policies: @VAR@ is not expanded in quoted strings
