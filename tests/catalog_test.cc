@@ -101,7 +101,7 @@ TEST_CASE("every problem in a file is reported, in file order, including unknown
   CHECK(problems("bad_many.yaml") ==
         std::vector<std::string>{
             "bad_many.yaml:7:11: offers[0].gpus: 1.5 is not a whole number",
-            "bad_many.yaml:8:5: offers[0].hourley: is not a known field",
+            "bad_many.yaml:8:5: offers[0].hourley: is not a known field; did you mean 'offers[0].hourly'?",
             "bad_many.yaml:9:14: offers[0].monthly: '1,052' is not a decimal amount (write it without thousands "
             "separators: 1200, not 1,200)",
             "bad_many.yaml:11:12: offers[0].as_of: '2026-13-01' is not a real calendar day",

@@ -20,11 +20,14 @@
 
 namespace gpuplan {
 
+// The structs below hold neutral values (zero, one run, a PUE of 1): every
+// default a user gets lives in one row of scenario_fields.cc, with its reason.
+
 /// What the team needs, whatever it runs on.
 struct Workload {
-  int gpus = 8;                 ///< cards busy while training
-  double utilisation = 0.6;     ///< busy fraction of the month (0–1), after training can start
-  int runs_per_month = 10;      ///< training runs (each billed and released separately when renting)
+  int gpus = 0;                 ///< cards busy while training
+  double utilisation = 0.0;     ///< busy fraction of the month (0–1), after training can start
+  int runs_per_month = 1;       ///< training runs (each billed and released separately when renting)
   Bytes dataset{};              ///< kept in storage while renting, uploaded once
   Bytes egress_per_month{};     ///< results, checkpoints and logs downloaded per month
   BytesPerSecond upload_bandwidth{};  ///< measured upload rate to the provider
@@ -33,8 +36,8 @@ struct Workload {
 enum class LeadTimeCover { kDelayCost, kRent };
 
 struct OwnInputs {
-  std::string gpu = "A100-80G";  ///< for labels
-  int cards = 8;
+  std::string gpu{};  ///< catalog GPU id
+  int cards = 0;
   Money card_price = Money::zero(kCny);
   Money server_base = Money::zero(kCny);  ///< non-GPU server part: chassis, CPUs, memory, NVMe, NVSwitch board
   Money network = Money::zero(kCny);      ///< switches and NICs
@@ -42,12 +45,12 @@ struct OwnInputs {
   Seconds lead_time{};                    ///< order to first training day
   LeadTimeCover cover = LeadTimeCover::kRent;
   Money delay_cost_per_month = Money::zero(kCny);  ///< with kDelayCost: what a month without training costs
-  Seconds useful_life = Years(3);
+  Seconds useful_life{};
   double residual_share = 0.0;  ///< resale value at the end of the useful life, share of hardware capex
   Watts gpu_busy{};             ///< per card, training (TDP)
   Watts gpu_idle{};             ///< per card, idle
   Watts server{};               ///< the rest of the server (CPUs, fans, NICs, storage)
-  double pue = 1.5;
+  double pue = 1.0;
   Money electricity_per_kwh = Money::zero(kCny);
   Money colocation_per_month = Money::zero(kCny);
   Money operations_per_month = Money::zero(kCny);
@@ -59,20 +62,20 @@ struct RentInputs {
   std::string description{}; ///< "autodl RTX4090 (1 GPU)", for tables
   Money price = Money::zero(kCny);  ///< per instance per hour (monthly: per month)
   int gpus_per_instance = 1;
-  Seconds granularity = Seconds(1);
+  Seconds granularity{};  ///< 0: billed exactly
   Seconds minimum_billing{};
   Money storage_per_gb_month = Money::zero(kCny);
   Money egress_per_gb = Money::zero(kCny);
   double support_share = 0.0;
   Money support_minimum_monthly = Money::zero(kCny);
-  Seconds provisioning = Seconds(15 * 60);  ///< order to a usable instance (the article: within 15 minutes)
+  Seconds provisioning{};                   ///< order to a usable instance
   std::vector<std::string> notes{};         ///< what was not priced, and where add-on prices came from
   int commitment_months = 0;                ///< monthly: a committed-use term; months past the horizon are still owed
 };
 
 struct HourlyInputs {
   RentInputs rent{};
-  Hours idle_per_run = Hours(0.5);  ///< left running after a run ends (the forgotten instance)
+  Hours idle_per_run{};             ///< left running after a run ends (the forgotten instance)
   bool auto_release = false;        ///< release on completion: no idle hours
 };
 
@@ -84,8 +87,8 @@ struct SpotInputs {
 };
 
 struct HybridInputs {
-  double local_share = 0.3;  ///< share of GPU-hours done on local cards
-  int local_cards = 2;
+  double local_share = 0.0;  ///< share of GPU-hours done on local cards
+  int local_cards = 0;
   std::string local_gpu{};  ///< for labels
   Money local_capex = Money::zero(kCny);  ///< 0 when the local cards are already owned
   Watts local_gpu_busy{};
@@ -95,7 +98,8 @@ struct HybridInputs {
 struct Scenario {
   std::string name{};
   Currency currency = kCny;
-  int horizon_months = 24;
+  std::string region{};  ///< market for the catalog's purchase prices and operating costs
+  int horizon_months = 0;
   double discount_rate = 0.0;  ///< annual cost of capital, 0–1
   Workload workload{};
   OwnInputs own{};

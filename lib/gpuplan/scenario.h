@@ -29,4 +29,9 @@ struct ResolvedScenario {
 ResolvedScenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const Context& ctx,
                                const std::string* text = nullptr);
 
+/// The built-in default scenario with no file read: every default comes from
+/// the field tables (scenario_fields.h) and the catalog, exactly as
+/// `gpuplan compare` with no file gets them.
+ResolvedScenario default_scenario(const Context& ctx);
+
 }  // namespace gpuplan

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "gpuplan/cost/rent.h"
+#include "gpuplan/scenario_fields.h"
 
 namespace gpuplan {
 namespace {
@@ -62,7 +63,11 @@ std::string format_value(ValueKind kind, double v) {
       if (v >= 1e9) return fmt::format("{:.3g}B", v / 1e9);
       if (v >= 1e6) return fmt::format("{:.3g}M", v / 1e6);
       return fmt::format("{:.4g}", v);
-    case ValueKind::kNumber: return fmt::format("{:.4g}", v);
+    case ValueKind::kNumber:
+    case ValueKind::kWhole:
+    case ValueKind::kChoice:
+    case ValueKind::kBool:
+    case ValueKind::kText: return fmt::format("{:.4g}", v);
     case ValueKind::kFactor: return fmt::format("×{:.3g}", v);
   }
   return fmt::format("{:g}", v);
@@ -77,7 +82,11 @@ std::string value_unit(ValueKind kind, Currency currency) {
     case ValueKind::kBytes: return "B";
     case ValueKind::kRate: return "B/s";
     case ValueKind::kCount: return "count";
-    case ValueKind::kNumber: return "number";
+    case ValueKind::kNumber:
+    case ValueKind::kWhole:
+    case ValueKind::kChoice:
+    case ValueKind::kBool:
+    case ValueKind::kText: return "number";
     case ValueKind::kFactor: return "factor";
   }
   return "number";
@@ -126,49 +135,37 @@ Sensitivity analyse(std::vector<SensitivityInput> inputs, const SensitivityEvalu
   return out;
 }
 
-ScenarioSubject scenario_subject(const Scenario& base) {
-  InputList<Scenario> list;
+namespace {
+
+using ScenarioInputs = InputList<Scenario>;
+
+// Every `vary` row of a section, with the row's range; rows with no value
+// (an option that is not there) are left out.
+void add_rows(ScenarioInputs& list, const Scenario& base, std::string_view section) {
+  for (const Field<Scenario>& row : scenario_section(section).rows) {
+    if (!row.vary || !row.at.get) continue;
+    const Value v = row.at.get(base);
+    if (std::holds_alternative<std::monostate>(v)) continue;
+    // An open upper bound is kept just inside (a 100% spot discount would make spot free).
+    const double hi = row.range.hi_open ? row.range.hi * 0.99 : row.range.hi;
+    const double lo = std::isinf(row.range.lo) ? 0.0 : row.range.lo;
+    list.add(field_path(section, row.key), row.kind, as_number(v),
+             [set = row.at.set, get = row.at.get](Scenario& s, double x) { set(s, with_number(get(s), x)); }, lo,
+             std::isinf(hi) ? 1e300 : hi, row.whole);
+  }
+}
+
+// The rental prices and add-ons, which no single row holds: a price moves its
+// option (and a spot price given as a discount off the hourly one), an add-on
+// moves every option that bills it, as `rent.*` sets them.
+void add_rent_prices(ScenarioInputs& list, const Scenario& base) {
   const auto add = [&list](auto&&... args) { list.add(std::forward<decltype(args)>(args)...); };
-  const Workload& w = base.workload;
-  add("workload.utilisation", ValueKind::kShare, w.utilisation, [](Scenario& s, double v) { s.workload.utilisation = v; }, 0, 1);
-  add("workload.runs_per_month", ValueKind::kNumber, w.runs_per_month,
-      [](Scenario& s, double v) { s.workload.runs_per_month = static_cast<int>(v); }, 1, 1e5, true);
-  add("workload.dataset", ValueKind::kBytes, w.dataset.value(), [](Scenario& s, double v) { s.workload.dataset = Bytes(v); });
-  add("workload.egress_per_month", ValueKind::kBytes, w.egress_per_month.value(),
-      [](Scenario& s, double v) { s.workload.egress_per_month = Bytes(v); });
-  add("workload.upload_bandwidth", ValueKind::kRate, w.upload_bandwidth.value(),
-      [](Scenario& s, double v) { s.workload.upload_bandwidth = BytesPerSecond(v); }, 1);
-  const OwnInputs& o = base.own;
-  add("buy.card_price", ValueKind::kMoney, o.card_price.units(), [](Scenario& s, double v) { set_money(s.own.card_price, v); });
-  add("buy.server_base", ValueKind::kMoney, o.server_base.units(), [](Scenario& s, double v) { set_money(s.own.server_base, v); });
-  add("buy.network", ValueKind::kMoney, o.network.units(), [](Scenario& s, double v) { set_money(s.own.network, v); });
-  add("buy.facility", ValueKind::kMoney, o.facility.units(), [](Scenario& s, double v) { set_money(s.own.facility, v); });
-  add("buy.lead_time", ValueKind::kDuration, o.lead_time.count(), [](Scenario& s, double v) { s.own.lead_time = Seconds(v); });
-  add("buy.useful_life", ValueKind::kDuration, o.useful_life.count(),
-      [](Scenario& s, double v) { s.own.useful_life = Seconds(v); }, 1);
-  add("buy.residual_value", ValueKind::kShare, o.residual_share, [](Scenario& s, double v) { s.own.residual_share = v; }, 0, 1);
-  add("buy.gpu_power", ValueKind::kWatts, o.gpu_busy.value(), [](Scenario& s, double v) { s.own.gpu_busy = Watts(v); });
-  add("buy.gpu_idle_power", ValueKind::kWatts, o.gpu_idle.value(), [](Scenario& s, double v) { s.own.gpu_idle = Watts(v); });
-  add("buy.server_power", ValueKind::kWatts, o.server.value(), [](Scenario& s, double v) { s.own.server = Watts(v); });
-  add("buy.pue", ValueKind::kNumber, o.pue, [](Scenario& s, double v) { s.own.pue = v; }, 1, 5);
-  add("buy.electricity_per_kwh", ValueKind::kMoney, o.electricity_per_kwh.units(),
-      [](Scenario& s, double v) { set_money(s.own.electricity_per_kwh, v); });
-  add("buy.operations_per_month", ValueKind::kMoney, o.operations_per_month.units(),
-      [](Scenario& s, double v) { set_money(s.own.operations_per_month, v); });
-  add("buy.colocation_per_month", ValueKind::kMoney, o.colocation_per_month.units(),
-      [](Scenario& s, double v) { set_money(s.own.colocation_per_month, v); });
-  if (o.cover == LeadTimeCover::kDelayCost)
-    add("buy.delay_cost_per_month", ValueKind::kMoney, o.delay_cost_per_month.units(),
-        [](Scenario& s, double v) { set_money(s.own.delay_cost_per_month, v); });
-  if (base.hourly) {
-    // A spot price given as a discount off the hourly price moves with it (as --set does).
+  if (base.hourly)
     add("rent.hourly.price", ValueKind::kMoney, base.hourly->rent.price.units(), [](Scenario& s, double v) {
       set_money(s.hourly->rent.price, v);
       if (s.spot && s.spot->discount) s.spot->rent.price = s.hourly->rent.price.scaled(1.0 - *s.spot->discount);
     });
-    add("rent.hourly.idle_per_run", ValueKind::kDuration, Seconds(base.hourly->idle_per_run).count(),
-        [](Scenario& s, double v) { s.hourly->idle_per_run = Hours(Seconds(v)); });
-  }
+  add_rows(list, base, "rent.hourly");
   if (base.monthly)
     add("rent.monthly.price", ValueKind::kMoney, base.monthly->price.units(),
         [](Scenario& s, double v) { set_money(s.monthly->price, v); });
@@ -181,32 +178,42 @@ ScenarioSubject scenario_subject(const Scenario& base) {
     else
       add("rent.spot.price", ValueKind::kMoney, base.spot->rent.price.units(),
           [](Scenario& s, double v) { set_money(s.spot->rent.price, v); });
-    add("rent.spot.interruptions_per_day", ValueKind::kNumber, base.spot->interruptions.interruptions_per_hour * 24,
-        [](Scenario& s, double v) { s.spot->interruptions.interruptions_per_hour = v / 24; });
   }
-  // Add-ons shared by every rental option move together, as `rent.*` sets them.
+  add_rows(list, base, "rent.spot");
+}
+
+void add_rent_add_ons(ScenarioInputs& list, const Scenario& base) {
   const RentInputs* any = base.hourly ? &base.hourly->rent : base.monthly ? &*base.monthly : base.spot ? &base.spot->rent : nullptr;
-  if (any) {
-    const auto each = [](Scenario& s, const std::function<void(RentInputs&)>& f) {
-      if (s.hourly) f(s.hourly->rent);
-      if (s.monthly) f(*s.monthly);
-      if (s.spot) f(s.spot->rent);
-    };
-    add("rent.storage_per_gb_month", ValueKind::kMoney, any->storage_per_gb_month.units(), [each](Scenario& s, double v) {
-      each(s, [v](RentInputs& r) { set_money(r.storage_per_gb_month, v); });
-    });
-    add("rent.egress_per_gb", ValueKind::kMoney, any->egress_per_gb.units(), [each](Scenario& s, double v) {
-      each(s, [v](RentInputs& r) { set_money(r.egress_per_gb, v); });
-    });
-    add("rent.support", ValueKind::kShare, any->support_share,
-        [each](Scenario& s, double v) { each(s, [v](RentInputs& r) { r.support_share = v; }); }, 0, 1);
-  }
-  if (base.hybrid)
-    add("hybrid.local_share", ValueKind::kShare, base.hybrid->local_share,
-        [](Scenario& s, double v) { s.hybrid->local_share = v; }, 0, 1);
-  add("discount_rate", ValueKind::kShare, base.discount_rate, [](Scenario& s, double v) { s.discount_rate = v; }, 0, 1);
-  add("horizon", ValueKind::kNumber, base.horizon_months,
-      [](Scenario& s, double v) { s.horizon_months = static_cast<int>(v); }, 1, 240, true);
+  if (!any) return;
+  const auto each = [](Scenario& s, const std::function<void(RentInputs&)>& f) {
+    if (s.hourly) f(s.hourly->rent);
+    if (s.monthly) f(*s.monthly);
+    if (s.spot) f(s.spot->rent);
+  };
+  list.add("rent.storage_per_gb_month", ValueKind::kMoney, any->storage_per_gb_month.units(), [each](Scenario& s, double v) {
+    each(s, [v](RentInputs& r) { set_money(r.storage_per_gb_month, v); });
+  });
+  list.add("rent.egress_per_gb", ValueKind::kMoney, any->egress_per_gb.units(), [each](Scenario& s, double v) {
+    each(s, [v](RentInputs& r) { set_money(r.egress_per_gb, v); });
+  });
+  list.add("rent.support", ValueKind::kShare, any->support_share,
+           [each](Scenario& s, double v) { each(s, [v](RentInputs& r) { r.support_share = v; }); }, 0, 1);
+}
+
+}  // namespace
+
+ScenarioSubject scenario_subject(const Scenario& base) {
+  ScenarioInputs list;
+  add_rows(list, base, "workload");
+  add_rows(list, base, "buy");
+  // A delay cost matters only when the lead time is priced rather than bridged.
+  if (base.own.cover == LeadTimeCover::kDelayCost)
+    list.add("buy.delay_cost_per_month", ValueKind::kMoney, base.own.delay_cost_per_month.units(),
+             [](Scenario& s, double v) { set_money(s.own.delay_cost_per_month, v); });
+  add_rent_prices(list, base);
+  add_rent_add_ons(list, base);
+  add_rows(list, base, "hybrid");
+  add_rows(list, base, "");
 
   ScenarioSubject out;
   out.inputs = std::move(list.inputs);

@@ -18,11 +18,10 @@
 #include <vector>
 
 #include "gpuplan/compare.h"
+#include "gpuplan/fields.h"
 #include "gpuplan/plan.h"
 
 namespace gpuplan {
-
-enum class ValueKind { kMoney, kShare, kDuration, kWatts, kBytes, kRate, kCount, kNumber, kFactor };
 
 /// One input that can be varied, in its base unit (money in currency units,
 /// durations in seconds, shares as 0–1).
@@ -65,7 +64,9 @@ Sensitivity analyse(std::vector<SensitivityInput> inputs, const SensitivityEvalu
 
 /// A scenario's inputs and an evaluator over compare(): metric = NPV of buying
 /// minus the NPV of the cheapest rental option (negative: buying is cheaper),
-/// decision = the cheapest option's key.
+/// decision = the cheapest option's key. The inputs are the rows of the
+/// scenario's field tables marked `vary` (with their ranges), plus the rental
+/// prices and add-ons, which move every option that bills them.
 struct ScenarioSubject {
   std::vector<SensitivityInput> inputs{};
   SensitivityEvaluate evaluate{};

@@ -1,6 +1,7 @@
 #include "gpuplan/yaml_reader.h"
 
 #include "gpuplan/io.h"
+#include "gpuplan/suggest.h"
 
 #include <algorithm>
 #include <cmath>
@@ -186,8 +187,8 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
   return std::nullopt;
 }
 
-Fields::Fields(Diagnostics& diag, const YAML::Node& map, std::string path)
-    : diag_(diag), map_(map), path_(std::move(path)), problems_at_start_(diag.count()) {
+Fields::Fields(Diagnostics& diag, const YAML::Node& map, std::string path, std::vector<std::string_view> known)
+    : diag_(diag), map_(map), path_(std::move(path)), problems_at_start_(diag.count()), known_(std::move(known)) {
   is_map_ = map_.IsMap();
   if (!is_map_) diag_.fail(map_, path_, map_.IsNull() ? "is empty; expected a map of fields" : "must be a map of fields");
 }
@@ -234,7 +235,13 @@ void Fields::finish() {
       diag_.fail(it->first, field(key), fmt::format("is given twice (first on line {})", pos->second));
       continue;
     }
-    if (!used_.contains(key)) diag_.fail(it->first, field(key), "is not a known field");
+    if (used_.contains(key) || std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    std::vector<std::string_view> candidates = known_;
+    for (const std::string& k : used_) candidates.push_back(k);
+    const std::string_view near = nearest(key, candidates);
+    diag_.fail(it->first, field(key),
+               near.empty() ? "is not a known field"
+                            : fmt::format("is not a known field; did you mean '{}'?", field(near)));
   }
 }
 
@@ -390,6 +397,21 @@ void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnost
     node[keys.back()] = YAML::Node(value);
     diag.add_override(path, value);
   }
+}
+
+YAML::Node node_at(const YAML::Node& root, std::string_view path) {
+  YAML::Node node = root;
+  while (!path.empty() && node.IsMap()) {
+    const std::size_t dot = path.find('.');
+    const std::string_view key = path.substr(0, dot);
+    YAML::Node next(YAML::NodeType::Undefined);
+    for (auto it = node.begin(); it != node.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) next.reset(it->second);
+    if (!next.IsDefined()) break;
+    node.reset(next);
+    path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+  }
+  return node;
 }
 
 std::string item_path(const std::string& list, std::size_t index) { return fmt::format("{}[{}]", list, index); }

@@ -5,6 +5,7 @@
 // three mistakes reports three; unknown and duplicate keys are problems too.
 #pragma once
 
+#include <fmt/format.h>
 #include <functional>
 #include <map>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "gpuplan/error.h"
+#include "gpuplan/fields.h"
 #include "gpuplan/units.h"
 
 namespace gpuplan::detail {
@@ -45,10 +47,14 @@ class Diagnostics {
 /// Parses a whole document; a syntax error becomes a problem at its mark.
 std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag);
 
-/// One YAML map being read. Keys read are remembered; finish() reports the rest.
+/// One YAML map being read. Its known keys are declared up front (a field
+/// table's keys) or, for readers without a table, are the keys read; finish()
+/// reports the others, with the nearest known key as a suggestion.
 class Fields {
  public:
-  Fields(Diagnostics& diag, const YAML::Node& map, std::string path);
+  Fields(Diagnostics& diag, const YAML::Node& map, std::string path, std::vector<std::string_view> known = {});
+  /// Declares more known keys (sections read by hand beside a table).
+  void declare(std::initializer_list<std::string_view> keys) { known_.insert(known_.end(), keys); }
 
   bool is_map() const { return is_map_; }
   const YAML::Node& node() const { return map_; }
@@ -100,6 +106,7 @@ class Fields {
   bool is_map_ = false;
   std::size_t problems_at_start_;
   std::set<std::string, std::less<>> used_;
+  std::vector<std::string_view> known_;
 };
 
 // Typed readers shared by the scenario and job files. Each returns nullopt
@@ -137,6 +144,37 @@ YAML::Node load_with_sets(const std::string& path, const std::vector<std::string
 /// Applies --set path.to.field=VALUE overrides to a parsed document, so they
 /// are checked exactly like the file's values and reported at "--set …".
 void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnostics& diag);
+
+/// Reads the rows of a table that `f` gives into `r`; a bad value is a
+/// problem at its place. Rows without a member are read by hand beside the
+/// table (read_row). Returns which rows were given.
+template <class Root>
+Given read_fields(Fields& f, Root& r, std::span<const Field<Root>> rows, const FieldContext& ctx) {
+  Given given(rows.size(), false);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Field<Root>& row = rows[i];
+    if (!row.at.set) continue;
+    const YAML::Node n = f.get(row.key, false);
+    if (!n.IsDefined()) continue;
+    given[i] = true;
+    if (auto v = f.parse_node(n, f.field(row.key), [&](const std::string& t) { return parse_field(row, t, ctx); }))
+      row.at.set(r, *v);
+  }
+  return given;
+}
+
+/// The value of the row `key` of `rows`, parsed by the row, for fields read by hand.
+template <class Root>
+std::optional<Value> read_row(Fields& f, std::span<const Field<Root>> rows, std::string_view key,
+                              const FieldContext& ctx) {
+  const Field<Root>* row = find_field(rows, key);
+  if (!row) throw std::logic_error(fmt::format("no field '{}' in the table of {}", key, f.path()));
+  return f.value(key, false, [&](const std::string& t) { return parse_field(*row, t, ctx); });
+}
+
+/// The node a dotted field path names ("buy.card_price"), or the nearest
+/// enclosing map when part of it is missing: where a problem with it is shown.
+YAML::Node node_at(const YAML::Node& root, std::string_view path);
 
 /// `path[index]` helpers for list items.
 std::string item_path(const std::string& list, std::size_t index);

@@ -1,0 +1,185 @@
+#include "gpuplan/fields.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <stdexcept>
+
+#include "gpuplan/context.h"
+#include "gpuplan/error.h"
+
+namespace gpuplan {
+namespace {
+
+[[noreturn]] void bad(std::string message) { throw std::invalid_argument(std::move(message)); }
+
+bool below(double v, const Range& r) { return r.lo_open ? !(v > r.lo) : v < r.lo; }
+bool above(double v, const Range& r) { return r.hi_open ? !(v < r.hi) : v > r.hi; }
+bool outside(double v, const Range& r) { return below(v, r) || above(v, r); }
+
+// "0%..100%" for a closed range, "(0%, 100%]" when a bound is open.
+std::string describe(const Range& r, double scale, std::string_view unit) {
+  if (!r.lo_open && !r.hi_open) return fmt::format("{:g}{}..{:g}{}", r.lo * scale, unit, r.hi * scale, unit);
+  return fmt::format("{}{:g}{}, {:g}{}{}", r.lo_open ? '(' : '[', r.lo * scale, unit, r.hi * scale, unit,
+                     r.hi_open ? ')' : ']');
+}
+
+Value parse_money_field(const Range& r, const std::string& t, const FieldContext& ctx) {
+  Money m = parse_money(t, ctx.file_currency);
+  if (m.micros() < 0 || (r.lo_open && m.micros() == 0))
+    bad(r.lo_open ? "must be a positive amount" : "must not be negative");
+  if (m.units() >= Money::kMaxPlausibleUnits)
+    bad(fmt::format("{} is a trillion or more: not an amount gpuplan can plan with", t));
+  if (ctx.fx && m.currency() != ctx.fx->display()) {
+    try {
+      m = ctx.fx->convert(m);
+    } catch (const InputError& e) {
+      bad(e.message());
+    }
+  }
+  return m;
+}
+
+Value parse_whole(const Range& r, const std::string& t) {
+  const double v = parse_count(t);
+  if (v != std::floor(v)) bad(fmt::format("{} is not a whole number", t));
+  if (outside(v, r))
+    bad(fmt::format("{} is outside {}..{}", t, static_cast<long long>(r.lo), static_cast<long long>(r.hi)));
+  return static_cast<int>(v);
+}
+
+Value parse_count_field(const Range& r, const std::string& t) {
+  const double v = parse_count(t);
+  if (below(v, r)) bad(fmt::format("{} must be greater than zero", t));
+  if (above(v, r)) bad(fmt::format("{} is more than {:g}: beyond any training run", t, r.hi));
+  return v;
+}
+
+Value parse_number_field(const Range& r, const std::string& t) {
+  const double v = parse_number(t);
+  if (r.lo_open && r.lo == 0 && std::isinf(r.hi) && below(v, r)) bad(fmt::format("{} must be greater than zero", t));
+  if (outside(v, r)) bad(fmt::format("{} is outside {}", t, describe(r, 1, "")));
+  return v;
+}
+
+Value parse_choice(std::span<const Choice> choices, const std::string& t) {
+  for (const Choice& c : choices)
+    if (c.name == t) return c.value;
+  std::vector<std::string_view> names;
+  for (const Choice& c : choices) names.push_back(c.name);
+  bad(fmt::format("{} not in {{{}}}", t, fmt::join(names, ", ")));
+}
+
+}  // namespace
+
+Value parse_kind(ValueKind kind, const Range& r, std::span<const Choice> choices, const std::string& t,
+                 const FieldContext& ctx) {
+  switch (kind) {
+    case ValueKind::kMoney: return parse_money_field(r, t, ctx);
+    case ValueKind::kShare:
+    case ValueKind::kFactor: {
+      const double v = parse_share(t);
+      if (outside(v, r)) bad(fmt::format("{} is outside {}", t, describe(r, 100, "%")));
+      return v;
+    }
+    case ValueKind::kDuration: {
+      const Seconds d = parse_duration(t);
+      if (below(d.count(), r)) bad(fmt::format("{} must be {}", t, r.lo_open ? "longer than zero" : "zero or longer"));
+      return d;
+    }
+    case ValueKind::kWatts: {
+      const Watts w = parse_power(t);
+      if (below(w.value(), r)) bad("must not be negative");
+      return w;
+    }
+    case ValueKind::kBytes: {
+      const Bytes b = parse_size(t);
+      if (below(b.value(), r)) bad(fmt::format("{} must not be negative", t));
+      return b;
+    }
+    case ValueKind::kRate: {
+      const BytesPerSecond rate = parse_rate(t);
+      if (below(rate.value(), r)) bad(fmt::format("{} must be greater than zero", t));
+      return rate;
+    }
+    case ValueKind::kCount: return parse_count_field(r, t);
+    case ValueKind::kNumber: return parse_number_field(r, t);
+    case ValueKind::kWhole: return parse_whole(r, t);
+    case ValueKind::kChoice: return parse_choice(choices, t);
+    case ValueKind::kBool:
+      if (t == "true") return true;
+      if (t == "false") return false;
+      bad(fmt::format("'{}' is not true or false", t));
+    case ValueKind::kText: return t;
+  }
+  throw std::logic_error("parse_kind: unknown kind");
+}
+
+std::string_view choice_name(std::span<const Choice> choices, int value) {
+  for (const Choice& c : choices)
+    if (c.value == value) return c.name;
+  return {};
+}
+
+void DefaultNotes::add(std::string_view field, std::string_view value, std::string_view why) {
+  lines.push_back(fmt::format("{} = {} ({})", field, value, why));
+}
+
+std::string field_path(std::string_view section, std::string_view key) {
+  return section.empty() ? std::string(key) : fmt::format("{}.{}", section, key);
+}
+
+Json echo_value(ValueKind kind, const Value& v, std::span<const Choice> choices, const Echo& echo, Currency currency) {
+  return std::visit(
+      [&](const auto& x) -> Json {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) return Json();
+        else if constexpr (std::is_same_v<T, int>) {
+          if (kind == ValueKind::kChoice) return Json(choice_name(choices, x));
+          return Json(x);
+        } else if constexpr (std::is_same_v<T, double>) return Json(x / echo.divisor);
+        else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) return Json(x);
+        else if constexpr (std::is_same_v<T, Money>)
+          return Json::money(x, echo.money_decimals == -2 ? currency.minor_digits() : echo.money_decimals);
+        else if constexpr (std::is_same_v<T, Seconds>) return Json(x.count() / echo.divisor);
+        else return Json(x.value() / echo.divisor);
+      },
+      v);
+}
+
+std::string shown_default(ValueKind kind, const Value& v, const std::string& text) {
+  if (kind == ValueKind::kMoney) return fmt::format("{}", std::get<Money>(v));
+  return text;
+}
+
+double as_number(const Value& v) {
+  return std::visit(
+      [](const auto& x) -> double {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, int> || std::is_same_v<T, double>) return x;
+        else if constexpr (std::is_same_v<T, bool>) return x ? 1 : 0;
+        else if constexpr (std::is_same_v<T, Money>) return x.units();
+        else if constexpr (std::is_same_v<T, Seconds>) return x.count();
+        else if constexpr (std::is_same_v<T, Bytes> || std::is_same_v<T, BytesPerSecond> || std::is_same_v<T, Watts>)
+          return x.value();
+        else return 0.0;
+      },
+      v);
+}
+
+Value with_number(const Value& like, double n) {
+  return std::visit(
+      [n](const auto& x) -> Value {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, int>) return static_cast<int>(n);
+        else if constexpr (std::is_same_v<T, double>) return n;
+        else if constexpr (std::is_same_v<T, Money>) return Money::from_micros(std::llround(n * 1e6), x.currency());
+        else if constexpr (std::is_same_v<T, Seconds>) return Seconds(n);
+        else if constexpr (std::is_same_v<T, Bytes> || std::is_same_v<T, BytesPerSecond> || std::is_same_v<T, Watts>)
+          return T(n);
+        else return x;
+      },
+      like);
+}
+
+}  // namespace gpuplan

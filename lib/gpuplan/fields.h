@@ -1,0 +1,316 @@
+// One definition per input field. A section of a scenario or job file is a
+// table of rows; each row says the key, the kind of value and its range, the
+// member it fills, its default with the reason, and how it is echoed in JSON.
+// Reading (field_reader.h), "Defaults used", the JSON echo, the inputs that
+// `sensitivity` varies, the workbooks' assumption labels and the schema test
+// all walk the same rows, so a field cannot mean one thing in one place and
+// another elsewhere. Model structs hold neutral values; defaults live here.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/json.h"
+#include "gpuplan/money.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+
+class CurrencyConverter;
+
+/// What a field holds: decides its parser, its unit, how sensitivity shows it
+/// and how a workbook styles it.
+enum class ValueKind {
+  kMoney,     ///< "1200", "1200 CNY", "166 USD": converted to the report currency
+  kShare,     ///< "85%" or "0.85"
+  kDuration,  ///< "90min", "2mo"
+  kWatts,     ///< "400W"
+  kBytes,     ///< "500GB"
+  kRate,      ///< "100MB/s", "25Gbps"
+  kCount,     ///< "7B", "1.4T"
+  kNumber,    ///< a plain number
+  kFactor,    ///< a multiplier (sensitivity only: "every catalog price")
+  kWhole,     ///< a whole number ("8", "2K")
+  kChoice,    ///< one of a list of names
+  kBool,      ///< true or false
+  kText,      ///< free text (an id, a name)
+};
+
+/// A field's value, in base units: shares 0–1, durations in seconds, money exact.
+using Value = std::variant<std::monostate, int, double, bool, std::string, Money, Seconds, Bytes, BytesPerSecond, Watts>;
+
+/// Allowed values in base units; `open` excludes the bound itself.
+struct Range {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_open = false;
+  bool hi_open = false;
+};
+
+/// One name of a choice field and the enumerator it stands for.
+struct Choice {
+  std::string_view name;
+  int value = 0;
+};
+
+/// A default worked out from other inputs or the catalog: its value, how
+/// "Defaults used" shows it, and why (a catalog record and its source).
+struct Fallback {
+  Value value{};
+  std::string shown{};
+  std::string why{};
+};
+
+/// What derived defaults and custom parsers may look at.
+struct FieldContext {
+  const Catalog* catalog = nullptr;
+  const CurrencyConverter* fx = nullptr;  ///< to the report currency
+  Currency file_currency = kCny;          ///< bare amounts in the file
+  bool for_plan = false;                  ///< a job file read by `plan`
+  std::chrono::sys_seconds now{};         ///< deadlines count from here
+  Date today{};                           ///< for stale prices
+  Seconds stale_after{};
+};
+
+/// Reads and writes one input of a root struct (a Scenario, a job) as a Value.
+template <class Root>
+struct Access {
+  Value (*get)(const Root&) = nullptr;
+  void (*set)(Root&, const Value&) = nullptr;
+};
+
+namespace detail {
+template <class T>
+Value to_value(const T& v) {
+  if constexpr (std::is_enum_v<T>) return Value(static_cast<int>(v));
+  else if constexpr (std::is_same_v<T, Hours>) return Value(Seconds(v));
+  else return Value(v);
+}
+template <class T>
+Value to_value(const std::optional<T>& v) {
+  return v ? to_value(*v) : Value();
+}
+template <class T>
+void from_value(T& dst, const Value& v) {
+  if constexpr (std::is_enum_v<T>) dst = static_cast<T>(std::get<int>(v));
+  else if constexpr (std::is_same_v<T, Hours>) dst = Hours(std::get<Seconds>(v));
+  else if constexpr (std::is_same_v<T, double>) dst = std::holds_alternative<int>(v) ? std::get<int>(v) : std::get<double>(v);
+  else dst = std::get<T>(v);
+}
+template <class T>
+void from_value(std::optional<T>& dst, const Value& v) {
+  if (std::holds_alternative<std::monostate>(v)) {
+    dst.reset();
+    return;
+  }
+  T t{};
+  from_value(t, v);
+  dst = t;
+}
+// Steps into a section; an absent optional section is nullptr.
+template <class T>
+T* step(T& x) { return &x; }
+template <class T>
+const T* step(const T& x) { return &x; }
+template <class T>
+T* step(std::optional<T>& x) { return x ? &*x : nullptr; }
+template <class T>
+const T* step(const std::optional<T>& x) { return x ? &*x : nullptr; }
+template <auto M, auto... Rest, class S>
+auto* walk(S* s) {
+  if constexpr (sizeof...(Rest) == 0) {
+    return s ? &(s->*M) : nullptr;
+  } else {
+    return walk<Rest...>(s ? step(s->*M) : nullptr);
+  }
+}
+template <class>
+struct ClassOf;
+template <class C, class T>
+struct ClassOf<T C::*> {
+  using type = C;
+};
+template <auto M0, auto... Ms>
+struct Bind {
+  using Root = typename ClassOf<decltype(M0)>::type;
+  static Value get(const Root& r) {
+    const auto* p = walk<M0, Ms...>(&r);
+    return p ? to_value(*p) : Value();
+  }
+  static void set(Root& r, const Value& v) {
+    auto* p = walk<M0, Ms...>(&r);
+    if (!p) throw std::logic_error("an input was set in a section that is not there");
+    from_value(*p, v);
+  }
+};
+}  // namespace detail
+
+/// The Access for a member reached through sections:
+/// `member<&Scenario::workload, &Workload::utilisation>()`. Optional sections
+/// on the way read as "no value" when absent.
+template <auto... Ms>
+constexpr auto member() {
+  using B = detail::Bind<Ms...>;
+  return Access<typename B::Root>{&B::get, &B::set};
+}
+
+/// How a field is echoed in the JSON inputs: under `key` (default: the
+/// field's key), numbers divided by `divisor` (500e9 bytes / kGB = 500).
+struct Echo {
+  std::string_view key{};
+  double divisor = 1;
+  bool skip = false;  ///< not echoed (it shows elsewhere, or only steers reading)
+  int money_decimals = -2;  ///< -2: the currency's minor digits; -1: every stored digit
+};
+
+/// One input field: the single place its key, parser, range, member, default,
+/// echo and sensitivity range are written.
+template <class Root>
+struct Field {
+  std::string_view key;
+  ValueKind kind = ValueKind::kText;
+  /// The member it fills; none for a field read by hand beside its table.
+  Access<Root> at{};
+  Range range{};
+  /// The default as a user would write it ("50%", "24mo"); "" = none.
+  std::string_view fallback{};
+  /// Why that default: "assumption: …", "default", a source.
+  std::string_view why{};
+  /// A default worked out from the section's other values or the catalog;
+  /// tried before `fallback`, nullopt when it has none.
+  std::optional<Fallback> (*derive)(const Root&, const FieldContext&) = nullptr;
+  /// When set, the default applies only when this holds (a vision job has no sequence length).
+  bool (*applies)(const Root&, const FieldContext&) = nullptr;
+  /// When set, the default is named in "Defaults used" only when this holds.
+  bool (*noted)(const Root&, const FieldContext&) = nullptr;
+  /// When neither given nor defaulted: an error with this message ("is required: …").
+  std::string_view missing{};
+  std::span<const Choice> choices{};
+  /// A parser of its own, for values no kind describes (a deadline, a horizon in whole months).
+  Value (*parse)(const std::string&, const FieldContext&) = nullptr;
+  Echo echo{};
+  /// Whether `sensitivity` varies it (and its range clamps the variation).
+  bool vary = false;
+  /// Rounded to a whole number when varied.
+  bool whole = false;
+  /// For people: workbook labels and the field reference.
+  std::string_view label{};
+};
+
+/// A table of rows under one section name ("workload"; "" for the top level).
+template <class Root>
+struct Section {
+  std::string_view name;
+  std::span<const Field<Root>> rows;
+  /// When set, the section's defaults apply only when this holds (rent.spot when spot is priced).
+  bool (*present)(const Root&) = nullptr;
+};
+
+/// Parses text by kind and checks it against the range. Throws
+/// std::invalid_argument with what is wrong ("150% is outside 0%..100%").
+Value parse_kind(ValueKind kind, const Range& range, std::span<const Choice> choices, const std::string& text,
+                 const FieldContext& ctx);
+
+template <class Root>
+Value parse_field(const Field<Root>& f, const std::string& text, const FieldContext& ctx) {
+  return f.parse ? f.parse(text, ctx) : parse_kind(f.kind, f.range, f.choices, text, ctx);
+}
+
+/// The name of a choice value ("rent"), or "" when it is none of them.
+std::string_view choice_name(std::span<const Choice> choices, int value);
+
+/// Which rows of a section were given (in the file or by --set).
+using Given = std::vector<bool>;
+
+/// "Defaults used" lines: "workload.utilisation = 50% (assumption: …)".
+struct DefaultNotes {
+  std::vector<std::string> lines{};
+  void add(std::string_view field, std::string_view value, std::string_view why);
+};
+
+/// "section.key" (or "key" at the top level).
+std::string field_path(std::string_view section, std::string_view key);
+
+/// A value as JSON, the way the echo writes it.
+Json echo_value(ValueKind kind, const Value& v, std::span<const Choice> choices, const Echo& echo, Currency currency);
+
+/// A value as "Defaults used" shows it: money with separators ("100,000.00 CNY"), else the text.
+std::string shown_default(ValueKind kind, const Value& v, const std::string& text);
+
+/// A numeric value in base units as a double (money in currency units), for sensitivity.
+double as_number(const Value& v);
+/// `number` (base units) as a Value of the same alternative as `like`.
+Value with_number(const Value& like, double number);
+
+/// A field that is required but has neither a value nor a default.
+struct MissingField {
+  std::string field;
+  std::string message;
+};
+
+/// Applies the default of every row not given, in row order, and names it in
+/// `notes`. Rows are resolved in order, so a derived default may use the rows
+/// above it (and the sections before). Returns the required fields left without
+/// a value.
+template <class Root>
+std::vector<MissingField> apply_defaults(Root& r, const Section<Root>& section, const Given& given,
+                                         const FieldContext& ctx, DefaultNotes& notes) {
+  std::vector<MissingField> missing;
+  if (section.present && !section.present(r)) return missing;
+  for (std::size_t i = 0; i < section.rows.size(); ++i) {
+    const Field<Root>& f = section.rows[i];
+    if ((i < given.size() && given[i]) || (f.applies && !f.applies(r, ctx)) || !f.at.set) continue;
+    std::optional<Fallback> fb = f.derive ? f.derive(r, ctx) : std::nullopt;
+    if (!fb && !f.fallback.empty()) {
+      const std::string text(f.fallback);
+      const Value v = parse_field(f, text, ctx);
+      fb = Fallback{v, shown_default(f.kind, v, text), std::string(f.why)};
+    }
+    if (!fb) {
+      if (!f.missing.empty()) missing.push_back({field_path(section.name, f.key), std::string(f.missing)});
+      continue;
+    }
+    f.at.set(r, fb->value);
+    if (!f.noted || f.noted(r, ctx)) notes.add(field_path(section.name, f.key), fb->shown, fb->why);
+  }
+  return missing;
+}
+
+/// The JSON echo of a section: one member per row (unless skipped).
+template <class Root>
+Json echo_fields(const Root& r, std::span<const Field<Root>> rows, Currency currency) {
+  Json out = Json::object();
+  for (const Field<Root>& f : rows) {
+    if (f.echo.skip || !f.at.get) continue;
+    out[f.echo.key.empty() ? f.key : f.echo.key] = echo_value(f.kind, f.at.get(r), f.choices, f.echo, currency);
+  }
+  return out;
+}
+
+/// The keys of a table, for Fields (known keys) and "did you mean".
+template <class Root>
+std::vector<std::string_view> keys_of(std::span<const Field<Root>> rows) {
+  std::vector<std::string_view> keys;
+  keys.reserve(rows.size());
+  for (const Field<Root>& f : rows) keys.push_back(f.key);
+  return keys;
+}
+
+/// The row with `key`, or nullptr.
+template <class Root>
+const Field<Root>* find_field(std::span<const Field<Root>> rows, std::string_view key) {
+  for (const Field<Root>& f : rows)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,587 @@
+#include "gpuplan/scenario_fields.h"
+
+#include <array>
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "gpuplan/context.h"
+#include "gpuplan/cost/spot.h"
+
+namespace gpuplan {
+namespace {
+
+using F = Field<Scenario>;
+using K = ValueKind;
+
+constexpr double kMonthSeconds = 730 * 3600.0;
+
+template <auto... Ms>
+constexpr Access<Scenario> in = member<Ms...>();
+template <auto M>
+constexpr Access<Scenario> workload = member<&Scenario::workload, M>();
+template <auto M>
+constexpr Access<Scenario> buy = member<&Scenario::own, M>();
+template <auto M>
+constexpr Access<Scenario> hybrid = member<&Scenario::hybrid, M>();
+
+bool never(const Scenario&, const FieldContext&) { return false; }
+
+std::string cite(const Provenance& p) { return fmt::format("{}, as_of {}", p.source, format_date(p.as_of)); }
+
+// ---- top level ----
+
+Value parse_horizon(const std::string& t, const FieldContext&) {
+  const double months = parse_duration(t) / Months(1);
+  if (months <= 0) throw std::invalid_argument(fmt::format("{} must be longer than zero", t));
+  if (std::abs(months - std::round(months)) > 1e-6)
+    throw std::invalid_argument(fmt::format("{} is not a whole number of months (a month is 730 h)", t));
+  if (months > 240) throw std::invalid_argument(fmt::format("{} is longer than 240 months", t));
+  return static_cast<int>(std::lround(months));
+}
+
+Value currency_code(const Scenario& s) { return std::string(s.currency.code()); }
+
+constexpr F kTop[] = {
+    {.key = "schema_version", .kind = K::kText, .echo = {.skip = true}, .label = "scenario file version (1)"},
+    {.key = "name", .kind = K::kText, .at = in<&Scenario::name>, .label = "title of the scenario"},
+    {.key = "currency",
+     .kind = K::kText,
+     .at = {&currency_code, nullptr},
+     .label = "currency of bare amounts in the file (and of the report, unless --currency)"},
+    {.key = "region",
+     .kind = K::kText,
+     .at = in<&Scenario::region>,
+     .fallback = "CN",
+     .why = "default market for catalog defaults: the first users are in Qingdao",
+     .echo = {.skip = true},
+     .label = "market for catalog purchase prices and operating costs"},
+    {.key = "horizon",
+     .kind = K::kWhole,
+     .at = in<&Scenario::horizon_months>,
+     .range = {1, 240},
+     .fallback = "24mo",
+     .why = "default",
+     .parse = &parse_horizon,
+     .echo = {.key = "horizon_months"},
+     .vary = true,
+     .whole = true,
+     .label = "months compared"},
+    {.key = "discount_rate",
+     .kind = K::kShare,
+     .at = in<&Scenario::discount_rate>,
+     .range = {0, 1},
+     .fallback = "0%",
+     .why = "default: no cost of capital; set yours to discount the cash flows",
+     .vary = true,
+     .label = "discount rate (annual)"},
+};
+
+// ---- workload ----
+
+constexpr F kWorkload[] = {
+    {.key = "gpus",
+     .kind = K::kWhole,
+     .at = workload<&Workload::gpus>,
+     .range = {1, 100000},
+     .fallback = "8",
+     .why = "default: the article's 8-card A100 server",
+     .label = "GPUs busy while training"},
+    {.key = "utilisation",
+     .kind = K::kShare,
+     .at = workload<&Workload::utilisation>,
+     .range = {0, 1},
+     .fallback = "50%",
+     .why = "assumption: cards busy half of the time; the decision turns on it",
+     .vary = true,
+     .label = "utilisation (busy share of each month)"},
+    {.key = "runs_per_month",
+     .kind = K::kWhole,
+     .at = workload<&Workload::runs_per_month>,
+     .range = {1, 100000},
+     .fallback = "10",
+     .why = "assumption",
+     .vary = true,
+     .whole = true,
+     .label = "training runs a month"},
+    {.key = "dataset",
+     .kind = K::kBytes,
+     .at = workload<&Workload::dataset>,
+     .range = {0},
+     .fallback = "500GB",
+     .why = "assumption: the article's \"几百GB\" (hundreds of GB) of data",
+     .echo = {.key = "dataset_gb", .divisor = kGB},
+     .vary = true,
+     .label = "dataset kept in storage while renting"},
+    {.key = "egress_per_month",
+     .kind = K::kBytes,
+     .at = workload<&Workload::egress_per_month>,
+     .range = {0},
+     .fallback = "100GB",
+     .why = "assumption: checkpoints and results downloaded",
+     .echo = {.key = "egress_per_month_gb", .divisor = kGB},
+     .vary = true,
+     .label = "downloaded a month"},
+    {.key = "upload_bandwidth",
+     .kind = K::kRate,
+     .at = workload<&Workload::upload_bandwidth>,
+     .range = {0, std::numeric_limits<double>::infinity(), true},
+     .fallback = "100MB/s",
+     .why = "the article's minimum acceptable upload rate (百兆每秒)",
+     .echo = {.key = "upload_bandwidth_mb_s", .divisor = 1e6},
+     .vary = true,
+     .label = "upload rate to the provider"},
+};
+
+// ---- buy ----
+
+Value parse_gpu_id(const std::string& t, const FieldContext& ctx) {
+  const Gpu* g = ctx.catalog->find_gpu(t);
+  if (!g) throw std::invalid_argument(fmt::format("unknown GPU id '{}'", t));
+  return g->id;
+}
+
+std::optional<Fallback> default_gpu(const Scenario&, const FieldContext& ctx) {
+  if (const Gpu* g = ctx.catalog->find_gpu("A100-80G")) return Fallback{g->id, g->id, "default"};
+  return std::nullopt;
+}
+
+std::optional<Fallback> cards_for_workload(const Scenario& s, const FieldContext&) {
+  return Fallback{s.workload.gpus, "", ""};
+}
+
+std::optional<Fallback> purchase(const Scenario& s, const FieldContext& ctx, PurchaseKind kind, std::string_view gpu) {
+  const Purchase* p = find_purchase(*ctx.catalog, kind, gpu, s.region);
+  if (!p) return std::nullopt;
+  const Money m = ctx.fx->convert(p->price.amount);
+  return Fallback{m, fmt::format("{}", m), fmt::format("catalog purchase {}: {}", p->id, cite(p->provenance))};
+}
+std::optional<Fallback> card_price(const Scenario& s, const FieldContext& ctx) {
+  return purchase(s, ctx, PurchaseKind::kCard, s.own.gpu);
+}
+std::optional<Fallback> server_base(const Scenario& s, const FieldContext& ctx) {
+  return purchase(s, ctx, PurchaseKind::kServerBase, "");
+}
+
+// Operating records: a number (PUE, a share, a duration in seconds) or money.
+const OperatingCost* operating(const Scenario& s, const FieldContext& ctx, OperatingKind kind) {
+  return find_operating(*ctx.catalog, kind, s.region);
+}
+std::string from_record(const OperatingCost& c, std::string_view extra = "", std::string_view converted = "") {
+  return fmt::format("catalog {}{}{}: {}", c.id, extra, converted, cite(c.provenance));
+}
+std::optional<Fallback> duration_record(const Scenario& s, const FieldContext& ctx, OperatingKind kind) {
+  const OperatingCost* c = operating(s, ctx, kind);
+  if (!c) return std::nullopt;
+  return Fallback{Seconds(c->number), format_duration(Seconds(c->number)), from_record(*c)};
+}
+std::optional<Fallback> lead_time(const Scenario& s, const FieldContext& ctx) {
+  return duration_record(s, ctx, OperatingKind::kLeadTime);
+}
+std::optional<Fallback> useful_life(const Scenario& s, const FieldContext& ctx) {
+  return duration_record(s, ctx, OperatingKind::kUsefulLife);
+}
+std::optional<Fallback> residual_value(const Scenario& s, const FieldContext& ctx) {
+  const OperatingCost* c = operating(s, ctx, OperatingKind::kResidualValue);
+  if (!c) return std::nullopt;
+  return Fallback{c->number, fmt::format("{:g}%", c->number * 100), from_record(*c)};
+}
+std::optional<Fallback> pue(const Scenario& s, const FieldContext& ctx) {
+  const OperatingCost* c = operating(s, ctx, OperatingKind::kPue);
+  if (!c) return std::nullopt;
+  return Fallback{c->number, fmt::format("{:g}", c->number), from_record(*c)};
+}
+// A money record in the report currency, × factor (with its reason).
+std::optional<Fallback> money_record(const Scenario& s, const FieldContext& ctx, OperatingKind kind, double factor,
+                                     std::string_view extra) {
+  const OperatingCost* c = operating(s, ctx, kind);
+  if (!c || !c->money) return std::nullopt;
+  const Money m = ctx.fx->convert(*c->money).scaled(factor);
+  const std::string converted =
+      c->money->currency() == m.currency()
+          ? ""
+          : fmt::format(", converted from {} {}", to_plain_string(*c->money, -1), c->money->currency().code());
+  return Fallback{m, fmt::format("{} {}", to_plain_string(m, -1), m.currency().code()), from_record(*c, extra, converted)};
+}
+std::optional<Fallback> electricity(const Scenario& s, const FieldContext& ctx) {
+  return money_record(s, ctx, OperatingKind::kElectricityPerKwh, 1.0, "");
+}
+std::optional<Fallback> operations(const Scenario& s, const FieldContext& ctx) {
+  return money_record(s, ctx, OperatingKind::kOperationsPerMonth, 0.5, " × 0.5 (assumption: half an engineer's time)");
+}
+std::optional<Fallback> gpu_tdp(const Scenario& s, const FieldContext& ctx) {
+  const Gpu* g = ctx.catalog->find_gpu(s.own.gpu);
+  if (!g) return std::nullopt;
+  return Fallback{g->tdp, fmt::format("{:g}W", g->tdp.value()), fmt::format("{} TDP: {}", g->id, cite(g->provenance))};
+}
+std::optional<Fallback> idle_power(const Scenario& s, const FieldContext&) {
+  const Watts idle = s.own.gpu_busy * 0.15;
+  return Fallback{idle, fmt::format("{:g}W", idle.value()), "assumption: 15% of TDP when idle"};
+}
+
+constexpr Choice kCovers[] = {{"rent", static_cast<int>(LeadTimeCover::kRent)},
+                              {"delay_cost", static_cast<int>(LeadTimeCover::kDelayCost)}};
+
+constexpr F kBuy[] = {
+    {.key = "gpu",
+     .kind = K::kText,
+     .at = buy<&OwnInputs::gpu>,
+     .derive = &default_gpu,
+     .missing = "is required: the catalog has no A100-80G (the default)",
+     .parse = &parse_gpu_id,
+     .label = "GPU bought"},
+    {.key = "cards",
+     .kind = K::kWhole,
+     .at = buy<&OwnInputs::cards>,
+     .range = {1, 100000},
+     .derive = &cards_for_workload,
+     .noted = &never,
+     .label = "cards bought"},
+    {.key = "card_price",
+     .kind = K::kMoney,
+     .at = buy<&OwnInputs::card_price>,
+     .range = {0},
+     .derive = &card_price,
+     .missing = "is required: the catalog has no card price for this GPU",
+     .vary = true,
+     .label = "price per card"},
+    {.key = "server_base",
+     .kind = K::kMoney,
+     .at = buy<&OwnInputs::server_base>,
+     .range = {0},
+     .fallback = "0",
+     .why = "no server_base price in the catalog: set buy.server_base",
+     .derive = &server_base,
+     .vary = true,
+     .label = "server without GPUs (chassis, CPUs, memory, NVMe)"},
+    {.key = "network",
+     .kind = K::kMoney,
+     .at = buy<&OwnInputs::network>,
+     .range = {0},
+     .fallback = "0",
+     .why = "assumption: one server, no switch fabric",
+     .vary = true,
+     .label = "switches and NICs"},
+    {.key = "facility",
+     .kind = K::kMoney,
+     .at = buy<&OwnInputs::facility>,
+     .range = {0},
+     .fallback = "0",
+     .why = "assumption: the room, cooling and power already exist",
+     .vary = true,
+     .label = "room, cooling and power upgrades (sunk)"},
+    {.key = "lead_time",
+     .kind = K::kDuration,
+     .at = buy<&OwnInputs::lead_time>,
+     .range = {0},
+     .fallback = "2mo",
+     .why = "the article: procurement \"拖两个月\" (drags on two months)",
+     .derive = &lead_time,
+     .echo = {.key = "lead_time_months", .divisor = kMonthSeconds},
+     .vary = true,
+     .label = "order to first training day"},
+    {.key = "lead_time_cover",
+     .kind = K::kChoice,
+     .at = buy<&OwnInputs::cover>,
+     .fallback = "rent",
+     .why = "default: rent by the hour until the hardware arrives",
+     .choices = kCovers,
+     .label = "the lead time: rent meanwhile, or a delay cost"},
+    {.key = "delay_cost_per_month",
+     .kind = K::kMoney,
+     .at = buy<&OwnInputs::delay_cost_per_month>,
+     .range = {0},
+     .fallback = "0",
+     .noted = &never,
+     .label = "what a month without training costs"},
+    {.key = "useful_life",
+     .kind = K::kDuration,
+     .at = buy<&OwnInputs::useful_life>,
+     .range = {0, std::numeric_limits<double>::infinity(), true},
+     .fallback = "3y",
+     .why = "assumption: three years of straight-line depreciation (the catalog has no useful-life record)",
+     .derive = &useful_life,
+     .echo = {.key = "useful_life_months", .divisor = kMonthSeconds},
+     .vary = true,
+     .label = "useful life (straight-line depreciation)"},
+    {.key = "residual_value",
+     .kind = K::kShare,
+     .at = buy<&OwnInputs::residual_share>,
+     .range = {0, 1},
+     .fallback = "0%",
+     .why = "assumption: no resale value (the catalog has no residual-value record)",
+     .derive = &residual_value,
+     .vary = true,
+     .label = "resale value at the end of the useful life"},
+    {.key = "gpu_power",
+     .kind = K::kWatts,
+     .at = buy<&OwnInputs::gpu_busy>,
+     .range = {0},
+     .derive = &gpu_tdp,
+     .echo = {.key = "gpu_power_w"},
+     .vary = true,
+     .label = "power per card, training"},
+    {.key = "gpu_idle_power",
+     .kind = K::kWatts,
+     .at = buy<&OwnInputs::gpu_idle>,
+     .range = {0},
+     .derive = &idle_power,
+     .echo = {.key = "gpu_idle_power_w"},
+     .vary = true,
+     .label = "power per card, idle"},
+    {.key = "server_power",
+     .kind = K::kWatts,
+     .at = buy<&OwnInputs::server>,
+     .range = {0},
+     .fallback = "1500W",
+     .why = "assumption: CPUs, memory, fans, NICs and storage of an 8-GPU server",
+     .echo = {.key = "server_power_w"},
+     .vary = true,
+     .label = "power of the rest of the server"},
+    {.key = "pue",
+     .kind = K::kNumber,
+     .at = buy<&OwnInputs::pue>,
+     .range = {1, 5},
+     .fallback = "1.5",
+     .why = "assumption: a typical enterprise server room (the catalog has no PUE record)",
+     .derive = &pue,
+     .vary = true,
+     .label = "PUE (facility power ÷ IT power)"},
+    {.key = "electricity_per_kwh",
+     .kind = K::kMoney,
+     .at = buy<&OwnInputs::electricity_per_kwh>,
+     .range = {0},
+     .fallback = "0",
+     .why = "not in the catalog",
+     .derive = &electricity,
+     .echo = {.money_decimals = -1},
+     .vary = true,
+     .label = "electricity price per kWh"},
+    {.key = "operations_per_month",
+     .kind = K::kMoney,
+     .at = buy<&OwnInputs::operations_per_month>,
+     .range = {0},
+     .fallback = "0",
+     .why = "not in the catalog",
+     .derive = &operations,
+     .vary = true,
+     .label = "operations (staff) a month"},
+    {.key = "colocation_per_month",
+     .kind = K::kMoney,
+     .at = buy<&OwnInputs::colocation_per_month>,
+     .range = {0},
+     .fallback = "0",
+     .why = "assumption: the team's own server room",
+     .vary = true,
+     .label = "colocation a month"},
+};
+
+// ---- rent ----
+// Offers and prices are resolved by hand beside these tables (scenario.cc):
+// rows without a member declare the keys, their kinds and ranges.
+
+constexpr F kRent[] = {
+    {.key = "provider", .kind = K::kText, .label = "only this provider's offers"},
+    {.key = "storage_per_gb_month", .kind = K::kMoney, .range = {0}, .vary = true, .label = "storage per GB-month"},
+    {.key = "egress_per_gb", .kind = K::kMoney, .range = {0}, .vary = true, .label = "egress per GB"},
+    {.key = "support", .kind = K::kShare, .range = {0, 1}, .vary = true, .label = "support, share of the bill"},
+    {.key = "support_minimum_monthly", .kind = K::kMoney, .range = {0}, .label = "support minimum a month"},
+    {.key = "provisioning",
+     .kind = K::kDuration,
+     .range = {0},
+     .fallback = "15min",
+     .why = "the article: a rented instance is ready within 15 minutes",
+     .label = "order to a usable instance"},
+    {.key = "hourly", .kind = K::kText, .label = "on-demand (by the hour)"},
+    {.key = "monthly", .kind = K::kText, .label = "monthly package"},
+    {.key = "spot", .kind = K::kText, .label = "spot (preemptible)"},
+};
+
+// The keys every rental mode takes (read by hand: offer resolution).
+constexpr F kModeKeys[] = {
+    {.key = "enabled", .kind = K::kBool, .label = "compare this option"},
+    {.key = "offer", .kind = K::kText, .label = "catalog offer id (default: the cheapest per GPU-hour)"},
+    {.key = "price",
+     .kind = K::kMoney,
+     .range = {0, std::numeric_limits<double>::infinity(), true},
+     .label = "price per instance (instead of an offer)"},
+    {.key = "gpus_per_instance", .kind = K::kWhole, .range = {1, 1024}, .label = "GPUs per instance"},
+    {.key = "billing_granularity",
+     .kind = K::kDuration,
+     .range = {0, std::numeric_limits<double>::infinity(), true},
+     .label = "billing step"},
+    {.key = "minimum_billing", .kind = K::kDuration, .range = {0}, .label = "minimum billed per run"},
+};
+
+template <std::size_t N, std::size_t M>
+constexpr std::array<F, N + M> join(const F (&a)[N], const F (&b)[M]) {
+  std::array<F, N + M> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = a[i];
+  for (std::size_t i = 0; i < M; ++i) out[N + i] = b[i];
+  return out;
+}
+
+template <auto M>
+constexpr Access<Scenario> hourly = member<&Scenario::hourly, M>();
+
+constexpr F kHourlyOwn[] = {
+    {.key = "idle_per_run",
+     .kind = K::kDuration,
+     .at = hourly<&HourlyInputs::idle_per_run>,
+     .range = {0},
+     .fallback = "0.5h",
+     .why = "assumption: the forgotten instance (set auto_release: true)",
+     .noted = [](const Scenario& s, const FieldContext&) { return !s.hourly->auto_release; },
+     .echo = {.key = "idle_per_run_h", .divisor = 3600},
+     .vary = true,
+     .label = "left running after each run"},
+    {.key = "auto_release",
+     .kind = K::kBool,
+     .at = hourly<&HourlyInputs::auto_release>,
+     .fallback = "false",
+     .noted = &never,
+     .label = "released when a run ends"},
+};
+
+constexpr F kMonthlyOwn[] = {
+    {.key = "commitment", .kind = K::kDuration, .range = {0, std::numeric_limits<double>::infinity(), true},
+     .label = "committed-use term (1y, 3y)"},
+};
+
+Value per_day(const Scenario& s) {
+  return s.spot ? Value(s.spot->interruptions.interruptions_per_hour * 24) : Value();
+}
+void set_per_day(Scenario& s, const Value& v) { s.spot->interruptions.interruptions_per_hour = std::get<double>(v) / 24; }
+
+Value parse_interval(const std::string& t, const FieldContext&) {
+  if (t == "auto") return Value();
+  const Seconds d = parse_duration(t);
+  if (!(d > Seconds(0))) throw std::invalid_argument("must be longer than zero");
+  return d;
+}
+
+constexpr F kSpotOwn[] = {
+    {.key = "discount",
+     .kind = K::kShare,
+     .range = {0, 1, true, true},
+     .label = "spot as a discount off the hourly price"},
+    {.key = "interruptions_per_day",
+     .kind = K::kNumber,
+     .at = {&per_day, &set_per_day},
+     .range = {0, 1000},
+     .fallback = "1",
+     .why = kSpotRateAssumption,
+     .vary = true,
+     .label = "interruptions per instance a day"},
+    {.key = "checkpoint_write",
+     .kind = K::kDuration,
+     .at = member<&Scenario::spot, &SpotInputs::interruptions, &SpotParams::checkpoint_write>(),
+     .range = {0},
+     .fallback = "5min",
+     .why = "assumption",
+     .echo = {.key = "checkpoint_write_s"},
+     .label = "time to write a checkpoint"},
+    {.key = "restart",
+     .kind = K::kDuration,
+     .at = member<&Scenario::spot, &SpotInputs::interruptions, &SpotParams::restart>(),
+     .range = {0},
+     .fallback = "10min",
+     .why = "assumption",
+     .echo = {.key = "restart_s"},
+     .label = "time to restart after an interruption"},
+    {.key = "checkpoint_interval",
+     .kind = K::kDuration,
+     .at = member<&Scenario::spot, &SpotInputs::interruptions, &SpotParams::interval>(),
+     .parse = &parse_interval,
+     .echo = {.skip = true},
+     .label = "checkpoint interval (auto: Young/Daly)"},
+};
+
+constexpr auto kHourly = join(kModeKeys, kHourlyOwn);
+constexpr auto kMonthly = join(kModeKeys, kMonthlyOwn);
+constexpr auto kSpot = join(kModeKeys, kSpotOwn);
+
+// ---- hybrid ----
+
+std::optional<Fallback> local_gpu(const Scenario& s, const FieldContext&) {
+  return Fallback{s.own.gpu, s.own.gpu, "default: buy.gpu"};
+}
+
+constexpr F kHybrid[] = {
+    {.key = "local_share",
+     .kind = K::kShare,
+     .at = hybrid<&HybridInputs::local_share>,
+     .range = {0, 1},
+     .fallback = "30%",
+     .why = "default",
+     .vary = true,
+     .label = "share of GPU-hours on local cards"},
+    {.key = "local_cards",
+     .kind = K::kWhole,
+     .at = hybrid<&HybridInputs::local_cards>,
+     .range = {1, 100000},
+     .fallback = "2",
+     .why = "default",
+     .label = "local cards"},
+    {.key = "local_capex",
+     .kind = K::kMoney,
+     .at = hybrid<&HybridInputs::local_capex>,
+     .range = {0},
+     .fallback = "0",
+     .why = "default: the local cards are already owned",
+     .label = "price of the local cards (0: already owned)"},
+    {.key = "local_gpu",
+     .kind = K::kText,
+     .at = hybrid<&HybridInputs::local_gpu>,
+     .derive = &local_gpu,
+     .parse = &parse_gpu_id,
+     .echo = {.skip = true},
+     .label = "local GPU"},
+};
+
+bool has_hourly(const Scenario& s) { return s.hourly.has_value(); }
+bool has_monthly(const Scenario& s) { return s.monthly.has_value(); }
+bool has_spot(const Scenario& s) { return s.spot.has_value(); }
+bool has_hybrid(const Scenario& s) { return s.hybrid.has_value(); }
+
+constexpr Section<Scenario> kSections[] = {
+    {"", kTop},
+    {"workload", kWorkload},
+    {"buy", kBuy},
+    {"rent", kRent},
+    {"rent.hourly", kHourly, &has_hourly},
+    {"rent.monthly", kMonthly, &has_monthly},
+    {"rent.spot", kSpot, &has_spot},
+    {"hybrid", kHybrid, &has_hybrid},
+};
+
+constexpr std::string_view kRentalEcho[] = {"offer", "description", "price", "gpus_per_instance",
+                                            "billing_granularity_s", "storage_per_gb_month", "egress_per_gb",
+                                            "support", "commitment_months"};
+
+}  // namespace
+
+std::span<const Section<Scenario>> scenario_sections() { return kSections; }
+
+const Section<Scenario>& scenario_section(std::string_view name) {
+  for (const Section<Scenario>& s : kSections)
+    if (s.name == name) return s;
+  throw std::logic_error(fmt::format("no scenario section '{}'", name));
+}
+
+Json echo_rental(const RentInputs& r) {
+  Json j = Json::object();
+  j["offer"] = r.offer.empty() ? Json() : Json(r.offer);
+  j["description"] = r.description;
+  j["price"] = Json::money(r.price, -1);
+  j["gpus_per_instance"] = r.gpus_per_instance;
+  j["billing_granularity_s"] = r.granularity.count();
+  j["storage_per_gb_month"] = Json::money(r.storage_per_gb_month, -1);
+  j["egress_per_gb"] = Json::money(r.egress_per_gb, -1);
+  j["support"] = r.support_share;
+  j["commitment_months"] = r.commitment_months;
+  return j;
+}
+
+std::span<const std::string_view> rental_echo_keys() { return kRentalEcho; }
+
+}  // namespace gpuplan

@@ -1,0 +1,29 @@
+// The input fields of a scenario file (`compare`, `sensitivity`), one row
+// each: see fields.h for what a row holds. The schema for people is in
+// examples/README.md; lib/gpuplan/schemas/compare.schema.json describes the
+// echo, and a test checks both against these rows.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "gpuplan/compare.h"
+#include "gpuplan/fields.h"
+
+namespace gpuplan {
+
+/// Every section of a scenario file, in reading order: "" (the top level),
+/// workload, buy, rent, rent.hourly, rent.monthly, rent.spot, hybrid.
+std::span<const Section<Scenario>> scenario_sections();
+
+/// One section by name; throws std::logic_error for an unknown name.
+const Section<Scenario>& scenario_section(std::string_view name);
+
+/// What a rental option echoes besides its own rows: the offer it resolved
+/// to and the add-ons billed with it ("offer", "description", "price", …).
+Json echo_rental(const RentInputs& r);
+
+/// The resolved-rental keys echo_rental writes, for the schema test.
+std::span<const std::string_view> rental_echo_keys();
+
+}  // namespace gpuplan

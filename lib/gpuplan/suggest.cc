@@ -1,0 +1,38 @@
+#include "gpuplan/suggest.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace gpuplan {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // One row of the dynamic-programming table at a time.
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string_view nearest(std::string_view word, std::span<const std::string_view> candidates,
+                         std::size_t max_distance) {
+  std::string_view best;
+  std::size_t best_distance = max_distance + 1;
+  for (const std::string_view c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+}  // namespace gpuplan
