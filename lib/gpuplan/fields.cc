@@ -72,6 +72,21 @@ Value parse_choice(std::span<const Choice> choices, const std::string& t) {
 
 }  // namespace
 
+std::vector<std::string> split_ids(std::string_view text) {
+  std::vector<std::string> out;
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    std::string_view id = rest.substr(0, comma);
+    while (!id.empty() && id.front() == ' ') id.remove_prefix(1);
+    while (!id.empty() && id.back() == ' ') id.remove_suffix(1);
+    if (id.empty()) bad(fmt::format("'{}' has an empty entry", text));
+    out.emplace_back(id);
+    if (comma == std::string_view::npos) return out;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
 Value parse_kind(ValueKind kind, const Range& r, std::span<const Choice> choices, const std::string& t,
                  const FieldContext& ctx) {
   switch (kind) {
@@ -111,6 +126,7 @@ Value parse_kind(ValueKind kind, const Range& r, std::span<const Choice> choices
       if (t == "false") return false;
       bad(fmt::format("'{}' is not true or false", t));
     case ValueKind::kText: return t;
+    case ValueKind::kList: return split_ids(t);
   }
   throw std::logic_error("parse_kind: unknown kind");
 }
@@ -139,6 +155,7 @@ Json echo_value(ValueKind kind, const Value& v, std::span<const Choice> choices,
           return Json(x);
         } else if constexpr (std::is_same_v<T, double>) return Json(x / echo.divisor);
         else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) return Json(x);
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>) return Json::strings(x);
         else if constexpr (std::is_same_v<T, Money>)
           return Json::money(x, echo.money_decimals == -2 ? currency.minor_digits() : echo.money_decimals);
         else if constexpr (std::is_same_v<T, Seconds>) return Json(x.count() / echo.divisor);

@@ -43,10 +43,12 @@ enum class ValueKind {
   kChoice,    ///< one of a list of names
   kBool,      ///< true or false
   kText,      ///< free text (an id, a name)
+  kList,      ///< ids: a YAML list, or one text of comma-separated ids
 };
 
 /// A field's value, in base units: shares 0–1, durations in seconds, money exact.
-using Value = std::variant<std::monostate, int, double, bool, std::string, Money, Seconds, Bytes, BytesPerSecond, Watts>;
+using Value = std::variant<std::monostate, int, double, bool, std::string, Money, Seconds, Bytes, BytesPerSecond, Watts,
+                           std::vector<std::string>>;
 
 /// Allowed values in base units; `open` excludes the bound itself.
 struct Range {
@@ -245,6 +247,9 @@ Json echo_value(ValueKind kind, const Value& v, std::span<const Choice> choices,
 
 /// A value as "Defaults used" shows it: money with separators ("100,000.00 CNY"), else the text.
 std::string shown_default(ValueKind kind, const Value& v, const std::string& text);
+
+/// "a, b" or "a,b" → {"a", "b"}; an empty entry is refused.
+std::vector<std::string> split_ids(std::string_view text);
 
 /// A numeric value in base units as a double (money in currency units), for sensitivity.
 double as_number(const Value& v);

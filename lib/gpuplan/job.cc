@@ -8,6 +8,8 @@
 
 #include "gpuplan/cost/spot.h"
 #include "gpuplan/io.h"
+#include "gpuplan/job_fields.h"
+#include <functional>
 #include "gpuplan/yaml_reader.h"
 
 namespace gpuplan {
@@ -27,13 +29,13 @@ constexpr NetworkPreset kNetworks[] = {
     {"roce_100g", 100}, {"roce_200g", 200},  {"roce_400g", 400},  {"ib_edr", 100},
     {"ib_hdr", 200},    {"ib_ndr", 400},     {"ib_xdr", 800}};
 
-std::vector<std::string> network_names() {
-  std::vector<std::string> v;
-  for (const auto& n : kNetworks) v.emplace_back(n.name);
+}  // namespace
+
+std::vector<std::string_view> network_names() {
+  std::vector<std::string_view> v;
+  for (const auto& n : kNetworks) v.push_back(n.name);
   return v;
 }
-
-}  // namespace
 
 BytesPerSecond storage_read_bandwidth(std::string_view tier) {
   // Assumptions (no source in the reference data): a local NVMe SSD reads about
@@ -74,324 +76,234 @@ Seconds parse_deadline(std::string_view text, std::chrono::sys_seconds now) {
   return d;
 }
 
+namespace {
+
+/// What the file says beyond its table rows: resolved by hand.
+struct JobDraft {
+  std::vector<Given> given{};  ///< one per job_sections() entry
+  std::optional<double> tokens{}, samples{}, epochs{};
+  bool tokens_key = false;     ///< job.tokens was written (a bad value is already a problem)
+  bool architecture = false;   ///< job.architecture was given
+  std::optional<BytesPerSecond> network_bandwidth{};
+};
+
+std::size_t section_index(std::string_view name) {
+  const auto sections = job_sections();
+  for (std::size_t i = 0; i < sections.size(); ++i)
+    if (sections[i].name == name) return i;
+  throw std::logic_error(fmt::format("no job section '{}'", name));
+}
+
+std::vector<std::string_view> known_keys(std::string_view section, std::initializer_list<std::string_view> more = {}) {
+  std::vector<std::string_view> keys = keys_of(job_section(section).rows);
+  keys.insert(keys.end(), more);
+  return keys;
+}
+
+template <class T>
+std::optional<T> as(const std::optional<Value>& v) {
+  if (!v || std::holds_alternative<std::monostate>(*v)) return std::nullopt;
+  return std::get<T>(*v);
+}
+
+bool was_given(const JobDraft& d, std::string_view section, std::string_view key) {
+  const auto rows = job_section(section).rows;
+  const Given& g = d.given[section_index(section)];
+  for (std::size_t i = 0; i < rows.size() && i < g.size(); ++i)
+    if (rows[i].key == key) return g[i];
+  return false;
+}
+
+// ---- reading (YAML → ResolvedJob + draft) ----
+
+void read_job(Fields& top, ResolvedJob& out, JobDraft& d, const FieldContext& ctx) {
+  const auto rows = job_section("job").rows;
+  Fields f(top.diagnostics(), detail::section(top, "job"), "job", known_keys("job"));
+  d.given[section_index("job")] = detail::read_fields(f, out, rows, ctx);
+  d.tokens = as<double>(detail::read_row(f, rows, "tokens", ctx));
+  d.tokens_key = f.get("tokens", false).IsDefined();
+  d.samples = as<double>(detail::read_row(f, rows, "samples", ctx));
+  d.epochs = as<double>(detail::read_row(f, rows, "epochs", ctx));
+  if (const YAML::Node arch = f.get("architecture", false); arch.IsDefined()) {
+    d.architecture = true;
+    Fields af(top.diagnostics(), arch, "job.architecture", known_keys("job.architecture"));
+    d.given[section_index("job.architecture")] = detail::read_fields(af, out, job_section("job.architecture").rows, ctx);
+    af.finish();
+  }
+  f.finish();
+}
+
+void read_section(Fields& top, std::string_view name, ResolvedJob& out, JobDraft& d, const FieldContext& ctx) {
+  Fields f(top.diagnostics(), detail::section(top, name), std::string(name), known_keys(name));
+  d.given[section_index(name)] = detail::read_fields(f, out, job_section(name).rows, ctx);
+  if (name == "cluster") d.network_bandwidth = as<BytesPerSecond>(detail::read_row(f, job_section(name).rows, "network_bandwidth", ctx));
+  if (name == "plan") {
+    out.plan.deadline = f.value("deadline", false, [&](const std::string& t) { return parse_deadline(t, ctx.now); });
+    if (out.plan.deadline) out.plan.deadline_text = *f.text("deadline", false);
+  }
+  f.finish();
+}
+
+JobDraft read_draft(const YAML::Node& root, Diagnostics& diag, ResolvedJob& out, const FieldContext& ctx) {
+  JobDraft d;
+  d.given.assign(job_sections().size(), Given{});
+  Fields top(diag, root, "", known_keys("", {"job", "data", "checkpoint", "cluster", "cost", "plan"}));
+  if (!top.is_map()) throw InputErrors(std::move(diag.problems()));
+  d.given[section_index("")] = detail::read_fields(top, out, job_section("").rows, ctx);
+  top.value("currency", false, [](const std::string& t) { return Currency(t); });
+  if (auto v = top.text("schema_version", false); v && *v != "1")
+    top.fail(top.get("schema_version", false), "schema_version", fmt::format("{} is not supported (1 is)", *v));
+  read_job(top, out, d, ctx);
+  for (const char* name : {"data", "checkpoint", "cluster", "cost", "plan"}) read_section(top, name, out, d, ctx);
+  top.finish();
+  return d;
+}
+
+// ---- resolving: defaults and the fields that depend on each other ----
+
+using Report = std::function<void(const std::string& field, const std::string& message)>;
+
+void defaults(ResolvedJob& out, std::string_view section, const JobDraft& d, const FieldContext& ctx,
+              DefaultNotes& notes, const Report& report) {
+  for (const MissingField& m : apply_defaults(out, job_section(section), d.given[section_index(section)], ctx, notes))
+    report(m.field, m.message);
+}
+
+// Tokens: given, or samples × epochs × sequence length; a vision job counts samples.
+void resolve_tokens(ResolvedJob& out, const JobDraft& d, DefaultNotes& notes, const Report& report) {
+  Job& j = out.job;
+  const double epochs = d.epochs.value_or(1.0);
+  if (is_vision_job(j)) {
+    if (!d.samples) report("job.samples", "is required with forward_flops_per_sample");
+    j.samples = d.samples.value_or(0) * epochs;
+  } else if (d.tokens) {
+    j.tokens = *d.tokens;
+    if (d.samples) report("job.samples", "give tokens or samples (× epochs), not both");
+  } else if (d.samples) {
+    j.tokens = *d.samples * epochs * j.sequence_length;
+  } else if (!d.tokens_key) {
+    const Field<ResolvedJob>& row = *find_field(job_section("job").rows, "tokens");
+    j.tokens = parse_count(row.fallback);
+    notes.add("job.tokens", row.fallback, row.why);
+  }
+}
+
+void resolve_cluster(ResolvedJob& out, const JobDraft& d, const FieldContext& ctx, const Report& report) {
+  Cluster& c = out.cluster;
+  c.gpu = out.cluster_gpu.empty() ? nullptr : ctx.catalog->find_gpu(out.cluster_gpu);
+  if (!d.network_bandwidth) return;
+  if (was_given(d, "cluster", "network"))
+    return report("cluster.network_bandwidth", "give network or network_bandwidth, not both");
+  c.network_bandwidth = *d.network_bandwidth;
+  c.network = fmt::format("custom {:g} Gb/s", d.network_bandwidth->value() * 8 / 1e9);
+}
+
+// checkpoint.interval auto takes the MTBF, else the spot interruption rate (MTBF = 1 / rate).
+void resolve_mtbf(ResolvedJob& out, DefaultNotes& notes) {
+  Job& j = out.job;
+  if (!out.checkpoint_auto || j.mtbf) return;
+  if (out.spot_interruptions_per_day > 0) {
+    j.mtbf = Seconds(86400.0 / out.spot_interruptions_per_day);
+    notes.add("checkpoint.mtbf", format_duration(*j.mtbf),
+              fmt::format("1 / cost.spot_interruptions_per_day ({:g} a day), for interval auto (Young/Daly)",
+                          out.spot_interruptions_per_day));
+  } else {
+    j.mtbf = Days(1);
+    notes.add("checkpoint.mtbf", "1d", "assumption, for interval auto (Young/Daly)");
+  }
+}
+
+// Valid but probably a missing suffix: say so (the run is still computed).
+void warn_sizes(ResolvedJob& out) {
+  const Job& j = out.job;
+  if (is_vision_job(j)) return;
+  if (j.parameters > 0 && j.parameters < 1e6)
+    out.warnings.push_back(fmt::format("Warning: job.parameters is {:g}, not millions or billions: did you mean {:g}B?",
+                                       j.parameters, j.parameters));
+  if (j.tokens > 0 && j.tokens < 1e6)
+    out.warnings.push_back(fmt::format("Warning: job.tokens is {:g}, less than a million: did you mean {:g}B or {:g}T?",
+                                       j.tokens, j.tokens, j.tokens));
+}
+
+// The GPU must have a tensor rate at the job's precision (plan drops the GPUs that do not).
+void check_precision(const ResolvedJob& out, const Report& report) {
+  const Cluster& c = out.cluster;
+  const Job& j = out.job;
+  if (!c.gpu || c.gpu->dense_tflops.contains(j.precision)) return;
+  std::string has;
+  for (const auto& [p, v] : c.gpu->dense_tflops) has += (has.empty() ? "" : ", ") + std::string(to_string(p));
+  report("job.precision", fmt::format("{} has no {} tensor rate (it has: {})", c.gpu->id, to_string(j.precision), has));
+}
+
+void resolve(ResolvedJob& out, const JobDraft& d, const FieldContext& ctx, DefaultNotes& notes, const Report& report) {
+  defaults(out, "", d, ctx, notes, report);
+  defaults(out, "job", d, ctx, notes, report);
+  if (d.architecture) {
+    // Layers, hidden and heads come together or not at all (no defaults: they are estimated otherwise).
+    const auto missing = apply_defaults(out, job_section("job.architecture"), d.given[section_index("job.architecture")],
+                                        ctx, notes);
+    for (const MissingField& m : missing) report(m.field, m.message);
+    out.job.arch.given = missing.empty();
+  }
+  resolve_tokens(out, d, notes, report);
+  for (const char* section : {"data", "checkpoint", "cluster", "cost"}) defaults(out, section, d, ctx, notes, report);
+  resolve_cluster(out, d, ctx, report);
+  resolve_mtbf(out, notes);
+  if (ctx.for_plan) defaults(out, "plan", d, ctx, notes, report);
+  warn_sizes(out);
+}
+
+Json echo_job(const ResolvedJob& out, const FieldContext& ctx, Currency currency) {
+  Json in = Json::object();
+  in["job_file"] = out.source;
+  in["name"] = out.job.name;
+  in["job"] = echo_fields(out, job_section("job").rows, currency);
+  Json cl = echo_fields(out, job_section("cluster").rows, currency);
+  if (ctx.for_plan) {  // plan searches GPUs and counts itself
+    Json kept = Json::object();
+    for (const auto& [k, v] : *cl.as_object())
+      if (k != "gpu" && k != "gpus") kept[k] = v;
+    cl = std::move(kept);
+  }
+  in["cluster"] = std::move(cl);
+  in["defaults_used"] = Json::strings(out.defaults_used);
+  return in;
+}
+
+}  // namespace
+
 ResolvedJob load_job(const std::string& path, const std::vector<std::string>& sets, const Context& ctx, JobUse use,
                      const std::string* text) {
-  const bool for_plan = use == JobUse::kPlan;
   ResolvedJob out;
   out.source = path.empty() ? "built-in defaults (full fine-tune of a 7B model on 8×A100-80G)" : path;
   Diagnostics diag(path.empty() ? "<defaults>" : path);
-  YAML::Node root = detail::load_with_sets(path, sets, diag, text);
-  const auto note = [&](const std::string& field, const std::string& value, const std::string& why) {
-    out.defaults_used.push_back(fmt::format("{} = {} ({})", field, value, why));
-  };
-
-  Fields top(diag, root, "");
-  if (!top.is_map()) throw InputErrors(std::move(diag.problems()));
+  const YAML::Node root = detail::load_with_sets(path, sets, diag, text);
   // Bare amounts in the file (plan.budget) are in its currency, CNY unless it names one.
   Currency file_currency = kCny;
-  if (auto c = top.value("currency", false, [](const std::string& t) { return Currency(t); })) file_currency = *c;
-  if (auto v = top.text("schema_version", false); v && *v != "1")
-    top.fail(top.get("schema_version", false), "schema_version", fmt::format("{} is not supported (1 is)", *v));
-  Job& j = out.job;
-  Cluster& c = out.cluster;
-  j.name = top.text("name", false).value_or(path.empty() ? "7B full fine-tune on 8×A100-80G (built-in defaults)" : path);
-
-  // job
-  {
-    Fields f(diag, detail::section(top, "job"), "job");
-    const bool vision = f.get("forward_flops_per_sample", false).IsDefined();
-    // Bounds far beyond any real run (the largest models have ~2e12 parameters
-    // and see ~2e13 tokens), so that absurd inputs are refused by name rather
-    // than turned into runs of 1e20 days.
-    if (auto v = detail::read_positive_count(f, "parameters", false, 1e15)) j.parameters = *v;
-    else if (!vision) {
-      j.parameters = 7e9;
-      note("job.parameters", "7B", "default");
+  if (root.IsMap() && root["currency"] && root["currency"].IsScalar()) try {
+      file_currency = Currency(root["currency"].Scalar());
+    } catch (const std::invalid_argument&) {
+      // reported where the top level is read
     }
-    if (auto m = detail::read_choice(f, "method", {"pretrain", "full_finetune", "lora"})) {
-      j.method = *m == "pretrain" ? Method::kPretrain : *m == "lora" ? Method::kLora : Method::kFullFinetune;
-    } else {
-      note("job.method", "full_finetune", "default");
-    }
-    if (auto v = detail::read_share_in(f, "lora_trainable", 1e-6, 1.0)) j.lora_trainable = *v;
-    else if (j.method == Method::kLora) note("job.lora_trainable", "0.5%", "assumption: rank-16 adapters on a 7B model train about 0.5% of the parameters");
-    if (auto p = detail::read_choice(f, "precision", {"fp32", "tf32", "bf16", "fp16", "fp8"})) j.precision = *parse_precision(*p);
-    else note("job.precision", "bf16", "default: mixed precision");
-    if (auto o = detail::read_choice(f, "optimizer", {"adamw", "sgd"})) j.optimizer = *o == "sgd" ? Optimizer::kSgd : Optimizer::kAdamW;
-    if (auto z = detail::read_whole_in(f, "zero_stage", 0, 3)) j.zero_stage = *z;
-    else note("job.zero_stage", "0", "default: plain data parallelism");
-    if (auto r = detail::read_choice(f, "recompute", {"none", "selective", "full"})) {
-      j.recompute = *r == "full" ? Recompute::kFull : *r == "selective" ? Recompute::kSelective : Recompute::kNone;
-    } else {
-      j.recompute = Recompute::kSelective;
-      if (!vision)
-        note("job.recompute", "selective",
-             "default: FlashAttention-style kernels keep no attention matrices (Korthikanti et al. 2022's 34·s·b·h)");
-    }
-    if (auto v = detail::read_positive_count(f, "sequence_length", false, 1e8)) j.sequence_length = *v;
-    else if (!vision) {
-      j.sequence_length = 4096;
-      note("job.sequence_length", "4096", "default");
-    }
-    if (auto v = detail::read_positive_count(f, "global_batch", false, 1e9)) j.global_batch = *v;
-    else {
-      j.global_batch = vision ? 256 : 128;
-      note("job.global_batch", fmt::format("{:g}", j.global_batch), "default, sequences (samples) per step");
-    }
-    if (auto v = detail::read_whole_in(f, "micro_batch", 1, 65536)) j.micro_batch = *v;
-    if (auto v = detail::read_positive_count(f, "forward_flops_per_sample", false, 1e18)) j.forward_flops_per_sample = *v;
-    if (auto v = detail::read_size_in(f, "activation_memory_per_sample")) j.activation_bytes_per_sample = v->value();
-    // Tokens: given, or samples × epochs × sequence length.
-    const auto tokens = detail::read_positive_count(f, "tokens", false, 1e17);
-    const auto samples = detail::read_positive_count(f, "samples", false, 1e17);
-    const auto epochs = f.value("epochs", false, [](const std::string& t) {
-      const double v = parse_number(t);
-      if (!(v > 0)) throw std::invalid_argument(fmt::format("{} must be greater than zero", t));
-      return v;
-    });
-    if (vision) {
-      if (!samples) f.fail(f.node(), "job.samples", "is required with forward_flops_per_sample");
-      j.samples = samples.value_or(0) * epochs.value_or(1.0);
-    } else if (tokens) {
-      j.tokens = *tokens;
-      if (samples) f.fail(f.get("samples", false), "job.samples", "give tokens or samples (× epochs), not both");
-    } else if (samples) {
-      j.tokens = *samples * epochs.value_or(1.0) * j.sequence_length;
-    } else {
-      const YAML::Node given = f.get("tokens", false);
-      if (given.IsDefined()) {
-        // a bad value was already reported
-      } else {
-        j.tokens = 2e9;
-        note("job.tokens", "2B", "default: a fine-tuning corpus");
-      }
-    }
-    if (vision) j.samples_per_second_per_worker = 0;
-    if (auto v = f.value("mfu", false, [](const std::string& t) {
-          const double x = parse_share(t);
-          if (!(x > 0 && x <= 1)) throw std::invalid_argument(fmt::format("{} is outside (0%, 100%]", t));
-          return x;
-        }))
-      j.mfu = *v;
-    const YAML::Node arch = f.get("architecture", false);
-    if (arch.IsDefined()) {
-      Fields af(diag, arch, "job.architecture");
-      if (auto v = detail::read_whole_in(af, "layers", 1, 10000, true)) j.arch.layers = *v;
-      if (auto v = detail::read_whole_in(af, "hidden", 1, 1000000, true)) j.arch.hidden = *v;
-      if (auto v = detail::read_whole_in(af, "heads", 1, 10000, true)) j.arch.heads = *v;
-      af.finish();
-      j.arch.given = af.ok();
-    }
-    f.finish();
-  }
-
-  // data
-  {
-    Fields f(diag, detail::section(top, "data"), "data");
-    if (auto v = detail::read_size_in(f, "bytes_per_sample")) j.bytes_per_sample = *v;
-    std::string tier = "local_nvme";
-    if (auto t = detail::read_choice(f, "storage", {"local_nvme", "network_disk", "object_storage"})) tier = *t;
-    else if (j.bytes_per_sample.value() > 0) note("data.storage", tier, "default");
-    j.read_bandwidth = storage_read_bandwidth(tier);
-    if (auto r = detail::read_rate_in(f, "read_bandwidth")) j.read_bandwidth = *r;
-    else if (j.bytes_per_sample.value() > 0)
-      note("data.read_bandwidth", fmt::format("{:g}MB/s", j.read_bandwidth.value() / 1e6),
-           "assumption for " + tier + " (local NVMe ≈ 5× a network disk, per the article)");
-    if (auto w = detail::read_whole_in(f, "workers", 1, 1024)) j.workers = *w;
-    f.value("samples_per_second_per_worker", false, [&](const std::string& t) {
-      const double v = parse_number(t);
-      if (!(v > 0)) throw std::invalid_argument(fmt::format("{} must be greater than zero", t));
-      j.samples_per_second_per_worker = v;
-      return v;
-    });
-    f.finish();
-  }
-
-  // checkpoint
-  bool auto_interval = false;
-  {
-    Fields f(diag, detail::section(top, "checkpoint"), "checkpoint");
-    if (auto r = detail::read_rate_in(f, "write_bandwidth")) j.checkpoint_bandwidth = *r;
-    else {
-      j.checkpoint_bandwidth = BytesPerSecond(1e9);
-      note("checkpoint.write_bandwidth", "1GB/s", "assumption");
-    }
-    if (auto t = f.text("interval", false)) {
-      if (*t != "auto") {
-        try {
-          // A plain number is a step count; with a unit, a duration.
-          if (t->find_first_not_of("0123456789") == std::string::npos) {
-            const double steps = parse_number(*t);
-            if (!(steps >= 1)) throw std::invalid_argument("must be at least one step");
-            j.checkpoint_every_steps = steps;
-          } else {
-            const Seconds d = parse_duration(*t);
-            if (!(d > Seconds(0))) throw std::invalid_argument("must be longer than zero");
-            j.checkpoint_every = d;
-          }
-        } catch (const std::invalid_argument& e) {
-          f.fail(f.get("interval", false), "checkpoint.interval",
-                 fmt::format("{} (write steps like 200, a duration like 30min, or auto)", e.what()));
-        }
-      }
-    } else {
-      note("checkpoint.interval", "200 steps", "the article: \"每200步存一次checkpoint\"");
-    }
-    if (auto d = detail::read_duration_in(f, "mtbf", true)) j.mtbf = *d;
-    auto_interval = f.text("interval", false).value_or("") == "auto";
-    f.finish();
-  }
-
-  // cluster
-  {
-    Fields f(diag, detail::section(top, "cluster"), "cluster");
-    std::string gpu = "A100-80G";
-    if (auto g = f.text("gpu", false)) {
-      if (!ctx.catalog().find_gpu(*g)) f.fail(f.get("gpu", false), "cluster.gpu", fmt::format("unknown GPU id '{}'", *g));
-      else gpu = ctx.catalog().find_gpu(*g)->id;
-    } else if (!for_plan) {
-      note("cluster.gpu", gpu, "default");
-    }
-    c.gpu = ctx.catalog().find_gpu(gpu);
-    if (auto n = detail::read_whole_in(f, "gpus", 1, 100000)) c.gpus = *n;
-    else if (!for_plan) note("cluster.gpus", "8", "default");
-    if (auto n = detail::read_whole_in(f, "gpus_per_node", 1, 64)) c.gpus_per_node = *n;
-    c.network = "eth_25g";
-    const auto named = detail::read_choice(f, "network", network_names());
-    const auto given = detail::read_rate_in(f, "network_bandwidth");
-    if (named && given) {
-      f.fail(f.get("network_bandwidth", false), "cluster.network_bandwidth", "give network or network_bandwidth, not both");
-    } else if (given) {
-      c.network_bandwidth = *given;
-      c.network = fmt::format("custom {:g} Gb/s", given->value() * 8 / 1e9);
-    } else {
-      if (named) c.network = *named;
-      else if (for_plan || c.gpus > c.gpus_per_node)
-        note("cluster.network", c.network,
-             for_plan ? "assumption: 25 GbE between instances, for offers that state no network"
-                      : "assumption: 25 GbE between nodes");
-      c.network_bandwidth = *network_bandwidth(c.network);
-    }
-    if (auto v = detail::read_share_in(f, "comm_overlap", 0.0, 1.0)) c.comm_overlap = *v;
-    else if (c.gpus > 1) note("cluster.comm_overlap", "50%", "assumption: half the backward pass hides gradient all-reduce");
-    f.finish();
-  }
-
-  // cost (for the cost rows)
-  {
-    Fields f(diag, detail::section(top, "cost"), "cost");
-    if (auto v = f.value("spot_interruptions_per_day", false, [](const std::string& t) {
-          const double x = parse_number(t);
-          if (x < 0 || x > 1000) throw std::invalid_argument(fmt::format("{} is outside 0..1000", t));
-          return x;
-        }))
-      out.spot_interruptions_per_day = *v;
-    else
-      note("cost.spot_interruptions_per_day", "1", std::string(kSpotRateAssumption));
-    if (auto v = detail::read_size_in(f, "dataset")) out.dataset = *v;
-    if (auto v = detail::read_rate_in(f, "upload_bandwidth")) out.upload_bandwidth = *v;
-    else if (for_plan && out.dataset.value() > 0)
-      note("cost.upload_bandwidth", "100MB/s", "the article's minimum acceptable upload rate (百兆每秒)");
-    f.finish();
-  }
-
-  // plan (read by `gpuplan plan`; accepted, unused, by estimate)
-  {
-    Fields f(diag, detail::section(top, "plan"), "plan");
-    PlanSettings& p = out.plan;
-    p.deadline = f.value("deadline", false, [&](const std::string& t) { return parse_deadline(t, ctx.now); });
-    if (p.deadline) p.deadline_text = *f.text("deadline", false);
-    p.budget = f.value("budget", false, [&](const std::string& t) {
-      Money m = parse_money(t, file_currency);
-      if (m.micros() <= 0) throw std::invalid_argument(fmt::format("{} must be a positive amount", t));
-      if (m.units() >= Money::kMaxPlausibleUnits)
-        throw std::invalid_argument(fmt::format("{} is a trillion or more: not an amount gpuplan can plan with", t));
-      if (m.currency() != ctx.currency) {
-        try {
-          m = CurrencyConverter(ctx.catalog(), ctx.currency).convert(m);
-        } catch (const InputError& e) {
-          throw std::invalid_argument(e.message());
-        }
-      }
-      return m;
-    });
-    p.allow_spot = detail::read_bool(f, "allow_spot");
-    p.include_buy = detail::read_bool(f, "include_buy");
-    p.max_gpus = detail::read_whole_in(f, "max_gpus", 1, 65536);
-    p.objective = detail::read_choice(f, "objective", {"cost", "time"});
-    p.confidence = detail::read_share_in(f, "confidence", 0.01, 1.0);
-    if (auto v = detail::read_list(f, "gpus")) p.gpus = *v;
-    if (auto v = detail::read_list(f, "providers")) p.providers = *v;
-    if (auto v = detail::read_list(f, "regions")) p.regions = *v;
-    if (auto v = f.text("market", false)) p.market = *v;
-    f.finish();
-  }
-  top.finish();
-  // interval: auto takes the MTBF, else the spot interruption rate (MTBF = 1 / rate).
-  if (auto_interval && !j.mtbf) {
-    if (out.spot_interruptions_per_day > 0) {
-      j.mtbf = Seconds(86400.0 / out.spot_interruptions_per_day);
-      note("checkpoint.mtbf", format_duration(*j.mtbf),
-           fmt::format("1 / cost.spot_interruptions_per_day ({:g} a day), for interval auto (Young/Daly)",
-                       out.spot_interruptions_per_day));
-    } else {
-      j.mtbf = Days(1);
-      note("checkpoint.mtbf", "1d", "assumption, for interval auto (Young/Daly)");
-    }
-  }
-
-  // Valid but probably a missing suffix: say so (the run is still computed).
-  if (j.forward_flops_per_sample == 0) {
-    if (j.parameters > 0 && j.parameters < 1e6)
-      out.warnings.push_back(fmt::format("Warning: job.parameters is {:g}, not millions or billions: did you mean {:g}B?",
-                                         j.parameters, j.parameters));
-    if (j.tokens > 0 && j.tokens < 1e6)
-      out.warnings.push_back(fmt::format("Warning: job.tokens is {:g}, less than a million: did you mean {:g}B or {:g}T?",
-                                         j.tokens, j.tokens, j.tokens));
-  }
-  // Cross-field checks, reported at the field that is wrong.
-  if (!for_plan && c.gpu && diag.count() == 0 && !c.gpu->dense_tflops.contains(j.precision)) {
-    YAML::Node n = root["job"] && root["job"].IsMap() ? root["job"]["precision"] : YAML::Node();
-    diag.fail(n ? n : root, "job.precision",
-              fmt::format("{} has no {} tensor rate (it has: {})", c.gpu->id, to_string(j.precision), [&] {
-                std::string s;
-                for (const auto& [p, v] : c.gpu->dense_tflops) s += (s.empty() ? "" : ", ") + std::string(to_string(p));
-                return s;
-              }()));
-  }
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  FieldContext fctx;
+  fctx.catalog = &ctx.catalog();
+  fctx.fx = &fx;
+  fctx.file_currency = file_currency;
+  fctx.for_plan = use == JobUse::kPlan;
+  fctx.now = ctx.now;
+  const JobDraft d = read_draft(root, diag, out, fctx);
+  if (out.job.name.empty())
+    out.job.name = path.empty() ? "7B full fine-tune on 8×A100-80G (built-in defaults)" : path;
+  DefaultNotes notes;
+  const Report report = [&](const std::string& field, const std::string& message) {
+    diag.fail(detail::node_at(root, field), field, message);
+  };
+  resolve(out, d, fctx, notes, report);
+  if (!fctx.for_plan && diag.count() == 0) check_precision(out, report);
   diag.throw_if_any();
-
-  Json in = Json::object();
-  in["job_file"] = out.source;
-  in["name"] = j.name;
-  Json jj = Json::object();
-  jj["parameters"] = j.parameters;
-  jj["tokens"] = j.tokens;
-  jj["samples"] = j.samples;
-  jj["method"] = std::string(to_string(j.method));
-  jj["precision"] = std::string(to_string(j.precision));
-  jj["optimizer"] = j.optimizer == Optimizer::kAdamW ? "adamw" : "sgd";
-  jj["zero_stage"] = j.zero_stage;
-  jj["recompute"] = std::string(to_string(j.recompute));
-  jj["global_batch"] = j.global_batch;
-  jj["sequence_length"] = j.sequence_length;
-  jj["micro_batch"] = j.micro_batch;
-  jj["mfu"] = j.mfu ? Json(*j.mfu) : Json();
-  in["job"] = std::move(jj);
-  Json cl = Json::object();
-  if (!for_plan) {  // plan searches GPUs and counts itself
-    cl["gpu"] = c.gpu ? c.gpu->id : "";
-    cl["gpus"] = c.gpus;
-  }
-  cl["gpus_per_node"] = c.gpus_per_node;
-  cl["network"] = c.network;
-  cl["network_gbit_s"] = c.network_bandwidth.value() * 8 / 1e9;
-  cl["comm_overlap"] = c.comm_overlap;
-  in["cluster"] = std::move(cl);
-  Json d = Json::array();
-  for (const auto& x : out.defaults_used) d.push_back(x);
-  in["defaults_used"] = std::move(d);
-  out.inputs = std::move(in);
+  out.defaults_used = std::move(notes.lines);
+  out.inputs = echo_job(out, fctx, ctx.currency);
   return out;
 }
 

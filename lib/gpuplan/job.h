@@ -14,17 +14,20 @@
 
 namespace gpuplan {
 
+/// What a plan optimises: the cost (default) or the finish time.
+enum class Objective { kCost, kTime };
+
 /// The `plan:` section of a job file (flags of `gpuplan plan` override it).
 struct PlanSettings {
   std::optional<Seconds> deadline{};   ///< from now (see parse_deadline)
   std::string deadline_text{};         ///< as written, for titles
   std::optional<Money> budget{};       ///< in the display currency
-  std::optional<bool> allow_spot{}, include_buy{};
-  std::optional<int> max_gpus{};
-  std::optional<std::string> objective{};  ///< "cost" or "time"
-  std::optional<double> confidence{};
+  bool allow_spot = false, include_buy = false;
+  int max_gpus = 0;
+  Objective objective = Objective::kCost;
+  double confidence = 0;
   std::vector<std::string> gpus{}, providers{}, regions{};
-  std::string market = "CN";  ///< region preferred for purchase prices and operating costs
+  std::string market{};  ///< region preferred for purchase prices and operating costs
 };
 
 /// What the job file is read for: `plan` searches GPUs and counts itself, so
@@ -38,16 +41,21 @@ struct ResolvedJob {
   std::vector<std::string> defaults_used{};
   std::vector<std::string> warnings{};  ///< values that are valid but probably mistyped (tokens: 1 for 1T)
   Json inputs{};
-  double spot_interruptions_per_day = 1.0;  ///< for the spot cost rows
-  Bytes dataset{};                          ///< kept in storage during the run (cost rows)
-  BytesPerSecond upload_bandwidth{100e6};   ///< to the provider, before a rental starts (plan)
+  double spot_interruptions_per_day = 0;  ///< for the spot cost rows
+  Bytes dataset{};                        ///< kept in storage during the run (cost rows)
+  BytesPerSecond upload_bandwidth{};      ///< to the provider, before a rental starts (plan)
   PlanSettings plan{};
+  std::string cluster_gpu{};  ///< cluster.gpu as read (cluster.gpu points at its catalog entry)
+  int data_storage = 0;       ///< data.storage: 0 local NVMe, 1 network disk, 2 object storage
+  bool checkpoint_auto = false;  ///< checkpoint.interval: auto (Young/Daly)
 };
 
 /// Storage read bandwidth presets (assumptions, see job.cc).
 BytesPerSecond storage_read_bandwidth(std::string_view tier);
 /// Network presets: "ib_hdr" -> 200 Gb/s, ... (reference data §2). nullopt for unknown names.
 std::optional<BytesPerSecond> network_bandwidth(std::string_view name);
+/// The names of the network presets.
+std::vector<std::string_view> network_names();
 
 /// Throws InputErrors naming file, line and field (or --set / the flag).
 /// `text`: the file's content already in memory (`path` then only names it).

@@ -23,6 +23,7 @@
 #include "gpuplan/context.h"
 #include "gpuplan/cost/run.h"
 #include "gpuplan/cost/spot.h"
+#include "gpuplan/job.h"
 #include "gpuplan/training.h"
 
 namespace gpuplan {
@@ -30,7 +31,6 @@ namespace gpuplan {
 enum class PlanMode : std::uint8_t { kHourly, kMonthly, kSpot, kBuy };
 std::string_view to_string(PlanMode m);
 
-enum class Objective { kCost, kTime };
 
 /// Everything a search needs, resolved (job.h reads it from files and flags).
 struct PlanInputs {

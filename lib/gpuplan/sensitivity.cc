@@ -67,7 +67,8 @@ std::string format_value(ValueKind kind, double v) {
     case ValueKind::kWhole:
     case ValueKind::kChoice:
     case ValueKind::kBool:
-    case ValueKind::kText: return fmt::format("{:.4g}", v);
+    case ValueKind::kText:
+    case ValueKind::kList: return fmt::format("{:.4g}", v);
     case ValueKind::kFactor: return fmt::format("×{:.3g}", v);
   }
   return fmt::format("{:g}", v);
@@ -86,7 +87,8 @@ std::string value_unit(ValueKind kind, Currency currency) {
     case ValueKind::kWhole:
     case ValueKind::kChoice:
     case ValueKind::kBool:
-    case ValueKind::kText: return "number";
+    case ValueKind::kText:
+    case ValueKind::kList: return "number";
     case ValueKind::kFactor: return "factor";
   }
   return "number";

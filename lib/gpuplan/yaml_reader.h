@@ -157,6 +157,10 @@ Given read_fields(Fields& f, Root& r, std::span<const Field<Root>> rows, const F
     const YAML::Node n = f.get(row.key, false);
     if (!n.IsDefined()) continue;
     given[i] = true;
+    if (row.kind == ValueKind::kList) {
+      if (auto ids = read_list(f, row.key)) row.at.set(r, *ids);
+      continue;
+    }
     if (auto v = f.parse_node(n, f.field(row.key), [&](const std::string& t) { return parse_field(row, t, ctx); }))
       row.at.set(r, *v);
   }

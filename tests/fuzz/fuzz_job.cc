@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     in.dataset = rj.dataset;
     in.deadline = rj.plan.deadline;
     in.budget = rj.plan.budget;
-    in.allow_spot = rj.plan.allow_spot.value_or(false);
+    in.allow_spot = rj.plan.allow_spot;
     in.max_gpus = 16;
     in.trials = 20;
     try {

@@ -1,4 +1,5 @@
 #include "gpuplan/commands/plan.h"
+#include "gpuplan/job_fields.h"
 
 #include <algorithm>
 #include <cmath>
@@ -137,11 +138,11 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   in.deadline = p.deadline;
   in.deadline_text = p.deadline_text;
   in.budget = p.budget;
-  in.allow_spot = p.allow_spot.value_or(false);
-  in.include_buy = p.include_buy.value_or(false);
-  in.max_gpus = p.max_gpus.value_or(1024);
-  in.objective = p.objective.value_or("cost") == "time" ? Objective::kTime : Objective::kCost;
-  in.confidence = p.confidence.value_or(0.9);
+  in.allow_spot = p.allow_spot;
+  in.include_buy = p.include_buy;
+  in.max_gpus = p.max_gpus;
+  in.objective = p.objective;
+  in.confidence = p.confidence;
   in.gpus = p.gpus;
   in.providers = p.providers;
   in.regions = p.regions;
@@ -149,25 +150,11 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   if (q.trials) in.trials = static_cast<int>(flag_whole("--trials", *q.trials, 1, 1e6));
   if (q.seed) in.seed = flag_whole("--seed", *q.seed, 0, 9e15);
   if (q.scaling_file) in.scaling = load_scaling_fit(*q.scaling_file);
-  if (!p.max_gpus) out.defaults_used.push_back("plan.max_gpus = 1024 (default)");
-  if (in.allow_spot && !p.confidence)
-    out.defaults_used.push_back("plan.confidence = 90% (default: a spot plan must meet the deadline in 90% of simulated runs)");
 
   Json e = rj.inputs;
-  Json pj = Json::object();
-  pj["deadline_hours"] = in.deadline ? Json(in.deadline->count() / 3600.0) : Json();
-  pj["budget"] = in.budget ? Json::money(*in.budget, in.budget->currency().minor_digits()) : Json();
-  pj["allow_spot"] = in.allow_spot;
-  pj["include_buy"] = in.include_buy;
-  pj["max_gpus"] = in.max_gpus;
-  pj["objective"] = in.objective == Objective::kTime ? "time" : "cost";
-  pj["confidence"] = in.confidence;
+  Json pj = echo_fields(rj, job_section("plan").rows, ctx.currency);
   pj["trials"] = in.trials;
   pj["seed"] = static_cast<long long>(in.seed);
-  pj["gpus"] = Json::strings(in.gpus);
-  pj["providers"] = Json::strings(in.providers);
-  pj["regions"] = Json::strings(in.regions);
-  pj["market"] = in.market;
   pj["scaling_file"] = q.scaling_file ? Json(*q.scaling_file) : Json();
   e["plan"] = std::move(pj);
   out.echo = std::move(e);

@@ -1,0 +1,434 @@
+#include "gpuplan/job_fields.h"
+
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "gpuplan/context.h"
+#include "gpuplan/cost/spot.h"
+
+namespace gpuplan {
+namespace {
+
+using F = Field<ResolvedJob>;
+using K = ValueKind;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+template <auto M>
+constexpr Access<ResolvedJob> job = member<&ResolvedJob::job, M>();
+template <auto M>
+constexpr Access<ResolvedJob> cluster = member<&ResolvedJob::cluster, M>();
+template <auto M>
+constexpr Access<ResolvedJob> plan = member<&ResolvedJob::plan, M>();
+
+bool never(const ResolvedJob&, const FieldContext&) { return false; }
+bool language_model(const ResolvedJob& r, const FieldContext&) { return !is_vision_job(r.job); }
+
+// ---- job ----
+
+constexpr Choice kMethods[] = {{"pretrain", static_cast<int>(Method::kPretrain)},
+                               {"full_finetune", static_cast<int>(Method::kFullFinetune)},
+                               {"lora", static_cast<int>(Method::kLora)}};
+constexpr Choice kPrecisions[] = {{"fp32", static_cast<int>(Precision::kFp32)},
+                                  {"tf32", static_cast<int>(Precision::kTf32)},
+                                  {"bf16", static_cast<int>(Precision::kBf16)},
+                                  {"fp16", static_cast<int>(Precision::kFp16)},
+                                  {"fp8", static_cast<int>(Precision::kFp8)}};
+constexpr Choice kOptimizers[] = {{"adamw", static_cast<int>(Optimizer::kAdamW)},
+                                  {"sgd", static_cast<int>(Optimizer::kSgd)}};
+constexpr Choice kRecompute[] = {{"none", static_cast<int>(Recompute::kNone)},
+                                 {"selective", static_cast<int>(Recompute::kSelective)},
+                                 {"full", static_cast<int>(Recompute::kFull)}};
+
+std::optional<Fallback> global_batch(const ResolvedJob& r, const FieldContext&) {
+  const double batch = is_vision_job(r.job) ? 256 : 128;
+  return Fallback{batch, fmt::format("{:g}", batch), "default, sequences (samples) per step"};
+}
+
+Value activation_bytes(const ResolvedJob& r) { return Bytes(r.job.activation_bytes_per_sample); }
+void set_activation_bytes(ResolvedJob& r, const Value& v) { r.job.activation_bytes_per_sample = std::get<Bytes>(v).value(); }
+Value tokens(const ResolvedJob& r) { return r.job.tokens; }
+Value samples(const ResolvedJob& r) { return r.job.samples; }
+
+constexpr F kJob[] = {
+    {.key = "parameters",
+     .kind = K::kCount,
+     .at = job<&Job::parameters>,
+     .range = {0, 1e15, true},  // far beyond any real run (~2e12): absurd inputs are refused by name
+     .fallback = "7B",
+     .why = "default",
+     .applies = &language_model,
+     .vary = true,
+     .label = "model parameters"},
+    // tokens, samples and epochs are resolved by hand (job.cc): tokens, or samples × epochs × sequence length.
+    {.key = "tokens", .kind = K::kCount, .at = {&tokens, nullptr}, .range = {0, 1e17, true}, .fallback = "2B",
+     .why = "default: a fine-tuning corpus", .vary = true, .label = "tokens processed in the whole run"},
+    {.key = "samples", .kind = K::kCount, .at = {&samples, nullptr}, .range = {0, 1e17, true}, .vary = true,
+     .label = "samples (instead of tokens), per epoch"},
+    {.key = "epochs", .kind = K::kNumber, .range = {0, kInf, true}, .echo = {.skip = true}, .label = "passes over the samples"},
+    {.key = "method",
+     .kind = K::kChoice,
+     .at = job<&Job::method>,
+     .fallback = "full_finetune",
+     .why = "default",
+     .choices = kMethods,
+     .label = "pretrain, full fine-tune or LoRA"},
+    {.key = "lora_trainable",
+     .kind = K::kShare,
+     .at = job<&Job::lora_trainable>,
+     .range = {1e-6, 1},
+     .fallback = "0.5%",
+     .why = "assumption: rank-16 adapters on a 7B model train about 0.5% of the parameters",
+     .noted = [](const ResolvedJob& r, const FieldContext&) { return r.job.method == Method::kLora; },
+     .echo = {.skip = true},
+     .label = "LoRA: trainable share of the parameters"},
+    {.key = "precision",
+     .kind = K::kChoice,
+     .at = job<&Job::precision>,
+     .fallback = "bf16",
+     .why = "default: mixed precision",
+     .choices = kPrecisions,
+     .label = "training precision"},
+    {.key = "optimizer",
+     .kind = K::kChoice,
+     .at = job<&Job::optimizer>,
+     .fallback = "adamw",
+     .noted = &never,
+     .choices = kOptimizers,
+     .label = "optimizer"},
+    {.key = "zero_stage",
+     .kind = K::kWhole,
+     .at = job<&Job::zero_stage>,
+     .range = {0, 3},
+     .fallback = "0",
+     .why = "default: plain data parallelism",
+     .label = "ZeRO stage (0–3)"},
+    {.key = "recompute",
+     .kind = K::kChoice,
+     .at = job<&Job::recompute>,
+     .fallback = "selective",
+     .why = "default: FlashAttention-style kernels keep no attention matrices (Korthikanti et al. 2022's 34·s·b·h)",
+     .noted = &language_model,
+     .choices = kRecompute,
+     .label = "activation recompute"},
+    {.key = "global_batch",
+     .kind = K::kCount,
+     .at = job<&Job::global_batch>,
+     .range = {0, 1e9, true},
+     .derive = &global_batch,
+     .label = "sequences (samples) per optimizer step"},
+    {.key = "sequence_length",
+     .kind = K::kCount,
+     .at = job<&Job::sequence_length>,
+     .range = {0, 1e8, true},
+     .fallback = "4096",
+     .why = "default",
+     .applies = &language_model,
+     .label = "tokens per sequence"},
+    {.key = "micro_batch",
+     .kind = K::kWhole,
+     .at = job<&Job::micro_batch>,
+     .range = {1, 65536},
+     .fallback = "1",
+     .noted = &never,
+     .label = "sequences per GPU per forward pass"},
+    {.key = "mfu",
+     .kind = K::kShare,
+     .at = job<&Job::mfu>,
+     .range = {0, 1, true},
+     .label = "model FLOPs utilisation (default: per GPU class)"},
+    {.key = "forward_flops_per_sample",
+     .kind = K::kCount,
+     .at = job<&Job::forward_flops_per_sample>,
+     .range = {0, 1e18, true},
+     .echo = {.skip = true},
+     .label = "non-transformer jobs: forward FLOPs per sample"},
+    {.key = "activation_memory_per_sample",
+     .kind = K::kBytes,
+     .at = {&activation_bytes, &set_activation_bytes},
+     .range = {0},
+     .echo = {.skip = true},
+     .label = "non-transformer jobs: activation memory per sample"},
+    {.key = "architecture", .kind = K::kText, .echo = {.skip = true}, .label = "layers, hidden, heads"},
+};
+
+// Required together when the architecture is given (estimated from the parameters otherwise).
+constexpr F kArchitecture[] = {
+    {.key = "layers", .kind = K::kWhole, .at = member<&ResolvedJob::job, &Job::arch, &Architecture::layers>(),
+     .range = {1, 10000}, .missing = "is required", .label = "transformer layers"},
+    {.key = "hidden", .kind = K::kWhole, .at = member<&ResolvedJob::job, &Job::arch, &Architecture::hidden>(),
+     .range = {1, 1000000}, .missing = "is required", .label = "hidden size"},
+    {.key = "heads", .kind = K::kWhole, .at = member<&ResolvedJob::job, &Job::arch, &Architecture::heads>(),
+     .range = {1, 10000}, .missing = "is required", .label = "attention heads"},
+};
+
+// ---- data ----
+
+constexpr Choice kTiers[] = {{"local_nvme", 0}, {"network_disk", 1}, {"object_storage", 2}};
+
+bool reads_samples(const ResolvedJob& r, const FieldContext&) { return r.job.bytes_per_sample.value() > 0; }
+
+std::optional<Fallback> read_bandwidth(const ResolvedJob& r, const FieldContext&) {
+  const std::string tier(choice_name(kTiers, r.data_storage));
+  const BytesPerSecond b = storage_read_bandwidth(tier);
+  return Fallback{b, fmt::format("{:g}MB/s", b.value() / 1e6),
+                  "assumption for " + tier + " (local NVMe ≈ 5× a network disk, per the article)"};
+}
+
+constexpr F kData[] = {
+    {.key = "bytes_per_sample", .kind = K::kBytes, .at = job<&Job::bytes_per_sample>, .range = {0},
+     .label = "bytes read per sample"},
+    {.key = "storage",
+     .kind = K::kChoice,
+     .at = member<&ResolvedJob::data_storage>(),
+     .fallback = "local_nvme",
+     .why = "default",
+     .noted = &reads_samples,
+     .choices = kTiers,
+     .label = "where the data is read from"},
+    {.key = "read_bandwidth",
+     .kind = K::kRate,
+     .at = job<&Job::read_bandwidth>,
+     .range = {0, kInf, true},
+     .derive = &read_bandwidth,
+     .noted = &reads_samples,
+     .vary = true,
+     .label = "read bandwidth per node"},
+    {.key = "workers", .kind = K::kWhole, .at = job<&Job::workers>, .range = {1, 1024}, .fallback = "8",
+     .noted = &never, .label = "data-loader workers per GPU"},
+    {.key = "samples_per_second_per_worker", .kind = K::kNumber, .at = job<&Job::samples_per_second_per_worker>,
+     .range = {0, kInf, true}, .vary = true, .label = "CPU preprocessing rate per worker"},
+};
+
+// ---- checkpoint ----
+
+// A plain number is a step count; with a unit, a duration; or auto (Young/Daly).
+Value parse_interval(const std::string& t, const FieldContext&) {
+  if (t == "auto") return t;
+  try {
+    if (t.find_first_not_of("0123456789") == std::string::npos) {
+      const double steps = parse_number(t);
+      if (!(steps >= 1)) throw std::invalid_argument("must be at least one step");
+      return steps;
+    }
+    const Seconds d = parse_duration(t);
+    if (!(d > Seconds(0))) throw std::invalid_argument("must be longer than zero");
+    return d;
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{} (write steps like 200, a duration like 30min, or auto)", e.what()));
+  }
+}
+Value interval(const ResolvedJob& r) {
+  if (r.checkpoint_auto) return std::string("auto");
+  if (r.job.checkpoint_every) return *r.job.checkpoint_every;
+  if (r.job.checkpoint_every_steps) return *r.job.checkpoint_every_steps;
+  return {};
+}
+void set_interval(ResolvedJob& r, const Value& v) {
+  r.checkpoint_auto = std::holds_alternative<std::string>(v);
+  r.job.checkpoint_every.reset();
+  r.job.checkpoint_every_steps.reset();
+  if (const auto* d = std::get_if<Seconds>(&v)) r.job.checkpoint_every = *d;
+  if (const auto* n = std::get_if<double>(&v)) r.job.checkpoint_every_steps = *n;
+}
+
+constexpr F kCheckpoint[] = {
+    {.key = "write_bandwidth",
+     .kind = K::kRate,
+     .at = job<&Job::checkpoint_bandwidth>,
+     .range = {0, kInf, true},
+     .fallback = "1GB/s",
+     .why = "assumption",
+     .vary = true,
+     .label = "checkpoint write bandwidth per node"},
+    {.key = "interval",
+     .kind = K::kText,
+     .at = {&interval, &set_interval},
+     .derive = [](const ResolvedJob&, const FieldContext&) -> std::optional<Fallback> {
+       return Fallback{200.0, "200 steps", "the article: \"每200步存一次checkpoint\""};
+     },
+     .parse = &parse_interval,
+     .echo = {.skip = true},
+     .label = "steps (200), a duration (30min) or auto"},
+    {.key = "mtbf", .kind = K::kDuration, .at = job<&Job::mtbf>, .range = {0, kInf, true}, .echo = {.skip = true},
+     .label = "mean time between failures, for interval auto"},
+};
+
+// ---- cluster ----
+
+Value parse_gpu(const std::string& t, const FieldContext& ctx) {
+  const Gpu* g = ctx.catalog->find_gpu(t);
+  if (!g) throw std::invalid_argument(fmt::format("unknown GPU id '{}'", t));
+  return g->id;
+}
+bool estimating(const ResolvedJob&, const FieldContext& ctx) { return !ctx.for_plan; }
+std::optional<Fallback> default_gpu(const ResolvedJob&, const FieldContext& ctx) {
+  if (const Gpu* g = ctx.catalog->find_gpu("A100-80G")) return Fallback{g->id, g->id, "default"};
+  return std::nullopt;
+}
+
+Value network(const ResolvedJob& r) { return r.cluster.network; }
+void set_network(ResolvedJob& r, const Value& v) {
+  r.cluster.network = std::get<std::string>(v);
+  r.cluster.network_bandwidth = *network_bandwidth(r.cluster.network);
+}
+Value parse_network(const std::string& t, const FieldContext&) {
+  if (!network_bandwidth(t)) {
+    std::string names;
+    for (const std::string_view n : network_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+    throw std::invalid_argument(fmt::format("{} not in {{{}}}", t, names));
+  }
+  return t;
+}
+std::optional<Fallback> default_network(const ResolvedJob&, const FieldContext& ctx) {
+  return Fallback{std::string("eth_25g"), "eth_25g",
+                  ctx.for_plan ? "assumption: 25 GbE between instances, for offers that state no network"
+                               : "assumption: 25 GbE between nodes"};
+}
+bool multi_node(const ResolvedJob& r, const FieldContext& ctx) {
+  return ctx.for_plan || r.cluster.gpus > r.cluster.gpus_per_node;
+}
+Value network_rate(const ResolvedJob& r) { return r.cluster.network_bandwidth; }
+bool several_gpus(const ResolvedJob& r, const FieldContext& ctx) { return ctx.for_plan || r.cluster.gpus > 1; }
+
+constexpr F kCluster[] = {
+    {.key = "gpu",
+     .kind = K::kText,
+     .at = member<&ResolvedJob::cluster_gpu>(),
+     .derive = &default_gpu,
+     .applies = &estimating,
+     .parse = &parse_gpu,
+     .label = "GPU"},
+    {.key = "gpus",
+     .kind = K::kWhole,
+     .at = cluster<&Cluster::gpus>,
+     .range = {1, 100000},
+     .fallback = "8",
+     .why = "default",
+     .applies = &estimating,
+     .label = "GPUs in the job"},
+    {.key = "gpus_per_node",
+     .kind = K::kWhole,
+     .at = cluster<&Cluster::gpus_per_node>,
+     .range = {1, 64},
+     .fallback = "8",
+     .why = "default: an 8-GPU server (HGX board, NVLink inside)",
+     .noted = &several_gpus,
+     .label = "GPUs per node (instance)"},
+    {.key = "network",
+     .kind = K::kChoice,
+     .at = {&network, &set_network},
+     .derive = &default_network,
+     .noted = &multi_node,
+     .parse = &parse_network,
+     .label = "network between nodes (eth_25g, ib_hdr, …)"},
+    // Given instead of `network` (job.cc checks they are not both given).
+    {.key = "network_bandwidth",
+     .kind = K::kRate,
+     .at = {&network_rate, nullptr},
+     .range = {0, kInf, true},
+     .echo = {.key = "network_gbit_s", .divisor = 1.25e8},
+     .vary = true,
+     .label = "network bandwidth per node, instead of a named network"},
+    {.key = "comm_overlap",
+     .kind = K::kShare,
+     .at = cluster<&Cluster::comm_overlap>,
+     .range = {0, 1},
+     .fallback = "50%",
+     .why = "assumption: half the backward pass hides gradient all-reduce",
+     .noted = &several_gpus,
+     .vary = true,
+     .label = "share of the backward pass that hides communication"},
+};
+
+// ---- cost ----
+
+constexpr F kCost[] = {
+    {.key = "spot_interruptions_per_day",
+     .kind = K::kNumber,
+     .at = member<&ResolvedJob::spot_interruptions_per_day>(),
+     .range = {0, 1000},
+     .fallback = "1",
+     .why = kSpotRateAssumption,
+     .vary = true,
+     .label = "spot interruptions per instance a day"},
+    {.key = "dataset", .kind = K::kBytes, .at = member<&ResolvedJob::dataset>(), .range = {0}, .vary = true,
+     .label = "data kept in storage during the run"},
+    {.key = "upload_bandwidth",
+     .kind = K::kRate,
+     .at = member<&ResolvedJob::upload_bandwidth>(),
+     .range = {0, kInf, true},
+     .fallback = "100MB/s",
+     .why = "the article's minimum acceptable upload rate (百兆每秒)",
+     .noted = [](const ResolvedJob& r, const FieldContext& ctx) { return ctx.for_plan && r.dataset.value() > 0; },
+     .vary = true,
+     .label = "upload rate to the provider"},
+};
+
+// ---- plan (flags of `gpuplan plan` override it) ----
+
+constexpr Choice kObjectives[] = {{"cost", static_cast<int>(Objective::kCost)}, {"time", static_cast<int>(Objective::kTime)}};
+
+Value budget(const ResolvedJob& r) { return r.plan.budget ? Value(*r.plan.budget) : Value(); }
+void set_budget(ResolvedJob& r, const Value& v) { r.plan.budget = std::get<Money>(v); }
+Value deadline_hours(const ResolvedJob& r) { return r.plan.deadline ? Value(*r.plan.deadline) : Value(); }
+
+constexpr F kPlan[] = {
+    {.key = "deadline", .kind = K::kDuration, .at = {&deadline_hours, nullptr}, .echo = {.key = "deadline_hours", .divisor = 3600},
+     .vary = true, .label = "finish within (36h) or by (2026-12-20)"},
+    {.key = "budget", .kind = K::kMoney, .at = {&budget, &set_budget}, .range = {0, kInf, true}, .vary = true,
+     .label = "spend at most"},
+    {.key = "allow_spot", .kind = K::kBool, .at = plan<&PlanSettings::allow_spot>, .fallback = "false", .noted = &never,
+     .label = "consider spot capacity"},
+    {.key = "include_buy", .kind = K::kBool, .at = plan<&PlanSettings::include_buy>, .fallback = "false",
+     .noted = &never, .label = "consider buying the cards"},
+    {.key = "max_gpus", .kind = K::kWhole, .at = plan<&PlanSettings::max_gpus>, .range = {1, 65536},
+     .fallback = "1024", .why = "default", .label = "the most cards considered"},
+    {.key = "objective", .kind = K::kChoice, .at = plan<&PlanSettings::objective>, .fallback = "cost",
+     .noted = &never, .choices = kObjectives, .label = "cost or time"},
+    {.key = "confidence",
+     .kind = K::kShare,
+     .at = plan<&PlanSettings::confidence>,
+     .range = {0.01, 1},
+     .fallback = "90%",
+     .why = "default: a spot plan must meet the deadline in 90% of simulated runs",
+     .noted = [](const ResolvedJob& r, const FieldContext&) { return r.plan.allow_spot; },
+     .label = "how often a spot plan must meet the deadline"},
+    {.key = "gpus", .kind = K::kList, .at = plan<&PlanSettings::gpus>, .label = "GPU ids or families considered"},
+    {.key = "providers", .kind = K::kList, .at = plan<&PlanSettings::providers>, .label = "providers considered"},
+    {.key = "regions", .kind = K::kList, .at = plan<&PlanSettings::regions>, .label = "regions considered"},
+    {.key = "market", .kind = K::kText, .at = plan<&PlanSettings::market>, .fallback = "CN",
+     .why = "default: purchase prices and operating costs for China",
+     .noted = [](const ResolvedJob& r, const FieldContext&) { return r.plan.include_buy; },
+     .label = "region of purchase prices and operating costs"},
+};
+
+constexpr F kTop[] = {
+    {.key = "schema_version", .kind = K::kText, .echo = {.skip = true}, .label = "job file version (1)"},
+    {.key = "name", .kind = K::kText, .at = member<&ResolvedJob::job, &Job::name>(), .label = "title of the job"},
+    {.key = "currency", .kind = K::kText, .echo = {.skip = true}, .label = "currency of bare amounts (plan.budget)"},
+};
+
+constexpr Section<ResolvedJob> kSections[] = {
+    {"", kTop},
+    {"job", kJob},
+    {"job.architecture", kArchitecture},
+    {"data", kData},
+    {"checkpoint", kCheckpoint},
+    {"cluster", kCluster},
+    {"cost", kCost},
+    {"plan", kPlan},
+};
+
+}  // namespace
+
+bool is_vision_job(const Job& j) { return j.forward_flops_per_sample > 0; }
+
+std::span<const Section<ResolvedJob>> job_sections() { return kSections; }
+
+const Section<ResolvedJob>& job_section(std::string_view name) {
+  for (const Section<ResolvedJob>& s : kSections)
+    if (s.name == name) return s;
+  throw std::logic_error(fmt::format("no job section '{}'", name));
+}
+
+}  // namespace gpuplan

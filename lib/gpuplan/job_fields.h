@@ -1,0 +1,25 @@
+// The input fields of a job file (`estimate`, `plan`, `sensitivity`), one row
+// each: see fields.h for what a row holds. The schema for people is in
+// examples/README.md; lib/gpuplan/schemas/{estimate,plan}.schema.json describe
+// the echo, and a test checks both against these rows.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "gpuplan/fields.h"
+#include "gpuplan/job.h"
+
+namespace gpuplan {
+
+/// Every section of a job file, in reading order: "" (the top level), job,
+/// job.architecture, data, checkpoint, cluster, cost, plan.
+std::span<const Section<ResolvedJob>> job_sections();
+
+/// One section by name; throws std::logic_error for an unknown name.
+const Section<ResolvedJob>& job_section(std::string_view name);
+
+/// Whether a job has no transformer: it gives forward FLOPs per sample.
+bool is_vision_job(const Job& j);
+
+}  // namespace gpuplan
