@@ -164,6 +164,55 @@ Json echo_value(ValueKind kind, const Value& v, std::span<const Choice> choices,
       v);
 }
 
+Json value_schema(ValueKind kind, std::span<const Choice> choices, std::string_view label, bool nullable) {
+  std::string type;
+  switch (kind) {
+    case ValueKind::kWhole: type = "integer"; break;
+    case ValueKind::kBool: type = "boolean"; break;
+    case ValueKind::kText:
+    case ValueKind::kChoice: type = "string"; break;
+    case ValueKind::kList: type = "array"; break;
+    default: type = "number";
+  }
+  Json s = Json::object();
+  if (nullable) {
+    Json types = Json::array();
+    types.push_back(type);
+    types.push_back("null");
+    s["type"] = std::move(types);
+  } else {
+    s["type"] = type;
+  }
+  if (kind == ValueKind::kList) {
+    Json items = Json::object();
+    items["type"] = "string";
+    s["items"] = std::move(items);
+  }
+  if (!choices.empty()) {
+    Json names = Json::array();
+    for (const Choice& c : choices) names.push_back(c.name);
+    s["enum"] = std::move(names);
+  }
+  if (!label.empty()) s["description"] = label;
+  return s;
+}
+
+void append(Json& into, const Json& from) {
+  for (const auto& [k, v] : *from.as_object()) into[k] = v;
+}
+
+Json object_schema(Json properties, std::initializer_list<std::string_view> optional) {
+  Json s = Json::object();
+  s["type"] = "object";
+  Json required = Json::array();
+  for (const auto& [k, v] : *properties.as_object())
+    if (std::find(optional.begin(), optional.end(), k) == optional.end()) required.push_back(k);
+  s["properties"] = std::move(properties);
+  s["required"] = std::move(required);
+  s["additionalProperties"] = false;
+  return s;
+}
+
 std::string shown_default(ValueKind kind, const Value& v, const std::string& text) {
   if (kind == ValueKind::kMoney) return fmt::format("{}", std::get<Money>(v));
   return text;

@@ -301,6 +301,29 @@ Json echo_fields(const Root& r, std::span<const Field<Root>> rows, Currency curr
   return out;
 }
 
+/// An object schema: every property required except `optional`, no other allowed.
+Json object_schema(Json properties, std::initializer_list<std::string_view> optional = {});
+
+/// Appends the members of object `from` to object `into` (a member already there is replaced in place).
+void append(Json& into, const Json& from);
+
+/// The JSON Schema of one echoed value: its type by kind (an enum of the
+/// choices), the label as its description, null allowed when it may be unset.
+Json value_schema(ValueKind kind, std::span<const Choice> choices, std::string_view label, bool nullable);
+
+/// The JSON Schema properties of a section's echo: what echo_fields writes,
+/// described by the rows (type by kind, the label as the description).
+template <class Root>
+Json echo_properties(std::span<const Field<Root>> rows) {
+  Json props = Json::object();
+  for (const Field<Root>& f : rows) {
+    if (f.echo.skip || !f.at.get) continue;
+    const bool nullable = f.fallback.empty() && !f.derive;
+    props[f.echo.key.empty() ? f.key : f.echo.key] = value_schema(f.kind, f.choices, f.label, nullable);
+  }
+  return props;
+}
+
 /// The keys of a table, for Fields (known keys) and "did you mean".
 template <class Root>
 std::vector<std::string_view> keys_of(std::span<const Field<Root>> rows) {

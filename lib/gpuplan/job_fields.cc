@@ -421,6 +421,30 @@ constexpr Section<ResolvedJob> kSections[] = {
 
 }  // namespace
 
+Json job_echo_schema(bool for_plan) {
+  Json p = Json::object();
+  p["job_file"] = value_schema(K::kText, {}, "the job file, or the built-in defaults", false);
+  p["name"] = value_schema(K::kText, {}, "title of the job", false);
+  p["job"] = object_schema(echo_properties(job_section("job").rows));
+  Json cluster = echo_properties(job_section("cluster").rows);
+  if (for_plan) {
+    Json kept = Json::object();
+    for (const auto& [k, v] : *cluster.as_object())
+      if (k != "gpu" && k != "gpus") kept[k] = v;
+    cluster = std::move(kept);
+  }
+  p["cluster"] = object_schema(std::move(cluster));
+  p["defaults_used"] = value_schema(K::kList, {}, "every default used, with its reason and source", false);
+  if (for_plan) {
+    Json plan = echo_properties(job_section("plan").rows);
+    plan["trials"] = value_schema(K::kWhole, {}, "Monte Carlo runs per spot plan (--trials)", false);
+    plan["seed"] = value_schema(K::kWhole, {}, "Monte Carlo seed (--seed)", false);
+    plan["scaling_file"] = value_schema(K::kText, {}, "a saved scaling fit (--scaling)", true);
+    p["plan"] = object_schema(std::move(plan));
+  }
+  return object_schema(std::move(p));
+}
+
 bool is_vision_job(const Job& j) { return j.forward_flops_per_sample > 0; }
 
 std::span<const Section<ResolvedJob>> job_sections() { return kSections; }

@@ -19,6 +19,11 @@ std::span<const Section<ResolvedJob>> job_sections();
 /// One section by name; throws std::logic_error for an unknown name.
 const Section<ResolvedJob>& job_section(std::string_view name);
 
+/// The JSON Schema of what load_job echoes (the `inputs` of estimate; of plan
+/// with `for_plan`, where the cluster's GPU and count are searched, not read,
+/// and the plan section is added), from the rows.
+Json job_echo_schema(bool for_plan);
+
 /// Whether a job has no transformer: it gives forward FLOPs per sample.
 bool is_vision_job(const Job& j);
 

@@ -432,10 +432,6 @@ void resolve(Resolver& rv) {
 
 // ---- echo ----
 
-void append(Json& into, const Json& from) {
-  for (const auto& [k, v] : *from.as_object()) into[k] = v;
-}
-
 Json echo_mode(const Scenario& s, const RentInputs& r, std::string_view section) {
   Json j = echo_rental(r);
   append(j, echo_fields(s, scenario_section(section).rows, s.currency));

@@ -554,10 +554,6 @@ constexpr Section<Scenario> kSections[] = {
     {"hybrid", kHybrid, &has_hybrid},
 };
 
-constexpr std::string_view kRentalEcho[] = {"offer", "description", "price", "gpus_per_instance",
-                                            "billing_granularity_s", "storage_per_gb_month", "egress_per_gb",
-                                            "support", "commitment_months"};
-
 }  // namespace
 
 std::span<const Section<Scenario>> scenario_sections() { return kSections; }
@@ -582,6 +578,40 @@ Json echo_rental(const RentInputs& r) {
   return j;
 }
 
-std::span<const std::string_view> rental_echo_keys() { return kRentalEcho; }
+namespace {
+
+Json rental_properties(std::string_view section) {
+  Json p = Json::object();
+  p["offer"] = value_schema(K::kText, {}, "the catalog offer (null: a price given directly)", true);
+  p["description"] = value_schema(K::kText, {}, "provider, instance and GPUs", false);
+  p["price"] = value_schema(K::kMoney, {}, "price per instance (per hour; monthly: per month)", false);
+  p["gpus_per_instance"] = value_schema(K::kWhole, {}, "GPUs per instance", false);
+  p["billing_granularity_s"] = value_schema(K::kNumber, {}, "billing step, seconds", false);
+  p["storage_per_gb_month"] = value_schema(K::kMoney, {}, "storage per GB-month", false);
+  p["egress_per_gb"] = value_schema(K::kMoney, {}, "egress per GB", false);
+  p["support"] = value_schema(K::kShare, {}, "support, share of the bill", false);
+  p["commitment_months"] = value_schema(K::kWhole, {}, "committed-use term, months (0: none)", false);
+  append(p, echo_properties(scenario_section(section).rows));
+  return object_schema(std::move(p));
+}
+
+}  // namespace
+
+Json scenario_echo_schema() {
+  Json p = Json::object();
+  p["scenario"] = value_schema(K::kText, {}, "the scenario file, or the built-in defaults", false);
+  append(p, echo_properties(scenario_section("").rows));
+  p["workload"] = object_schema(echo_properties(scenario_section("workload").rows));
+  p["buy"] = object_schema(echo_properties(scenario_section("buy").rows));
+  Json rent = Json::object();
+  rent["hourly"] = rental_properties("rent.hourly");
+  rent["monthly"] = rental_properties("rent.monthly");
+  rent["spot"] = rental_properties("rent.spot");
+  p["rent"] = object_schema(std::move(rent), {"hourly", "monthly", "spot"});
+  p["hybrid"] = object_schema(echo_properties(scenario_section("hybrid").rows));
+  Json lines = value_schema(K::kList, {}, "every default used, with its reason and source", false);
+  p["defaults_used"] = std::move(lines);
+  return object_schema(std::move(p), {"hybrid"});
+}
 
 }  // namespace gpuplan

@@ -23,7 +23,8 @@ const Section<Scenario>& scenario_section(std::string_view name);
 /// to and the add-ons billed with it ("offer", "description", "price", …).
 Json echo_rental(const RentInputs& r);
 
-/// The resolved-rental keys echo_rental writes, for the schema test.
-std::span<const std::string_view> rental_echo_keys();
+/// The JSON Schema of what load_scenario echoes (the `inputs` of compare),
+/// from the rows: the published schema must hold exactly this (a test checks).
+Json scenario_echo_schema();
 
 }  // namespace gpuplan
