@@ -11,7 +11,6 @@
 namespace gpuplan {
 namespace {
 
-constexpr double kHoursPerMonth = 730.0;  // SPEC: a month is 730 h
 
 double hours(Seconds s) { return s.count() / 3600.0; }
 

@@ -12,7 +12,6 @@
 namespace gpuplan {
 namespace {
 
-constexpr double kHoursPerMonth = 730.0;  // SPEC: a month is 730 h
 // Spot plans simulated at most when looking for a recommendation: beyond this
 // many risky ones, the recommendation falls back to plans that are not spot.
 constexpr int kMaxSpotSimulations = 64;
@@ -32,9 +31,13 @@ std::vector<PlanMode> modes_of(const PlanSource& s, bool allow_spot) {
   return m;
 }
 
+}  // namespace
+
 BillingMode billing(PlanMode m) {
   return m == PlanMode::kMonthly ? BillingMode::kMonthly : m == PlanMode::kSpot ? BillingMode::kSpot : BillingMode::kHourly;
 }
+
+namespace {
 
 // Price per GPU-hour of a source's mode, for "the cheapest card per hour".
 std::optional<double> gpu_hour_price(const PlanSource& s, PlanMode m) {

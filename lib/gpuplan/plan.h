@@ -30,6 +30,8 @@ namespace gpuplan {
 
 enum class PlanMode : std::uint8_t { kHourly, kMonthly, kSpot, kBuy };
 std::string_view to_string(PlanMode m);
+/// The catalog billing mode a rental plan mode is priced by (kBuy: none; kHourly is returned).
+BillingMode billing(PlanMode m);
 
 
 /// Everything a search needs, resolved (job.h reads it from files and flags).

@@ -13,7 +13,7 @@ namespace {
 using F = Field<Scenario>;
 using K = ValueKind;
 
-constexpr double kMonthSeconds = 730 * 3600.0;
+constexpr double kMonthSeconds = kHoursPerMonth * 3600.0;
 
 template <auto... Ms>
 constexpr Access<Scenario> in = member<Ms...>();

@@ -56,6 +56,8 @@ constexpr Seconds operator/(Flops work, FlopsPerSecond rate) { return Seconds(wo
 constexpr Bytes operator*(BytesPerSecond rate, Seconds t) { return Bytes(rate.value() * t.count()); }
 constexpr Flops operator*(FlopsPerSecond rate, Seconds t) { return Flops(rate.value() * t.count()); }
 
+/// Hours in a billing month (SPEC: a month is 730 h, 8,760 h / 12).
+inline constexpr double kHoursPerMonth = 730.0;
 inline constexpr double kGB = 1e9;
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 

@@ -245,63 +245,10 @@ void Fields::finish() {
   }
 }
 
-std::optional<double> read_share_in(Fields& f, std::string_view key, double lo, double hi, bool required) {
-  return f.value(key, required, [&](const std::string& t) {
-    const double v = parse_share(t);
-    if (v < lo || v > hi) throw std::invalid_argument(fmt::format("{} is outside {:g}%..{:g}%", t, lo * 100, hi * 100));
-    return v;
-  });
-}
-
 std::optional<int> read_whole_in(Fields& f, std::string_view key, int lo, int hi, bool required) {
+  const Range range{static_cast<double>(lo), static_cast<double>(hi)};
   return f.value(key, required, [&](const std::string& t) {
-    const double v = parse_count(t);
-    if (v != std::floor(v)) throw std::invalid_argument(fmt::format("{} is not a whole number", t));
-    if (v < lo || v > hi) throw std::invalid_argument(fmt::format("{} is outside {}..{}", t, lo, hi));
-    return static_cast<int>(v);
-  });
-}
-
-std::optional<double> read_positive_count(Fields& f, std::string_view key, bool required, double max) {
-  return f.value(key, required, [&](const std::string& t) {
-    const double v = parse_count(t);
-    if (!(v > 0)) throw std::invalid_argument(fmt::format("{} must be greater than zero", t));
-    if (v > max) throw std::invalid_argument(fmt::format("{} is more than {:g}: beyond any training run", t, max));
-    return v;
-  });
-}
-
-std::optional<Seconds> read_duration_in(Fields& f, std::string_view key, bool positive, bool required) {
-  return f.value(key, required, [&](const std::string& t) {
-    const Seconds d = parse_duration(t);
-    if (d < Seconds(0) || (positive && d == Seconds(0)))
-      throw std::invalid_argument(fmt::format("{} must be {}", t, positive ? "longer than zero" : "zero or longer"));
-    return d;
-  });
-}
-
-std::optional<Bytes> read_size_in(Fields& f, std::string_view key, bool required) {
-  return f.value(key, required, [&](const std::string& t) {
-    const Bytes b = parse_size(t);
-    if (b < Bytes(0)) throw std::invalid_argument(fmt::format("{} must not be negative", t));
-    return b;
-  });
-}
-
-std::optional<BytesPerSecond> read_rate_in(Fields& f, std::string_view key, bool required) {
-  return f.value(key, required, [&](const std::string& t) {
-    const BytesPerSecond r = parse_rate(t);
-    if (!(r > BytesPerSecond(0))) throw std::invalid_argument(fmt::format("{} must be greater than zero", t));
-    return r;
-  });
-}
-
-std::optional<std::string> read_choice(Fields& f, std::string_view key, const std::vector<std::string>& choices,
-                                       bool required) {
-  return f.value(key, required, [&](const std::string& t) {
-    if (std::find(choices.begin(), choices.end(), t) == choices.end())
-      throw std::invalid_argument(fmt::format("{} not in {{{}}}", t, fmt::join(choices, ", ")));
-    return t;
+    return std::get<int>(parse_kind(ValueKind::kWhole, range, {}, t, FieldContext{}));
   });
 }
 
@@ -310,19 +257,12 @@ std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view ke
   if (!n.IsDefined()) return std::nullopt;
   std::vector<std::string> out;
   const auto add = [&](const YAML::Node& item, const std::string& text) {
-    std::string_view rest = text;
-    while (true) {
-      const std::size_t comma = rest.find(',');
-      std::string_view id = rest.substr(0, comma);
-      while (!id.empty() && id.front() == ' ') id.remove_prefix(1);
-      while (!id.empty() && id.back() == ' ') id.remove_suffix(1);
-      if (id.empty()) {
-        f.fail(item, f.field(key), fmt::format("'{}' has an empty entry", text));
-        return false;
-      }
-      out.emplace_back(id);
-      if (comma == std::string_view::npos) return true;
-      rest.remove_prefix(comma + 1);
+    try {
+      for (std::string& id : split_ids(text)) out.push_back(std::move(id));
+      return true;
+    } catch (const std::invalid_argument& e) {
+      f.fail(item, f.field(key), e.what());
+      return false;
     }
   };
   if (n.IsScalar()) {
@@ -340,14 +280,6 @@ std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view ke
     return std::nullopt;
   }
   return out;
-}
-
-std::optional<bool> read_bool(Fields& f, std::string_view key) {
-  return f.value(key, false, [](const std::string& s) {
-    if (s == "true") return true;
-    if (s == "false") return false;
-    throw std::invalid_argument(fmt::format("'{}' is not true or false", s));
-  });
 }
 
 YAML::Node section(Fields& parent, std::string_view key) {

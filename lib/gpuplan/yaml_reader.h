@@ -109,29 +109,15 @@ class Fields {
   std::vector<std::string_view> known_;
 };
 
-// Typed readers shared by the scenario and job files. Each returns nullopt
-// when the key is absent or its value is bad (the problem is recorded).
+// Typed readers for the catalog's records (scenario and job files read
+// through their field tables). Each returns nullopt when the key is absent or
+// its value is bad (the problem is recorded).
 
-/// A share ("60%" or "0.6") within [lo, hi].
-std::optional<double> read_share_in(Fields& f, std::string_view key, double lo, double hi, bool required = false);
-/// A whole count ("8", "2K") within [lo, hi].
+/// A whole count ("8", "2K") within [lo, hi], parsed as a kWhole field is.
 std::optional<int> read_whole_in(Fields& f, std::string_view key, int lo, int hi, bool required = false);
-/// A count ("7B", "1.4T", "2e12") that must be greater than zero and at most `max`.
-std::optional<double> read_positive_count(Fields& f, std::string_view key, bool required = false, double max = 1e300);
-/// A duration; `positive` refuses zero.
-std::optional<Seconds> read_duration_in(Fields& f, std::string_view key, bool positive, bool required = false);
-/// A size that must be zero or more.
-std::optional<Bytes> read_size_in(Fields& f, std::string_view key, bool required = false);
-/// A rate that must be greater than zero.
-std::optional<BytesPerSecond> read_rate_in(Fields& f, std::string_view key, bool required = false);
-/// One of `choices` (listed in the message when it is not).
-std::optional<std::string> read_choice(Fields& f, std::string_view key, const std::vector<std::string>& choices,
-                                       bool required = false);
 /// A list of ids: a YAML sequence of scalars, or one scalar of comma-separated
 /// ids ("autodl,runpod", as --set gives it). Empty ids are refused.
 std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view key);
-/// `true` or `false` (YAML 1.1's yes/no/on/off are refused: they are too easy to write by accident).
-std::optional<bool> read_bool(Fields& f, std::string_view key);
 /// A section that may be absent: an empty map then, so its reads fall back to defaults.
 YAML::Node section(Fields& parent, std::string_view key);
 

@@ -26,7 +26,6 @@ namespace {
 
 using xlsx::Style;
 
-constexpr double kHoursPerMonth = 730.0;
 
 using V = xlsx::Value;
 using Inputs = xlsx::Assumptions;

@@ -57,9 +57,7 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
   // A stale price is flagged wherever it is used, not only by `prices`.
   const Provenance* priced = nullptr;
   if (buy) priced = &s.card->price.provenance;
-  else if (const auto& p = s.offer->price(d.config.mode == PlanMode::kMonthly ? BillingMode::kMonthly
-                                          : d.config.mode == PlanMode::kSpot  ? BillingMode::kSpot
-                                                                              : BillingMode::kHourly))
+  else if (const auto& p = s.offer->price(billing(d.config.mode)))
     priced = &p->provenance;
   if (priced && priced->as_of + std::chrono::duration_cast<std::chrono::days>(ctx.stale_after) < ctx.today)
     note = fmt::format("stale price (as_of {})", format_date(priced->as_of));
@@ -283,9 +281,7 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
       l.price = s.card_price.units();
       l.server_base = s.server_base.units();
     } else {
-      const BillingMode bm = d.config.mode == PlanMode::kMonthly ? BillingMode::kMonthly
-                             : d.config.mode == PlanMode::kSpot  ? BillingMode::kSpot
-                                                                 : BillingMode::kHourly;
+      const BillingMode bm = billing(d.config.mode);
       l.price = s.prices.price(bm)->units();
       l.granularity_h = s.prices.granularity.count() / 3600.0;
       l.minimum_h = s.prices.minimum_billing.count() / 3600.0;

@@ -6,7 +6,6 @@
 
 namespace gpuplan {
 namespace {
-constexpr double kHoursPerMonth = 730.0;  // SPEC: a month is 730 h
 }
 
 const std::optional<Money>& OfferPrices::price(BillingMode mode) const {
