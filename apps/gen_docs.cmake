@@ -93,7 +93,7 @@ foreach(p IN LISTS paths)
   string(APPEND man ".SS gpuplan ${p}\n.nf\n${h_roff}.fi\n")
 endforeach()
 string(APPEND man ".SH ENVIRONMENT\n.TP\n.B NO_COLOR\nno colour, whatever --color says\n.TP\n.B GPUPLAN_TODAY\nthe date for the stale check (YYYY-MM-DD), unless --today is given\n")
-string(APPEND man ".SH SEE ALSO\nThe README and examples/ of the source (installed under share/doc/gpuplan); the JSON Schemas of the output under share/gpuplan/schemas.\n")
+string(APPEND man ".SH SEE ALSO\nThe manual (doc/manual.md), the README and examples/ of the source (installed under share/doc/gpuplan); the JSON Schemas of the output under share/gpuplan/schemas.\n")
 file(WRITE ${OUT}/gpuplan.1 "${man}")
 
 # ---- completions: each subcommand path's options

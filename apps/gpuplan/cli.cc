@@ -1,0 +1,222 @@
+#include "cli.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "gpuplan/error.h"
+#include "gpuplan/io.h"
+#include "gpuplan/suggest.h"
+
+namespace cli {
+namespace {
+
+std::string_view parent_of(std::string_view path) {
+  const std::size_t space = path.rfind(' ');
+  return space == std::string_view::npos ? std::string_view() : path.substr(0, space);
+}
+
+std::string_view leaf_of(std::string_view path) {
+  const std::size_t space = path.rfind(' ');
+  return space == std::string_view::npos ? path : path.substr(space + 1);
+}
+
+// The subcommands one level under `parent` ("" = the top level).
+std::vector<std::string_view> children(std::string_view parent) {
+  std::vector<std::string_view> names;
+  for (const Command& c : commands())
+    if (parent_of(c.path) == parent) names.push_back(leaf_of(c.path));
+  return names;
+}
+
+bool takes_value(const CLI::App& app, std::string_view arg) {
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_expected_min() == 0) continue;  // a flag
+    for (const std::string& n : o->get_lnames())
+      if (arg == "--" + n) return true;
+    for (const std::string& n : o->get_snames())
+      if (arg == "-" + n) return true;
+  }
+  return false;
+}
+
+// The words that are not options or option values: the command as typed.
+std::vector<std::string_view> command_words(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string_view> words;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a.starts_with("-")) {
+      if (a.find('=') == std::string_view::npos && takes_value(app, a)) ++i;
+      continue;
+    }
+    words.push_back(a);
+  }
+  return words;
+}
+
+bool use_color(const Flags& f) {
+  // NO_COLOR (no-color.org) wins over everything, --color always included.
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  if (f.color == "always") return true;
+  if (f.color == "never" || f.output != "-") return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string_view(term) == "dumb") return false;
+  return ::isatty(STDOUT_FILENO) == 1;
+}
+
+// The format: --format, else the -o file's extension (.csv, .tsv, .json, .md,
+// .xlsx), else a table. A workbook under another extension, or text under
+// .xlsx, is refused rather than written.
+gpuplan::Format output_format(const Flags& f, const CLI::App& app) {
+  std::string ext;
+  if (const auto dot = f.output.rfind('.'); f.output != "-" && dot != std::string::npos) ext = f.output.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (app.count("--format") == 0) {
+    for (const char* e : {"csv", "tsv", "json", "md", "xlsx"})
+      if (ext == e) return gpuplan::parse_format(e);
+    return gpuplan::Format::kTable;
+  }
+  const gpuplan::Format format = gpuplan::parse_format(f.format);
+  if ((ext == "xlsx") != (format == gpuplan::Format::kXlsx) && !f.field)
+    throw gpuplan::UsageError(fmt::format("--format {} does not go into {} (use --format {} or another file name)",
+                                          f.format, f.output,
+                                          ext == "xlsx"            ? "xlsx"
+                                          : f.format == "xlsx"     ? "a .xlsx name"
+                                                                   : f.format));
+  return format;
+}
+
+void emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Command& cmd) {
+  const gpuplan::Format format = output_format(f, app);
+  if (f.quiet && format != gpuplan::Format::kJson) report.notes.clear();
+  const std::string text = f.field ? gpuplan::field_value(report, *f.field)
+                                   : gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f)});
+  if (f.output == "-") {
+    // A workbook is binary: it goes to a file or a pipe, never to a terminal.
+    if (format == gpuplan::Format::kXlsx && !f.field && ::isatty(STDOUT_FILENO) == 1)
+      throw gpuplan::UsageError("--format xlsx writes a binary workbook: give -o FILE.xlsx");
+    gpuplan::write_stdout(text);
+    return;
+  }
+  std::vector<std::string> inputs = f.global.catalog_files;
+  if (cmd.inputs)
+    for (std::string& file : cmd.inputs(f)) inputs.push_back(std::move(file));
+  gpuplan::write_output_file(f.output, text, inputs);
+}
+
+void print_problem(const gpuplan::InputError& e) { fmt::print(stderr, "gpuplan: {}\n", e.what()); }
+
+int dispatch(const CLI::App& app, const std::vector<CLI::App*>& subs, const Flags& f) {
+  const auto all = commands();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].run || !subs[i]->parsed()) continue;
+    Outcome out = all[i].run(f);
+    for (const gpuplan::InputError& p : out.problems) print_problem(p);
+    emit(f, std::move(out.report), app, all[i]);
+    return out.exit_code;
+  }
+  return kUsage;
+}
+
+}  // namespace
+
+void add_global_options(CLI::App& app, Flags& f) {
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.footer("\nExit status:\n"
+             "  0  success\n"
+             "  1  internal error (a bug: please report it with the command line)\n"
+             "  2  usage error: unknown flag or subcommand, a flag value not in its set\n"
+             "  3  bad input: a file, a value or a flag's content (the message names file, line, column, field)\n"
+             "  4  nothing feasible: plan found no configuration within the deadline and the budget\n"
+             "\nEvery subcommand has --help with examples. Documentation: doc/manual.md; man gpuplan.");
+  app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION);
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return fmt::format("gpuplan: {}\nRun with --help for more information.\n", e.what());
+  });
+  app.add_option("--catalog", f.global.catalog_files,
+                 "catalog YAML merged over the built-in one by id (repeatable; later wins)");
+  app.add_flag("--no-default-catalog", f.global.no_default_catalog, "start from an empty catalog");
+  app.add_option("--currency", f.global.currency,
+                 "display currency (default: the scenario's, else CNY), converted with the catalog's dated FX rates");
+  app.add_option("--format", f.format, "output format")
+      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "md", "xlsx"}))
+      ->capture_default_str();
+  app.add_option("-o,--output", f.output,
+                 "write to FILE (whole or not at all); - is stdout; without --format, the name's extension "
+                 "(.csv .tsv .json .md .xlsx) picks the format")
+      ->capture_default_str();
+  app.add_option("--color", f.color, "colour on a terminal: auto, always, never (NO_COLOR is honoured)")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  app.add_flag("-q,--quiet", f.quiet, "no notes under tables, nothing but the result");
+  app.add_option("--field", f.field, "print one value of the JSON result, e.g. break_even.month or options.0.total_cny");
+  app.add_option("--today", f.global.today,
+                 "evaluate staleness as of this date, YYYY-MM-DD (default: $GPUPLAN_TODAY, else today in UTC)");
+  app.add_option("--stale-after", f.global.stale_after, "flag prices older than this (default: catalog, 180d)");
+}
+
+std::vector<CLI::App*> add_commands(CLI::App& app, Flags& f, const Command* wanted) {
+  std::vector<CLI::App*> subs;
+  for (const Command& c : commands()) {
+    CLI::App* parent = &app;
+    for (std::size_t i = 0; i < subs.size(); ++i)
+      if (commands()[i].path == parent_of(c.path)) parent = subs[i];
+    CLI::App* sub = parent->add_subcommand(std::string(leaf_of(c.path)), std::string(c.description));
+    sub->footer(fmt::format("\nExamples:\n{}", c.examples));
+    if (!c.run) sub->require_subcommand(1);
+    if (c.options && (!wanted || wanted == &c)) c.options(*sub, f);
+    subs.push_back(sub);
+  }
+  return subs;
+}
+
+const Command* invoked_command(const CLI::App& app, int argc, char** argv, std::string* misspelt) {
+  const Command* found = nullptr;
+  std::string path;
+  for (const std::string_view word : command_words(app, argc, argv)) {
+    const std::vector<std::string_view> names = children(path);
+    if (names.empty()) break;  // a command's own arguments from here on
+    if (std::find(names.begin(), names.end(), word) == names.end()) {
+      if (found && found->run) break;  // a positional argument of the command
+      const std::string_view near = gpuplan::nearest(word, names);
+      *misspelt = fmt::format("'{}' is not a {}subcommand{}", word, path.empty() ? "" : path + " ",
+                              near.empty() ? "" : fmt::format("; did you mean '{}'?", near));
+      return nullptr;
+    }
+    path = path.empty() ? std::string(word) : path + " " + std::string(word);
+    for (const Command& c : commands())
+      if (c.path == path) found = &c;
+  }
+  return found;
+}
+
+int run(const CLI::App& app, const std::vector<CLI::App*>& subs, Flags& f) {
+  // GPUPLAN_TODAY pins "today" for reproducible output (tests, the manual's tour).
+  if (!f.global.today) {
+    const char* today = std::getenv("GPUPLAN_TODAY");
+    if (today != nullptr && *today != '\0') f.global.today = today;
+  }
+  try {
+    return dispatch(app, subs, f);
+  } catch (const gpuplan::InputErrors& e) {
+    for (const gpuplan::InputError& p : e.problems()) print_problem(p);
+    return kBadInput;
+  } catch (const gpuplan::InputError& e) {
+    print_problem(e);
+    return kBadInput;
+  } catch (const gpuplan::FitError& e) {
+    fmt::print(stderr, "gpuplan: {}\n", e.what());
+    return kBadInput;
+  } catch (const gpuplan::UsageError& e) {
+    fmt::print(stderr, "gpuplan: {}\n", e.what());
+    return kUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpuplan: internal error: {}\n", e.what());
+    return kFailure;
+  }
+}
+
+}  // namespace cli

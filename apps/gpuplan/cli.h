@@ -1,0 +1,86 @@
+// The command-line shell around the library: flags, the one command table
+// (every subcommand, nested ones included, like ninja's kTools), output to
+// stdout or a file, and exit codes. Help, "did you mean", lazy option
+// registration and the input files that -o must not overwrite all come from
+// the table in commands.cc.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/commands/compare.h"
+#include "gpuplan/commands/estimate.h"
+#include "gpuplan/commands/fit.h"
+#include "gpuplan/commands/plan.h"
+#include "gpuplan/commands/prices.h"
+#include "gpuplan/commands/sensitivity.h"
+#include "gpuplan/context.h"
+#include "gpuplan/report.h"
+
+namespace cli {
+
+enum ExitCode : int { kOk = 0, kFailure = 1, kUsage = 2, kBadInput = 3, kInfeasible = 4 };
+
+/// Every flag of every command, parsed once.
+struct Flags {
+  gpuplan::GlobalOptions global;
+  std::string format = "table";
+  std::string output = "-";
+  std::string color = "auto";
+  bool quiet = false;
+  std::optional<std::string> field;
+  gpuplan::PricesQuery prices;
+  gpuplan::CompareQuery compare;
+  gpuplan::EstimateQuery estimate;
+  gpuplan::ScalingQuery scaling;
+  gpuplan::ProgressQuery progress;
+  gpuplan::MfuQuery mfu;
+  gpuplan::PlanQuery plan;
+  gpuplan::SensitivityQuery sensitivity;
+  bool no_chart = false;
+  std::vector<std::string> gpu_filters;
+  std::vector<std::string> validate_files;
+};
+
+/// What a command produced: a report, problems to print first, and its exit code.
+struct Outcome {
+  gpuplan::Report report;
+  std::vector<gpuplan::InputError> problems{};
+  int exit_code = kOk;
+};
+
+/// One row per command. A row without `run` is a group ("fit", "catalog")
+/// whose rows below it ("fit scaling") are its subcommands.
+struct Command {
+  std::string_view path;         ///< "compare", "fit scaling"
+  std::string_view description;  ///< one line, for --help
+  std::string_view examples;     ///< the help footer's examples
+  void (*options)(CLI::App&, Flags&) = nullptr;
+  Outcome (*run)(const Flags&) = nullptr;
+  /// The files the command reads (besides --catalog), which -o must not overwrite.
+  std::vector<std::string> (*inputs)(const Flags&) = nullptr;
+};
+
+std::span<const Command> commands();
+
+/// The global options, the program's help and exit-status footer.
+void add_global_options(CLI::App& app, Flags& f);
+
+/// Registers every command of the table under `app`; only `wanted`'s options
+/// are defined (each CLI11 option costs start-up time), all when it is null.
+/// Returns the CLI11 subcommand of each row, in table order.
+std::vector<CLI::App*> add_commands(CLI::App& app, Flags& f, const Command* wanted);
+
+/// The command the arguments name (the deepest row), or null. A word that is
+/// no command (or no subcommand of a group) is a usage error with the nearest
+/// name suggested, returned as the message to print.
+const Command* invoked_command(const CLI::App& app, int argc, char** argv, std::string* misspelt);
+
+/// Runs the parsed command and prints its result; maps every outcome to an exit code.
+int run(const CLI::App& app, const std::vector<CLI::App*>& subs, Flags& f);
+
+}  // namespace cli

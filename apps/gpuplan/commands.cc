@@ -1,0 +1,247 @@
+// The command table: every subcommand's flags, how it runs, and which files
+// it reads. Everything a command computes, including the tables it prints,
+// lives in lib/; a row here only connects flags to a library call.
+#include <array>
+
+#include "cli.h"
+#include "gpuplan/commands/catalog_validate.h"
+#include "gpuplan/commands/gpus.h"
+
+namespace cli {
+namespace {
+
+using gpuplan::Context;
+
+Outcome with_context(const Flags& f, gpuplan::Report (*body)(const Context&, const Flags&)) {
+  const Context ctx = gpuplan::make_context(f.global);
+  return Outcome{body(ctx, f)};
+}
+
+std::vector<std::string> some(std::initializer_list<const std::string*> files) {
+  std::vector<std::string> out;
+  for (const std::string* p : files)
+    if (p && !p->empty()) out.push_back(*p);
+  return out;
+}
+
+// ---- compare ----
+
+void compare_options(CLI::App& sub, Flags& f) {
+  sub.add_option("scenario", f.compare.scenario_file, "scenario YAML (default: built-in defaults)");
+  sub.add_option("--set", f.compare.sets, "override a scenario field: path.to.field=VALUE (repeatable)");
+  sub.add_flag("--monthly", f.compare.monthly, "show the month-by-month cash flow (and export it as CSV)");
+  sub.add_flag("--chart", f.compare.chart, "cumulative cost per option as a terminal chart");
+}
+Outcome compare_run(const Flags& f) {
+  return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::compare_report(c, fl.compare); });
+}
+std::vector<std::string> compare_inputs(const Flags& f) { return some({&f.compare.scenario_file}); }
+
+// ---- estimate ----
+
+void estimate_options(CLI::App& sub, Flags& f) {
+  sub.add_option("job", f.estimate.job_file, "job YAML (default: built-in defaults)");
+  sub.add_option("--set", f.estimate.sets, "override a job field: path.to.field=VALUE (repeatable)");
+  sub.add_option("--mfu", f.estimate.mfu, "model FLOPs utilisation, e.g. 40% (from `gpuplan fit mfu`)");
+  sub.add_option("--gpu", f.estimate.gpu, "GPU id (overrides cluster.gpu)");
+  sub.add_option("--gpus", f.estimate.gpus, "card count (overrides cluster.gpus)");
+}
+Outcome estimate_run(const Flags& f) {
+  return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::estimate_report(c, fl.estimate); });
+}
+std::vector<std::string> estimate_inputs(const Flags& f) { return some({&f.estimate.job_file}); }
+
+// ---- plan (its flags are sensitivity's too, for a job file) ----
+
+void plan_flags(CLI::App& sub, gpuplan::PlanQuery& q) {
+  sub.add_option("--set", q.sets, "override a field: path.to.field=VALUE (repeatable)");
+  sub.add_option("--deadline", q.deadline, "finish within this long (10d, 36h) or by this date (2026-12-20)");
+  sub.add_option("--budget", q.budget, "spend at most this much (200000, or 30000 USD)");
+  // Flag functions see --flag=false as a negative count: it overrides the file's `true`.
+  sub.add_flag_function("--allow-spot", [&q](std::int64_t n) { q.allow_spot = n > 0; },
+                        "consider spot (preemptible) capacity (--allow-spot=false: not, whatever the file says)");
+  sub.add_flag_function("--include-buy", [&q](std::int64_t n) { q.include_buy = n > 0; },
+                        "consider buying the cards, after the purchase lead time (=false: not)");
+  sub.add_option("--gpu", q.gpus, "GPU ids or families to consider (default: all)")->delimiter(',');
+  sub.add_option("--provider", q.providers, "providers to consider (default: all)")->delimiter(',');
+  sub.add_option("--region", q.regions, "regions to consider (default: all)")->delimiter(',');
+  sub.add_option("--max-gpus", q.max_gpus, "the most cards to consider (default 1024)");
+  sub.add_option("--objective", q.objective, "cost (default) or time")->check(CLI::IsMember({"cost", "time"}));
+  sub.add_option("--confidence", q.confidence, "a spot plan must meet the deadline this often (default 90%)");
+  sub.add_option("--mfu", q.mfu, "model FLOPs utilisation on every GPU, e.g. 40% (from `gpuplan fit mfu`)");
+  sub.add_option("--scaling", q.scaling_file, "a saved scaling fit (gpuplan fit scaling … --format json -o FILE)");
+  sub.add_option("--trials", q.trials, "Monte Carlo runs per spot plan (default 1000)");
+  sub.add_option("--seed", q.seed, "Monte Carlo seed (default 1)");
+}
+void plan_options(CLI::App& sub, Flags& f) {
+  sub.add_option("job", f.plan.job_file, "job YAML (default: built-in defaults)");
+  plan_flags(sub, f.plan);
+  sub.add_flag("--explain", f.plan.explain, "say why notable configurations were rejected");
+}
+Outcome plan_run(const Flags& f) {
+  const Context ctx = gpuplan::make_context(f.global);
+  gpuplan::PlanOutcome o = gpuplan::plan_report(ctx, f.plan);
+  return Outcome{std::move(o.report), {}, o.feasible ? kOk : kInfeasible};
+}
+std::vector<std::string> plan_inputs(const Flags& f) {
+  return some({&f.plan.job_file, f.plan.scaling_file ? &*f.plan.scaling_file : nullptr});
+}
+
+// ---- sensitivity ----
+
+void sensitivity_options(CLI::App& sub, Flags& f) {
+  sub.add_option("file", f.sensitivity.file, "scenario or job YAML (default: the built-in scenario)");
+  sub.add_option("--range", f.sensitivity.range, "how far each input moves, e.g. 20% (default)");
+  plan_flags(sub, f.sensitivity.plan);
+}
+Outcome sensitivity_run(const Flags& f) {
+  return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::sensitivity_report(c, fl.sensitivity); });
+}
+std::vector<std::string> sensitivity_inputs(const Flags& f) {
+  const auto& scaling = f.sensitivity.plan.scaling_file;
+  return some({&f.sensitivity.file, scaling ? &*scaling : nullptr});
+}
+
+// ---- prices, gpus ----
+
+void prices_options(CLI::App& sub, Flags& f) {
+  sub.add_option("--gpu", f.prices.gpus, "GPU id or family (A100 matches A100-40G, A100-80G, ...)")->delimiter(',');
+  sub.add_option("--provider", f.prices.providers, "provider id (see the provider column)")->delimiter(',');
+  sub.add_option("--region", f.prices.regions, "region")->delimiter(',');
+  sub.add_option("--mode", f.prices.modes, "billing mode: hourly, monthly, spot")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"hourly", "monthly", "spot"}));
+  sub.add_option("--sort", f.prices.sort, "sort key: gpu_hour (default), price, provider, gpu, as_of")
+      ->check(CLI::IsMember(gpuplan::kPriceSortKeys));
+  sub.add_flag("--stale", f.prices.stale_only, "only prices older than --stale-after");
+}
+Outcome prices_run(const Flags& f) {
+  return with_context(f, [](const Context& c, const Flags& fl) {
+    gpuplan::PricesQuery q = fl.prices;
+    q.brief = !fl.field && (fl.format == "table" || fl.format == "md");
+    return gpuplan::prices_report(c, q);
+  });
+}
+
+void gpus_options(CLI::App& sub, Flags& f) {
+  sub.add_option("--gpu", f.gpu_filters, "GPU id or family")->delimiter(',');
+}
+Outcome gpus_run(const Flags& f) {
+  return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::gpus_report(c, fl.gpu_filters); });
+}
+
+// ---- catalog validate ----
+
+void validate_options(CLI::App& sub, Flags& f) {
+  sub.add_option("files", f.validate_files, "catalog YAML files")->required();
+}
+Outcome validate_run(const Flags& f) {
+  gpuplan::ValidationResult r = gpuplan::validate_catalogs(f.validate_files, !f.global.no_default_catalog);
+  const int rc = r.problems.empty() ? kOk : kBadInput;
+  return Outcome{std::move(r.report), std::move(r.problems), rc};
+}
+std::vector<std::string> validate_inputs(const Flags& f) { return f.validate_files; }
+
+// ---- fit scaling | progress | mfu ----
+
+void scaling_options(CLI::App& sub, Flags& f) {
+  sub.add_option("data", f.scaling.file, "CSV with a GPU-count and a throughput column (- is stdin)")->required();
+  sub.add_option("--x", f.scaling.x, "GPU-count column")->capture_default_str();
+  sub.add_option("--y", f.scaling.y, "throughput column")->capture_default_str();
+  sub.add_option("--predict", f.scaling.predict, "GPU counts to predict, e.g. 16,32,64")->delimiter(',');
+  sub.add_option("--model", f.scaling.model, "usl, amdahl or both")
+      ->check(CLI::IsMember({"usl", "amdahl", "both"}))
+      ->capture_default_str();
+  sub.add_flag("--no-chart", f.no_chart, "leave out the terminal chart");
+}
+Outcome scaling_run(const Flags& f) {
+  return with_context(f, [](const Context& c, const Flags& fl) {
+    gpuplan::ScalingQuery q = fl.scaling;
+    q.chart = !fl.no_chart;
+    return gpuplan::fit_scaling_report(c, q);
+  });
+}
+std::vector<std::string> scaling_inputs(const Flags& f) { return some({&f.scaling.file}); }
+
+void progress_options(CLI::App& sub, Flags& f) {
+  sub.add_option("log", f.progress.file, "CSV with step and elapsed-time columns (- is stdin)")->required();
+  sub.add_option("--step", f.progress.step, "step column")->capture_default_str();
+  sub.add_option("--time", f.progress.time, "elapsed-seconds or timestamp column");
+  sub.add_option("--total-steps", f.progress.total_steps, "the full run's steps, for the ETA");
+  sub.add_option("--total-tokens", f.progress.total_tokens, "the full run's tokens (with --tokens-per-step)");
+  sub.add_option("--tokens-per-step", f.progress.tokens_per_step, "tokens per step");
+}
+Outcome progress_run(const Flags& f) {
+  return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::fit_progress_report(c, fl.progress); });
+}
+std::vector<std::string> progress_inputs(const Flags& f) { return some({&f.progress.file}); }
+
+void mfu_options(CLI::App& sub, Flags& f) {
+  sub.add_option("--gpu", f.mfu.gpu, "GPU id")->required();
+  sub.add_option("--gpus", f.mfu.gpus, "cards in the measured run")->required();
+  sub.add_option("--precision", f.mfu.precision, "fp32, tf32, bf16, fp16, fp8")->capture_default_str();
+  sub.add_option("--parameters", f.mfu.parameters, "model parameters, e.g. 7B");
+  sub.add_option("--tokens-per-second", f.mfu.tokens_per_second, "measured tokens/s of the whole job");
+  sub.add_option("--samples-per-second", f.mfu.samples_per_second, "measured samples/s of the whole job");
+  sub.add_option("--flops-per-sample", f.mfu.flops_per_sample, "forward FLOPs per sample");
+}
+Outcome mfu_run(const Flags& f) {
+  return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::fit_mfu_report(c, fl.mfu); });
+}
+
+const std::array kCommands = {
+    Command{"compare", "Buy vs rent (hourly, monthly, spot, hybrid): totals, NPV, cost per used GPU-hour, break-even",
+            "  gpuplan compare                      # built-in defaults: 8×A100-80G team in Qingdao\n"
+            "  gpuplan compare examples/qingdao-8xa100.yaml --chart\n"
+            "  gpuplan compare examples/qingdao-8xa100.yaml --set workload.utilisation=30% --format json\n"
+            "  gpuplan compare examples/qingdao-8xa100.yaml --monthly --format csv -o cashflow.csv",
+            compare_options, compare_run, compare_inputs},
+    Command{"estimate", "Training time and cost: FLOPs, memory fit, step-time breakdown and bottleneck, cost per offer",
+            "  gpuplan estimate                     # built-in defaults: 7B full fine-tune on 8×A100-80G\n"
+            "  gpuplan estimate examples/finetune-7b-a100.yaml\n"
+            "  gpuplan estimate examples/pretrain-1b-h800.yaml --set cluster.network=eth_1g\n"
+            "  gpuplan estimate examples/vision-4090.yaml --mfu 35% --format csv",
+            estimate_options, estimate_run, estimate_inputs},
+    Command{"plan", "Capacity search: every offer × card count × billing mode against a deadline and a budget",
+            "  gpuplan plan examples/plan-deadline.yaml\n"
+            "  gpuplan plan examples/finetune-7b-a100.yaml --deadline 2d --budget 5000 --allow-spot\n"
+            "  gpuplan plan JOB.yaml --deadline 2026-12-20 --budget 200000 --include-buy --explain\n"
+            "  gpuplan plan JOB.yaml --scaling scaling.json --objective time --format csv -o frontier.csv",
+            plan_options, plan_run, plan_inputs},
+    Command{"sensitivity", "Which inputs move the decision: each input varied ±20%, ranked (tornado), flips marked",
+            "  gpuplan sensitivity examples/qingdao-8xa100.yaml            # buy vs rent: what decides it\n"
+            "  gpuplan sensitivity examples/qingdao-8xa100.yaml --range 30% --format csv\n"
+            "  gpuplan sensitivity examples/plan-deadline.yaml             # a job: what moves the plan",
+            sensitivity_options, sensitivity_run, sensitivity_inputs},
+    Command{"prices", "Rental offers: price per instance and per GPU-hour, by billing mode, with source and date",
+            "  gpuplan prices --gpu A100-80G --mode hourly --sort gpu_hour\n"
+            "  gpuplan prices --provider autodl,runpod --currency USD --format csv",
+            prices_options, prices_run},
+    Command{"gpus", "GPU hardware: memory, bandwidth, dense TFLOPS per precision, TDP, interconnect",
+            "  gpuplan gpus\n  gpuplan gpus --gpu H100 --format json", gpus_options, gpus_run},
+    Command{"catalog", "Catalog tools", "  gpuplan catalog validate examples/team-quotes.yaml"},
+    Command{"catalog validate", "Check catalog files; report every problem as FILE:LINE:COL: field: what is wrong",
+            "  gpuplan catalog validate my-prices.yaml\n"
+            "  gpuplan catalog validate --no-default-catalog full-catalog.yaml",
+            validate_options, validate_run, validate_inputs},
+    Command{"fit", "Fit measured runs: scaling (Amdahl, USL), progress (rate, ETA), MFU",
+            "  gpuplan fit scaling examples/scaling-a100.csv --predict 32,64\n"
+            "  gpuplan fit progress examples/trial-progress.csv --total-steps 20000\n"
+            "  gpuplan fit mfu --gpu A100-80G --gpus 8 --parameters 7B --tokens-per-second 23000"},
+    Command{"fit scaling", "Amdahl and USL fits of throughput against GPU count",
+            "  gpuplan fit scaling examples/scaling-a100.csv --predict 32,64\n"
+            "  gpuplan fit scaling runs.csv --x nodes --y samples_per_s --format json -o scaling.json",
+            scaling_options, scaling_run, scaling_inputs},
+    Command{"fit progress", "Rate and ETA from a training log (step, elapsed seconds or timestamp)",
+            "  gpuplan fit progress examples/trial-progress.csv --total-steps 20000", progress_options, progress_run,
+            progress_inputs},
+    Command{"fit mfu", "The MFU a measured throughput implies (for estimate --mfu)",
+            "  gpuplan fit mfu --gpu A100-80G --gpus 8 --parameters 7B --tokens-per-second 23000", mfu_options,
+            mfu_run},
+};
+
+}  // namespace
+
+std::span<const Command> commands() { return kCommands; }
+
+}  // namespace cli
