@@ -316,299 +316,357 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
   return d;
 }
 
-PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConverter& fx) {
+namespace {
+
+// What every phase of a plan looks at: the inputs, the job's model and the limits.
+struct Search {
+  const PlanInputs& in;
+  const TrainingModel& model;
+  const Catalog& catalog;
+  Currency currency;
+  double deadline_h;     ///< infinite without a deadline
+  std::int64_t budget;   ///< micro-units; the largest value without a budget
+
+  // How far a configuration misses: the smallest relaxation of the binding
+  // constraints that would admit it, max(cost / budget, finish / deadline).
+  double excess(const PlanConfig& c) const {
+    double x = 0;
+    if (in.budget && in.budget->micros() > 0)
+      x = std::max(x, static_cast<double>(c.cost_micros) / static_cast<double>(budget));
+    if (in.deadline && deadline_h > 0) x = std::max(x, c.finish_hours / deadline_h);
+    return x;
+  }
+};
+
+void validate(const PlanInputs& in) {
   if (in.max_gpus < 1) throw std::invalid_argument("max_gpus must be at least 1");
   if (!(in.confidence > 0 && in.confidence <= 1)) throw std::invalid_argument("confidence must be within (0, 1]");
   if (in.trials < 1) throw std::invalid_argument("trials must be at least 1");
+}
+
+void reject(PlanResult& r, Rejection why, std::int64_t n = 1) { r.rejected[static_cast<std::size_t>(why)] += n; }
+
+// One source: every card count (multiples of its instance size) × mode.
+void search_source(const Search& s, PlanResult& r, std::size_t si) {
+  const PlanInputs& in = s.in;
+  const PlanSource& src = r.sources[si];
+  const std::vector<PlanMode> modes = modes_of(src, in.allow_spot);
+  const auto nmodes = static_cast<std::int64_t>(modes.size());
+  const int stride = src.offer ? src.offer->gpus : 1;
+  const std::int64_t counts = in.max_gpus / stride;
+  r.evaluated += counts * nmodes;
+  const double per_gpu = achieved(s.model, *src.gpu, in);
+  if (per_gpu <= 0) return reject(r, Rejection::kPrecision, counts * nmodes);
+  const MeasuredScaling* measured = in.scaling ? &*in.scaling : nullptr;
+  for (std::int64_t k = 1; k <= counts; ++k) {
+    const int n = static_cast<int>(k) * stride;
+    // Every larger count fails the same way.
+    if (n > s.model.max_gpus()) return reject(r, Rejection::kBatch, (counts - k + 1) * nmodes);
+    const int zero = s.model.fitting_zero_stage(*src.gpu, n, in.cluster.usable_memory);
+    if (zero < 0) {
+      reject(r, Rejection::kMemory, nmodes);
+      continue;
+    }
+    const StepBreakdown st = s.model.step(shape_of(in, src, n, zero), per_gpu, measured);
+    for (const PlanMode m : modes) {
+      const Evaluation e = evaluate(in, src, m, n, st, s.model.steps());
+      if (e.rejected) {
+        reject(r, *e.rejected);
+        continue;
+      }
+      const PlanConfig c{e.finish_hours, e.cost.micros(), static_cast<std::uint16_t>(si), m,
+                         static_cast<std::int8_t>(zero), n};
+      r.valid.push_back(c);
+      if (c.finish_hours > s.deadline_h) reject(r, Rejection::kDeadline);
+      else if (c.cost_micros > s.budget) reject(r, Rejection::kBudget);
+      else r.feasible.push_back(c);
+    }
+  }
+}
+
+// Every source × count × mode: the valid configurations, the feasible ones and why the rest failed.
+void search(const Search& s, PlanResult& r) {
+  std::size_t upper = 0;  // configurations at most, so the vectors grow once
+  for (const PlanSource& src : r.sources)
+    upper += static_cast<std::size_t>(s.in.max_gpus / (src.offer ? src.offer->gpus : 1)) *
+             modes_of(src, s.in.allow_spot).size();
+  r.valid.reserve(upper);
+  r.feasible.reserve(upper);
+  for (std::size_t si = 0; si < r.sources.size(); ++si) search_source(s, r, si);
+}
+
+// The recommendation: the best plan for the objective; a spot plan only if it
+// meets the deadline with the required confidence (Monte Carlo). Candidates
+// come off a heap, so only as many are ordered as are looked at. Returns the
+// first spot plan passed over as too risky.
+std::optional<PlanDetail> recommend(const Search& s, PlanResult& r) {
+  const PlanInputs& in = s.in;
+  std::vector<PlanConfig> heap = r.feasible;
+  const auto worse = [&](const PlanConfig& a, const PlanConfig& b) { return before(b, a, in.objective); };
+  std::make_heap(heap.begin(), heap.end(), worse);
+  int simulated = 0;
+  std::optional<PlanDetail> risky;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), worse);
+    const PlanConfig c = heap.back();
+    heap.pop_back();
+    if (c.mode != PlanMode::kSpot || !in.deadline) {
+      r.recommended = describe(in, r, c);
+      break;
+    }
+    if (simulated >= kMaxSpotSimulations) continue;
+    ++simulated;
+    PlanDetail d = describe(in, r, c);
+    if (!d.simulation || d.simulation->probability >= in.confidence) {
+      r.recommended = std::move(d);
+      break;
+    }
+    if (!risky) risky = std::move(d);
+  }
+  return risky;
+}
+
+// Per GPU-hour, the cheapest price among the sources that can run the job (the
+// "obvious" choice), and its best configuration, feasible or not.
+struct CheapestCard {
+  const PlanSource* source = nullptr;
+  PlanMode mode = PlanMode::kHourly;
+  double rate = std::numeric_limits<double>::infinity();
+  std::optional<PlanConfig> best{};
+  std::string text(Currency currency) const {
+    return fmt::format("{} on {} at {:.2f} {}/GPU-h ({})", source->gpu->id, source->offer->provider, rate,
+                       currency.code(), to_string(mode));
+  }
+};
+
+CheapestCard cheapest_card(const Search& s, const PlanResult& r) {
+  CheapestCard cc;
+  for (const PlanSource& src : r.sources)
+    for (const PlanMode m : modes_of(src, s.in.allow_spot))
+      if (const auto rate = gpu_hour_price(src, m); rate && *rate < cc.rate && s.model.achieved_flops(*src.gpu) > 0) {
+        cc.rate = *rate;
+        cc.source = &src;
+        cc.mode = m;
+      }
+  for (const PlanConfig& c : r.valid)
+    if (cc.source && &r.sources[c.source] == cc.source && c.mode == cc.mode &&
+        (!cc.best || before(c, *cc.best, s.in.objective)))
+      cc.best = c;
+  return cc;
+}
+
+// Why a GPU has no valid configuration at all: no tensor rate, or the memory
+// needs more cards than the batch keeps busy or --max-gpus allows.
+std::string unrunnable(const Search& s, const Gpu& g) {
+  const PlanInputs& in = s.in;
+  if (s.model.achieved_flops(g) <= 0)
+    return fmt::format("{} has no {} tensor rate in the catalog", g.id, to_string(in.job.precision));
+  Job z3 = in.job;
+  z3.zero_stage = 3;
+  const auto need = minimum_gpus(z3, g, 1 << 20, in.cluster.usable_memory);
+  const int limit = std::min<int>(in.max_gpus, static_cast<int>(std::min(s.model.max_gpus(), 1e9)));
+  if (!need) return "it does not fit in memory even with ZeRO-3 on any count";
+  return fmt::format("it needs {} cards with ZeRO-3 to fit in memory, more than {} ({})", *need, limit,
+                     s.model.max_gpus() < in.max_gpus ? "the global batch keeps busy" : "--max-gpus");
+}
+
+// A feasible configuration that was not recommended: what it costs or loses against the recommendation.
+std::string feasible_but(const Search& s, const PlanResult& r, const PlanConfig& c, const PlanDetail& d) {
+  const PlanInputs& in = s.in;
+  const PlanDetail& best = *r.recommended;
+  const Money more = d.cost - best.cost;
+  if (c.mode == PlanMode::kSpot && in.deadline && more.micros() < 0)
+    return fmt::format("is cheaper ({}) but on spot, too likely to be late for the {:.0f}% confidence required",
+                       money_text(d.cost), in.confidence * 100);
+  if (in.objective == Objective::kCost || more.micros() > 0)
+    return fmt::format("is feasible but costs {} ({} more than the recommendation) and finishes in {}",
+                       money_text(d.cost), money_text(more), hours_text(c.finish_hours));
+  return fmt::format("is feasible but finishes in {} ({} later than the recommendation)", hours_text(c.finish_hours),
+                     hours_text(c.finish_hours - best.finish_hours));
+}
+
+// Why a configuration was not chosen: the limit it breaks, or what it loses.
+std::string why_not(const Search& s, const PlanResult& r, const PlanConfig& c) {
+  const PlanDetail d = describe(s.in, r, c, false);
+  std::string out;
+  if (c.finish_hours > s.deadline_h)
+    out = fmt::format("would finish in {}, {} after the deadline", hours_text(c.finish_hours),
+                      hours_text(c.finish_hours - s.deadline_h));
+  if (c.cost_micros > s.budget)
+    out += fmt::format("{}would cost {}, {} over budget", out.empty() ? "" : " and ", money_text(d.cost),
+                       money_text(Money::from_micros(c.cost_micros - s.budget, s.currency)));
+  if (out.empty() && r.recommended) out = feasible_but(s, r, c, d);
+  if (c.zero_stage > s.in.job.zero_stage) out += fmt::format(" (it needs ZeRO-{} on {} cards)", c.zero_stage, c.gpus);
+  return out;
+}
+
+// The sentence under the plan: what is recommended and why, what the
+// too-risky spot plan and the cheapest card per hour would have done.
+std::string recommendation(const Search& s, const PlanResult& r, const std::optional<PlanDetail>& risky,
+                           const CheapestCard& cheap) {
+  const PlanInputs& in = s.in;
+  if (!r.recommended) {
+    if (r.feasible.empty()) return {};
+    return fmt::format(
+        "No plan meets the deadline with {:.0f}% confidence: every feasible plan is on spot capacity and too likely "
+        "to be late. Loosen the deadline, lower --confidence, or leave out --allow-spot.",
+        in.confidence * 100);
+  }
+  const PlanDetail& d = *r.recommended;
+  const std::string why = in.objective == Objective::kCost ? "the cheapest plan" : "the fastest plan";
+  std::vector<std::string> limits;
+  if (in.deadline) limits.push_back(fmt::format("finishes {} before the deadline", hours_text(s.deadline_h - d.finish_hours)));
+  if (in.budget) limits.push_back(fmt::format("{} under budget", money_text(*in.budget - d.cost)));
+  std::string sentence = fmt::format("Recommended: {}, done in {} for {}: {}{}{}.", label(d), hours_text(d.finish_hours),
+                                     money_text(d.cost), why, limits.empty() ? "" : " that ",
+                                     fmt::format("{}", fmt::join(limits, " and ")));
+  if (risky && in.deadline)
+    sentence += fmt::format(" Cheaper on spot, {} meets the deadline in only {:.1f}% of {} simulated runs (below the "
+                            "{:g}% required).",
+                            label(*risky), risky->simulation->probability * 100, risky->simulation->trials,
+                            in.confidence * 100);
+  if (cheap.source && &r.sources[d.config.source] != cheap.source)
+    sentence += cheap.best ? fmt::format(" The cheapest card per hour, {}, {}.", cheap.text(s.currency),
+                                         why_not(s, r, *cheap.best))
+                           : fmt::format(" The cheapest card per hour, {}, cannot run this job: {}.",
+                                         cheap.text(s.currency), unrunnable(s, *cheap.source->gpu));
+  return sentence;
+}
+
+// Nothing feasible: the configurations that miss by the least (three different
+// offers, then the cheapest and the fastest if they are not among them) and
+// what each would need.
+std::vector<NearMiss> near_misses(const Search& s, const PlanResult& r) {
+  const PlanInputs& in = s.in;
+  std::vector<PlanConfig> v = r.valid;
+  std::sort(v.begin(), v.end(), [&](const auto& a, const auto& b) {
+    const double ea = s.excess(a), eb = s.excess(b);
+    return ea != eb ? ea < eb : before(a, b, in.objective);
+  });
+  // A count more or less on the same offer is no news.
+  std::vector<PlanConfig> picks;
+  const auto add_if_new = [&](const PlanConfig& c) {
+    if (std::none_of(picks.begin(), picks.end(),
+                     [&](const PlanConfig& p) { return p.source == c.source && p.mode == c.mode; }))
+      picks.push_back(c);
+  };
+  for (const PlanConfig& c : v) {
+    if (picks.size() == 3) break;
+    add_if_new(c);
+  }
+  for (const Objective o : {Objective::kCost, Objective::kTime})
+    add_if_new(*std::min_element(r.valid.begin(), r.valid.end(),
+                                 [o](const auto& a, const auto& b) { return before(a, b, o); }));
+  std::vector<NearMiss> out;
+  for (const PlanConfig& c : picks) {
+    NearMiss m;
+    m.plan = describe(in, r, c);
+    if (c.cost_micros > s.budget) m.budget_needed = Money::from_micros(c.cost_micros, s.currency);
+    if (c.finish_hours > s.deadline_h) m.deadline_needed_hours = c.finish_hours;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+bool is_recommended(const PlanResult& r, const PlanConfig& c) {
+  return r.recommended && r.recommended->config.source == c.source && r.recommended->config.mode == c.mode &&
+         r.recommended->config.gpus == c.gpus;
+}
+
+// One explained row: a configuration (or none) and why it lost.
+Rejected explained(const Search& s, const PlanResult& r, std::string what, const std::optional<PlanConfig>& c,
+                   const std::string& none_why) {
+  Rejected x;
+  x.what = std::move(what);
+  if (c) {
+    x.plan = describe(s.in, r, *c, false);
+    x.why = is_recommended(r, *c) ? "recommended" : why_not(s, r, *c);
+  } else {
+    x.why = none_why;
+  }
+  return x;
+}
+
+// Per GPU in the catalog's order: its best feasible plan when it has one, else
+// its best plan of all (a pointer-keyed pass, not a string map per configuration).
+void explain_per_gpu(const Search& s, PlanResult& r) {
+  std::vector<const Gpu*> gpus;
+  for (const PlanSource& src : r.sources)
+    if (std::find(gpus.begin(), gpus.end(), src.gpu) == gpus.end()) gpus.push_back(src.gpu);
+  std::sort(gpus.begin(), gpus.end(), [](const Gpu* a, const Gpu* b) { return a < b; });
+  std::vector<std::optional<PlanConfig>> best_of(gpus.size());
+  const auto index_of = [&](const PlanConfig& c) {
+    return static_cast<std::size_t>(std::lower_bound(gpus.begin(), gpus.end(), r.sources[c.source].gpu) - gpus.begin());
+  };
+  const Objective o = s.in.objective;
+  for (const PlanConfig& c : r.feasible)
+    if (auto& b = best_of[index_of(c)]; !b || before(c, *b, o)) b = c;
+  std::vector<bool> has_feasible(gpus.size());
+  for (std::size_t i = 0; i < gpus.size(); ++i) has_feasible[i] = best_of[i].has_value();
+  for (const PlanConfig& c : r.valid)
+    if (auto& b = best_of[index_of(c)]; !has_feasible[index_of(c)] && (!b || before(c, *b, o))) b = c;
+  if (r.recommended) best_of[index_of(r.recommended->config)] = r.recommended->config;  // its GPU's row says so
+  for (const Gpu& g : s.catalog.gpus) {
+    const auto it = std::lower_bound(gpus.begin(), gpus.end(), &g);
+    if (it == gpus.end() || *it != &g) continue;
+    const std::optional<PlanConfig>& best = best_of[static_cast<std::size_t>(it - gpus.begin())];
+    r.explained.push_back(explained(s, r, fmt::format("best on {}", g.id), best, best ? "" : unrunnable(s, g)));
+  }
+}
+
+// Buy or rent: the best purchase, feasible first (else the one that misses by the least), and why it lost.
+void explain_purchase(const Search& s, PlanResult& r) {
+  std::optional<PlanConfig> buy;
+  bool buy_feasible = false;
+  for (const PlanConfig& c : r.feasible)
+    if (c.mode == PlanMode::kBuy && (!buy || before(c, *buy, s.in.objective))) buy = c, buy_feasible = true;
+  if (!buy_feasible)
+    for (const PlanConfig& c : r.valid)
+      if (c.mode == PlanMode::kBuy && (!buy || s.excess(c) < s.excess(*buy))) buy = c;
+  const std::string what =
+      buy ? fmt::format("best purchase: {}× {}", buy->gpus, r.sources[buy->source].gpu->id) : "best purchase";
+  r.explained.push_back(explained(s, r, what, buy, "no GPU with a card price in the catalog fits the job"));
+}
+
+// Explain: the cheapest card per GPU-hour, each GPU's best configuration and
+// the best purchase, with why each was not chosen.
+void explain(const Search& s, const CheapestCard& cheap, PlanResult& r) {
+  if (cheap.source)
+    r.explained.push_back(explained(s, r,
+                                    fmt::format("cheapest per GPU-hour: {} on {} {} ({:.2f} {}/GPU-h)",
+                                                cheap.source->gpu->id, cheap.source->offer->provider,
+                                                to_string(cheap.mode), cheap.rate, s.currency.code()),
+                                    cheap.best, cheap.best ? "" : unrunnable(s, *cheap.source->gpu)));
+  explain_per_gpu(s, r);
+  if (s.in.include_buy) explain_purchase(s, r);
+}
+
+}  // namespace
+
+PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConverter& fx) {
+  validate(in);
   const TrainingModel model(in.job);
   PlanResult r;
   r.sources = build_sources(in, catalog, fx);
-  const Currency currency = fx.display();
-  const double deadline_h = in.deadline ? in.deadline->count() / 3600.0 : std::numeric_limits<double>::infinity();
-  const std::int64_t budget = in.budget ? in.budget->micros() : std::numeric_limits<std::int64_t>::max();
-  const MeasuredScaling* measured = in.scaling ? &*in.scaling : nullptr;
-  const double usable = in.cluster.usable_memory;
-  const double batch_limit = model.max_gpus();
-  const double steps = model.steps();
-
-  std::size_t upper = 0;  // configurations at most, so the vectors grow once
-  for (const PlanSource& s : r.sources)
-    upper += static_cast<std::size_t>(in.max_gpus / (s.offer ? s.offer->gpus : 1)) * modes_of(s, in.allow_spot).size();
-  r.valid.reserve(upper);
-  r.feasible.reserve(upper);
-  for (std::size_t si = 0; si < r.sources.size(); ++si) {
-    const PlanSource& s = r.sources[si];
-    const std::vector<PlanMode> modes = modes_of(s, in.allow_spot);
-    const auto nmodes = static_cast<std::int64_t>(modes.size());
-    const int stride = s.offer ? s.offer->gpus : 1;
-    const std::int64_t counts = in.max_gpus / stride;
-    r.evaluated += counts * nmodes;
-    const double per_gpu = achieved(model, *s.gpu, in);
-    if (per_gpu <= 0) {
-      r.rejected[static_cast<std::size_t>(Rejection::kPrecision)] += counts * nmodes;
-      continue;
-    }
-    for (std::int64_t k = 1; k <= counts; ++k) {
-      const int n = static_cast<int>(k) * stride;
-      if (n > batch_limit) {
-        // Every larger count fails the same way.
-        r.rejected[static_cast<std::size_t>(Rejection::kBatch)] += (counts - k + 1) * nmodes;
-        break;
-      }
-      const int zero = model.fitting_zero_stage(*s.gpu, n, usable);
-      if (zero < 0) {
-        r.rejected[static_cast<std::size_t>(Rejection::kMemory)] += nmodes;
-        continue;
-      }
-      const StepBreakdown st = model.step(shape_of(in, s, n, zero), per_gpu, measured);
-      for (const PlanMode m : modes) {
-        const Evaluation e = evaluate(in, s, m, n, st, steps);
-        if (e.rejected) {
-          ++r.rejected[static_cast<std::size_t>(*e.rejected)];
-          continue;
-        }
-        const PlanConfig c{e.finish_hours, e.cost.micros(), static_cast<std::uint16_t>(si), m,
-                           static_cast<std::int8_t>(zero), n};
-        r.valid.push_back(c);
-        if (c.finish_hours > deadline_h) ++r.rejected[static_cast<std::size_t>(Rejection::kDeadline)];
-        else if (c.cost_micros > budget) ++r.rejected[static_cast<std::size_t>(Rejection::kBudget)];
-        else r.feasible.push_back(c);
-      }
-    }
-  }
-
+  const Search s{in, model, catalog, fx.display(),
+                 in.deadline ? in.deadline->count() / 3600.0 : std::numeric_limits<double>::infinity(),
+                 in.budget ? in.budget->micros() : std::numeric_limits<std::int64_t>::max()};
+  search(s, r);
   r.frontier = pareto_frontier(r.feasible);
   if (!r.feasible.empty()) {
     // The frontier runs from the fastest plan to the cheapest.
     r.cheapest = describe(in, r, r.frontier.back());
     r.fastest = describe(in, r, r.frontier.front());
   }
-
-  // The recommendation: the best plan for the objective; a spot plan only if it
-  // meets the deadline with the required confidence (Monte Carlo). Candidates
-  // come off a heap, so only as many are ordered as are looked at.
-  std::vector<PlanConfig> heap = r.feasible;
-  const auto worse = [&](const PlanConfig& a, const PlanConfig& b) { return before(b, a, in.objective); };
-  std::make_heap(heap.begin(), heap.end(), worse);
-  int simulated = 0;
-  std::optional<PlanDetail> risky;  // the first spot plan passed over
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), worse);
-    const PlanConfig c = heap.back();
-    heap.pop_back();
-    if (c.mode == PlanMode::kSpot && in.deadline) {
-      if (simulated >= kMaxSpotSimulations) continue;
-      ++simulated;
-      PlanDetail d = describe(in, r, c);
-      if (d.simulation && d.simulation->probability < in.confidence) {
-        if (!risky) risky = std::move(d);
-        continue;
-      }
-      r.recommended = std::move(d);
-    } else {
-      r.recommended = describe(in, r, c);
-    }
-    break;
-  }
-
-  // Per GPU-hour, the cheapest price among the sources that can run the job: the "obvious" choice.
-  const PlanSource* cheap_src = nullptr;
-  PlanMode cheap_mode = PlanMode::kHourly;
-  double cheap_rate = std::numeric_limits<double>::infinity();
-  for (const PlanSource& s : r.sources)
-    for (const PlanMode m : modes_of(s, in.allow_spot))
-      if (const auto rate = gpu_hour_price(s, m); rate && *rate < cheap_rate && model.achieved_flops(*s.gpu) > 0) {
-        cheap_rate = *rate;
-        cheap_src = &s;
-        cheap_mode = m;
-      }
-  // Its best configuration, whether feasible or not.
-  std::optional<PlanConfig> cheap_best;
-  for (const PlanConfig& c : r.valid)
-    if (cheap_src && &r.sources[c.source] == cheap_src && c.mode == cheap_mode &&
-        (!cheap_best || before(c, *cheap_best, in.objective)))
-      cheap_best = c;
-  // Why a GPU has no valid configuration at all: no tensor rate, or the
-  // memory needs more cards than the batch keeps busy or --max-gpus allows.
-  const auto unrunnable = [&](const Gpu& g) -> std::string {
-    if (model.achieved_flops(g) <= 0) return fmt::format("{} has no {} tensor rate in the catalog", g.id, to_string(in.job.precision));
-    Job z3 = in.job;
-    z3.zero_stage = 3;
-    const auto need = minimum_gpus(z3, g, 1 << 20, in.cluster.usable_memory);
-    const int limit = std::min<int>(in.max_gpus, static_cast<int>(std::min(model.max_gpus(), 1e9)));
-    if (!need) return "it does not fit in memory even with ZeRO-3 on any count";
-    return fmt::format("it needs {} cards with ZeRO-3 to fit in memory, more than {} ({})", *need, limit,
-                       model.max_gpus() < in.max_gpus ? "the global batch keeps busy" : "--max-gpus");
-  };
-  const auto why_not = [&](const PlanConfig& c) -> std::string {
-    const PlanDetail d = describe(in, r, c, false);
-    std::string out;
-    if (c.finish_hours > deadline_h)
-      out = fmt::format("would finish in {}, {} after the deadline", hours_text(c.finish_hours),
-                        hours_text(c.finish_hours - deadline_h));
-    if (c.cost_micros > budget)
-      out += fmt::format("{}would cost {}, {} over budget", out.empty() ? "" : " and ",
-                         money_text(d.cost), money_text(Money::from_micros(c.cost_micros - budget, currency)));
-    if (out.empty() && r.recommended) {
-      const PlanDetail& best = *r.recommended;
-      const Money more = d.cost - best.cost;
-      if (in.objective == Objective::kCost || more.micros() > 0)
-        out = fmt::format("is feasible but costs {} ({} more than the recommendation) and finishes in {}",
-                          money_text(d.cost), money_text(more), hours_text(c.finish_hours));
-      else
-        out = fmt::format("is feasible but finishes in {} ({} later than the recommendation)", hours_text(c.finish_hours),
-                          hours_text(c.finish_hours - best.finish_hours));
-      if (c.mode == PlanMode::kSpot && in.deadline && more.micros() < 0)
-        out = fmt::format("is cheaper ({}) but on spot, too likely to be late for the {:.0f}% confidence required",
-                          money_text(d.cost), in.confidence * 100);
-    }
-    if (c.zero_stage > in.job.zero_stage) out += fmt::format(" (it needs ZeRO-{} on {} cards)", c.zero_stage, c.gpus);
-    return out;
-  };
-
-  if (r.recommended) {
-    const PlanDetail& d = *r.recommended;
-    std::string why = in.objective == Objective::kCost ? "the cheapest plan" : "the fastest plan";
-    std::vector<std::string> limits;
-    if (in.deadline) limits.push_back(fmt::format("finishes {} before the deadline", hours_text(deadline_h - d.finish_hours)));
-    if (in.budget) limits.push_back(fmt::format("{} under budget", money_text(*in.budget - d.cost)));
-    std::string sentence = fmt::format("Recommended: {}, done in {} for {}: {}{}{}.", label(d), hours_text(d.finish_hours),
-                           money_text(d.cost), why, limits.empty() ? "" : " that ",
-                           fmt::format("{}", fmt::join(limits, " and ")));
-    if (risky && in.deadline)
-      sentence += fmt::format(" Cheaper on spot, {} meets the deadline in only {:.1f}% of {} simulated runs (below the "
-                              "{:g}% required).",
-                              label(*risky), risky->simulation->probability * 100, risky->simulation->trials,
-                              in.confidence * 100);
-    if (cheap_src && &r.sources[d.config.source] != cheap_src) {
-      const std::string cheap = fmt::format("{} on {} at {:.2f} {}/GPU-h ({})", cheap_src->gpu->id,
-                                            cheap_src->offer->provider, cheap_rate, currency.code(), to_string(cheap_mode));
-      if (cheap_best)
-        sentence += fmt::format(" The cheapest card per hour, {}, {}.", cheap, why_not(*cheap_best));
-      else
-        sentence += fmt::format(" The cheapest card per hour, {}, cannot run this job: {}.", cheap,
-                                unrunnable(*cheap_src->gpu));
-    }
-    r.recommendation = sentence;
-  } else if (!r.feasible.empty()) {
-    r.recommendation = fmt::format(
-        "No plan meets the deadline with {:.0f}% confidence: every feasible plan is on spot capacity and too likely "
-        "to be late. Loosen the deadline, lower --confidence, or leave out --allow-spot.",
-        in.confidence * 100);
-  }
-
-  // How far a configuration misses: the smallest relaxation of the binding
-  // constraints that would admit it, max(cost / budget, finish / deadline).
-  const auto excess = [&](const PlanConfig& c) {
-    double x = 0;
-    if (in.budget && in.budget->micros() > 0) x = std::max(x, static_cast<double>(c.cost_micros) / static_cast<double>(budget));
-    if (in.deadline && deadline_h > 0) x = std::max(x, c.finish_hours / deadline_h);
-    return x;
-  };
-  if (r.feasible.empty() && !r.valid.empty()) {
-    std::vector<PlanConfig> v = r.valid;
-    std::sort(v.begin(), v.end(), [&](const auto& a, const auto& b) {
-      const double ea = excess(a), eb = excess(b);
-      return ea != eb ? ea < eb : before(a, b, in.objective);
-    });
-    // Three different offers (a count more or less on the same offer is no news), then
-    // the cheapest and the fastest configurations if they are not among them.
-    std::vector<PlanConfig> picks;
-    const auto add_if_new = [&](const PlanConfig& c) {
-      if (std::none_of(picks.begin(), picks.end(),
-                       [&](const PlanConfig& p) { return p.source == c.source && p.mode == c.mode; }))
-        picks.push_back(c);
-    };
-    for (const PlanConfig& c : v) {
-      if (picks.size() == 3) break;
-      add_if_new(c);
-    }
-    add_if_new(*std::min_element(r.valid.begin(), r.valid.end(), [](const auto& a, const auto& b) { return before(a, b, Objective::kCost); }));
-    add_if_new(*std::min_element(r.valid.begin(), r.valid.end(), [](const auto& a, const auto& b) { return before(a, b, Objective::kTime); }));
-    for (const PlanConfig& c : picks) {
-      NearMiss m;
-      m.plan = describe(in, r, c);
-      if (c.cost_micros > budget) m.budget_needed = Money::from_micros(c.cost_micros, currency);
-      if (c.finish_hours > deadline_h) m.deadline_needed_hours = c.finish_hours;
-      r.near_misses.push_back(std::move(m));
-    }
-  }
-
-  // Explain: per GPU, the best configuration for the objective and why it was
-  // not chosen; the cheapest card per GPU-hour; and the best purchase.
-  const auto is_recommended = [&](const PlanConfig& c) {
-    return r.recommended && r.recommended->config.source == c.source && r.recommended->config.mode == c.mode &&
-           r.recommended->config.gpus == c.gpus;
-  };
-  if (cheap_src) {
-    Rejected x;
-    x.what = fmt::format("cheapest per GPU-hour: {} on {} {} ({:.2f} {}/GPU-h)", cheap_src->gpu->id,
-                         cheap_src->offer->provider, to_string(cheap_mode), cheap_rate, currency.code());
-    if (cheap_best) {
-      x.plan = describe(in, r, *cheap_best, false);
-      x.why = is_recommended(*cheap_best) ? "recommended" : why_not(*cheap_best);
-    } else {
-      x.why = unrunnable(*cheap_src->gpu);
-    }
-    r.explained.push_back(std::move(x));
-  }
-  // By GPU, in the catalog's order (a pointer-keyed pass, not a string map per configuration).
-  std::vector<const Gpu*> gpus;
-  for (const PlanSource& s : r.sources)
-    if (std::find(gpus.begin(), gpus.end(), s.gpu) == gpus.end()) gpus.push_back(s.gpu);
-  std::sort(gpus.begin(), gpus.end(), [](const Gpu* a, const Gpu* b) { return a < b; });
-  // A GPU's best feasible plan when it has one, else its best plan of all.
-  std::vector<std::optional<PlanConfig>> best_of(gpus.size());
-  const auto index_of = [&](const PlanConfig& c) {
-    return static_cast<std::size_t>(std::lower_bound(gpus.begin(), gpus.end(), r.sources[c.source].gpu) - gpus.begin());
-  };
-  for (const PlanConfig& c : r.feasible)
-    if (auto& b = best_of[index_of(c)]; !b || before(c, *b, in.objective)) b = c;
-  std::vector<bool> has_feasible(gpus.size());
-  for (std::size_t i = 0; i < gpus.size(); ++i) has_feasible[i] = best_of[i].has_value();
-  for (const PlanConfig& c : r.valid)
-    if (auto& b = best_of[index_of(c)]; !has_feasible[index_of(c)] && (!b || before(c, *b, in.objective))) b = c;
-  if (r.recommended) best_of[index_of(r.recommended->config)] = r.recommended->config;  // its GPU's row says so
-  std::vector<std::pair<std::string, std::optional<PlanConfig>>> best_per_gpu;
-  for (const Gpu& g : catalog.gpus)
-    if (const auto it = std::lower_bound(gpus.begin(), gpus.end(), &g); it != gpus.end() && *it == &g)
-      best_per_gpu.emplace_back(g.id, best_of[static_cast<std::size_t>(it - gpus.begin())]);
-  for (const auto& [gpu, best] : best_per_gpu) {
-    Rejected x;
-    x.what = fmt::format("best on {}", gpu);
-    if (best) {
-      x.plan = describe(in, r, *best, false);
-      x.why = is_recommended(*best) ? "recommended" : why_not(*best);
-    } else {
-      x.why = unrunnable(*catalog.find_gpu(gpu));
-    }
-    r.explained.push_back(std::move(x));
-  }
-
-  if (in.include_buy) {
-    // Buy or rent: the best purchase, feasible first, and why it lost.
-    std::optional<PlanConfig> buy;
-    bool buy_feasible = false;
-    for (const PlanConfig& c : r.feasible)
-      if (c.mode == PlanMode::kBuy && (!buy || before(c, *buy, in.objective))) buy = c, buy_feasible = true;
-    if (!buy_feasible)  // the purchase that misses by the least
-      for (const PlanConfig& c : r.valid)
-        if (c.mode == PlanMode::kBuy && (!buy || excess(c) < excess(*buy))) buy = c;
-    Rejected x;
-    x.what = "best purchase";
-    if (buy) {
-      x.plan = describe(in, r, *buy, false);
-      x.what = fmt::format("best purchase: {}× {}", buy->gpus, r.sources[buy->source].gpu->id);
-      x.why = is_recommended(*buy) ? "recommended" : why_not(*buy);
-    } else {
-      x.why = "no GPU with a card price in the catalog fits the job";
-    }
-    r.explained.push_back(std::move(x));
-  }
-  if (measured)
+  const std::optional<PlanDetail> risky = recommend(s, r);
+  const CheapestCard cheap = cheapest_card(s, r);
+  r.recommendation = recommendation(s, r, risky, cheap);
+  if (r.feasible.empty() && !r.valid.empty()) r.near_misses = near_misses(s, r);
+  explain(s, cheap, r);
+  if (in.scaling)
     r.notes.push_back(fmt::format("Scaling measured ({}): σ = {:.4g}, κ = {:.3g} replace the analytic communication "
                                   "model; step on n GPUs = one GPU's step × (1 + σ(n−1) + κn(n−1)) / n.",
-                                  measured->source, measured->sigma, measured->kappa));
+                                  in.scaling->source, in.scaling->sigma, in.scaling->kappa));
   return r;
 }
 
