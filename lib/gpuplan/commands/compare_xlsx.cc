@@ -19,6 +19,7 @@
 
 #include "gpuplan/commands/compare.h"
 #include "gpuplan/cost/rent.h"
+#include "gpuplan/scenario_fields.h"
 #include "gpuplan/xlsx.h"
 
 namespace gpuplan {
@@ -113,307 +114,345 @@ HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, co
 
 }  // namespace
 
-std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
-  const Scenario& s = rs.scenario;
+namespace {
+
+// The named cells the cash flow refers to, filled section by section.
+struct Refs {
+  V rate, u, runs;
+  V lead, cover, delay, hardware, facility, tariff, pue, kwh, ops, coloc, value_share;
+  std::optional<RentRefs> hr, mr, sr;
+  V h_idle_per_run{"0", 0}, h_auto{"1", 1};
+  std::optional<HourlyParts> hp, sp_work, sp_wall, yp;
+  std::optional<V> m_commit, m_compute, m_storage, m_egress, m_support;
+  std::optional<V> y_power, y_capex;
+};
+
+// An input row of the Assumptions sheet described by its field row (scenario_fields.cc).
+V field(Inputs& in, std::string_view section, std::string_view key, std::string name, double value, Style style,
+        std::string unit) {
+  const Field<Scenario>* row = find_field(scenario_section(section).rows, key);
+  return in.input(std::move(name), std::string(row->label), value, style, std::move(unit));
+}
+
+void workload_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const Workload& w = s.workload;
-  const OwnInputs& o = s.own;
-  xlsx::Workbook wb(s.currency);
-  xlsx::Sheet& a = wb.add_sheet("Assumptions");
-  xlsx::Sheet& cf = wb.add_sheet("Cash flow");
-  xlsx::Sheet& sum = wb.add_sheet("Summary");
-  const std::string CUR(s.currency.code());
-
-  const int first = xlsx::assumptions_header(a, fmt::format("Buy vs rent: {} ({})", s.name, CUR));
-  a.text(2, 0, "The horizon is the number of rows of Cash flow: change it with gpuplan.", Style::kNote);
-  Inputs in(wb, a, first);
-
-  const int H = s.horizon_months;
-  a.text(in.row(), 0, "horizon (rows of Cash flow)");
-  a.number(in.row(), 1, H, Style::kInteger);
-  a.text(in.row(), 2, "months");
-  wb.define_name("horizon_months", a, in.row(), 1);
-  Inputs gen(wb, a, in.row() + 1);
-  const V rate = gen.input("discount_rate", "discount rate (annual)", s.discount_rate, Style::kInputPercent, "per year");
+  x.rate = field(gen, "", "discount_rate", "discount_rate", s.discount_rate, Style::kInputPercent, "per year");
   gen.heading("Workload");
-  const V gpus = gen.input("gpus", "GPUs busy while training", w.gpus, Style::kInputNumber, "GPUs");
-  const V u = gen.input("utilisation", "utilisation (busy share of each month)", w.utilisation, Style::kInputPercent, "share");
-  const V runs = gen.input("runs_per_month", "training runs a month", w.runs_per_month, Style::kInputNumber, "runs");
-  gen.input("dataset_gb", "dataset kept in storage", w.dataset.value() / kGB, Style::kInputNumber, "GB");
-  gen.input("egress_gb_per_month", "egress a month", w.egress_per_month.value() / kGB, Style::kInputNumber, "GB");
-  (void)gpus;
+  field(gen, "workload", "gpus", "gpus", w.gpus, Style::kInputNumber, "GPUs");
+  x.u = field(gen, "workload", "utilisation", "utilisation", w.utilisation, Style::kInputPercent, "share");
+  x.runs = field(gen, "workload", "runs_per_month", "runs_per_month", w.runs_per_month, Style::kInputNumber, "runs");
+  field(gen, "workload", "dataset", "dataset_gb", w.dataset.value() / kGB, Style::kInputNumber, "GB");
+  field(gen, "workload", "egress_per_month", "egress_gb_per_month", w.egress_per_month.value() / kGB,
+        Style::kInputNumber, "GB");
+}
 
-  gen.heading("Buy");
-  const V cards = gen.input("cards", fmt::format("cards ({})", o.gpu), o.cards, Style::kInputNumber, "cards");
-  const V card_price = gen.input("card_price", "price per card", o.card_price.units(), Style::kInputMoney, CUR);
-  const V base = gen.input("server_base", "server without GPUs", o.server_base.units(), Style::kInputMoney, CUR);
-  const V net = gen.input("network", "network", o.network.units(), Style::kInputMoney, CUR);
-  const V facility = gen.input("facility", "facility (not resold)", o.facility.units(), Style::kInputMoney, CUR);
-  const V lead = gen.input("lead_time_months", "lead time", o.lead_time / Months(1), Style::kInputNumber, "months");
-  const bool bridge_possible = s.hourly || s.monthly;
-  const V cover = gen.input("cover_by_renting", "bridge the lead time by renting (1) or pay the delay cost (0)",
-                            o.cover == LeadTimeCover::kRent && bridge_possible ? 1 : 0, Style::kInputNumber, "1 or 0");
-  const V delay = gen.input("delay_cost_per_month", "delay cost per month without training", o.delay_cost_per_month.units(),
-                            Style::kInputMoney, CUR);
-  const V life = gen.input("useful_life_months", "useful life", o.useful_life / Months(1), Style::kInputNumber, "months");
-  const V residual = gen.input("residual_value", "resale value at end of life", o.residual_share, Style::kInputPercent,
-                               "share of hardware");
-  const V busy_w = gen.input("gpu_power_w", "GPU power when busy", o.gpu_busy.value(), Style::kInputNumber, "W");
-  const V idle_w = gen.input("gpu_idle_power_w", "GPU power when idle", o.gpu_idle.value(), Style::kInputNumber, "W");
-  const V server_w = gen.input("server_power_w", "server power", o.server.value(), Style::kInputNumber, "W");
-  const V pue = gen.input("pue", "PUE", o.pue, Style::kInputNumber, "ratio");
-  const V tariff = gen.input("electricity_per_kwh", "electricity", o.electricity_per_kwh.units(), Style::kInputMoney, "per kWh");
-  const V ops = gen.input("operations_per_month", "operations", o.operations_per_month.units(), Style::kInputMoney, "per month");
-  const V coloc = gen.input("colocation_per_month", "colocation", o.colocation_per_month.units(), Style::kInputMoney, "per month");
+// Hardware in month 0, energy a month in service and the resale share at the horizon (compare.cc).
+void buy_derived(Inputs& gen, const Scenario& s, const V& cards, const V& card_price, const V& base, const V& net,
+                 const V& life, const V& residual, const V& busy_w, const V& idle_w, const V& server_w, Refs& x) {
+  const OwnInputs& o = s.own;
   const double hardware_v = o.card_price.units() * o.cards + o.server_base.units() + o.network.units();
-  const V hardware = gen.derived("hardware", "hardware (paid in month 0)",
-                                 fmt::format("{}*{}+{}+{}", card_price.ref, cards.ref, base.ref, net.ref), hardware_v,
-                                 Style::kMoney);
+  x.hardware = gen.derived("hardware", "hardware (paid in month 0)",
+                           fmt::format("{}*{}+{}+{}", card_price.ref, cards.ref, base.ref, net.ref), hardware_v,
+                           Style::kMoney);
   // Power = (busy W × cards × u + idle W × cards × (1 − u) + server W) × PUE × 730 h / 1000 (compare.cc).
-  const double kwh_v = (o.gpu_busy.value() * o.cards * w.utilisation + o.gpu_idle.value() * o.cards * (1 - w.utilisation) +
-                        o.server.value()) * o.pue * kHoursPerMonth / 1000.0;
-  const V kwh = gen.derived("buy_kwh_per_month", "energy a month in service",
-                            fmt::format("({0}*{1}*{2}+{3}*{1}*(1-{2})+{4})*{5}*730/1000", busy_w.ref, cards.ref, u.ref,
-                                        idle_w.ref, server_w.ref, pue.ref),
-                            kwh_v, Style::kNumber, "kWh");
-  const double service = std::max(0.0, H - o.lead_time / Months(1));
+  const double u = s.workload.utilisation;
+  const double kwh_v =
+      (o.gpu_busy.value() * o.cards * u + o.gpu_idle.value() * o.cards * (1 - u) + o.server.value()) * o.pue *
+      kHoursPerMonth / 1000.0;
+  x.kwh = gen.derived("buy_kwh_per_month", "energy a month in service",
+                      fmt::format("({0}*{1}*{2}+{3}*{1}*(1-{2})+{4})*{5}*730/1000", busy_w.ref, cards.ref, x.u.ref,
+                                  idle_w.ref, server_w.ref, x.pue.ref),
+                      kwh_v, Style::kNumber, "kWh");
+  const double service = std::max(0.0, s.horizon_months - o.lead_time / Months(1));
   const double life_m = o.useful_life / Months(1);
   const double value_share_v = 1 - (1 - o.residual_share) * (life_m > 0 ? std::min(1.0, service / life_m) : 1.0);
-  const V value_share = gen.derived(
+  x.value_share = gen.derived(
       "resale_share", "resale value at the horizon, share of hardware",
-      fmt::format("1-(1-{0})*IF({1}>0,MIN(1,MAX(0,horizon_months-{2})/{1}),1)", residual.ref, life.ref, lead.ref),
+      fmt::format("1-(1-{0})*IF({1}>0,MIN(1,MAX(0,horizon_months-{2})/{1}),1)", residual.ref, life.ref, x.lead.ref),
       value_share_v, Style::kPercent);
+}
 
-  std::optional<RentRefs> hr, mr, sr;
-  std::optional<HourlyParts> hp, sp_work, sp_wall, yp;
-  V h_idle_per_run{"0", 0}, h_auto{"1", 1};
-  if (s.hourly) {
-    gen.heading("Rent by the hour");
-    hr = rent_inputs(gen, "h_", s.hourly->rent, w, "hourly");
-    h_idle_per_run = gen.input("h_idle_per_run_h", "hourly: left running after each run", s.hourly->idle_per_run.count(),
+void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
+  const OwnInputs& o = s.own;
+  const std::string CUR(s.currency.code());
+  gen.heading("Buy");
+  const V cards = gen.input("cards", fmt::format("cards ({})", o.gpu), o.cards, Style::kInputNumber, "cards");
+  const V card_price = field(gen, "buy", "card_price", "card_price", o.card_price.units(), Style::kInputMoney, CUR);
+  const V base = field(gen, "buy", "server_base", "server_base", o.server_base.units(), Style::kInputMoney, CUR);
+  const V net = field(gen, "buy", "network", "network", o.network.units(), Style::kInputMoney, CUR);
+  x.facility = field(gen, "buy", "facility", "facility", o.facility.units(), Style::kInputMoney, CUR);
+  x.lead = field(gen, "buy", "lead_time", "lead_time_months", o.lead_time / Months(1), Style::kInputNumber, "months");
+  const bool bridge_possible = s.hourly || s.monthly;
+  x.cover = gen.input("cover_by_renting", "bridge the lead time by renting (1) or pay the delay cost (0)",
+                      o.cover == LeadTimeCover::kRent && bridge_possible ? 1 : 0, Style::kInputNumber, "1 or 0");
+  x.delay = field(gen, "buy", "delay_cost_per_month", "delay_cost_per_month", o.delay_cost_per_month.units(),
+                  Style::kInputMoney, CUR);
+  const V life = field(gen, "buy", "useful_life", "useful_life_months", o.useful_life / Months(1), Style::kInputNumber,
+                       "months");
+  const V residual = field(gen, "buy", "residual_value", "residual_value", o.residual_share, Style::kInputPercent,
+                           "share of hardware");
+  const V busy_w = field(gen, "buy", "gpu_power", "gpu_power_w", o.gpu_busy.value(), Style::kInputNumber, "W");
+  const V idle_w = field(gen, "buy", "gpu_idle_power", "gpu_idle_power_w", o.gpu_idle.value(), Style::kInputNumber, "W");
+  const V server_w = field(gen, "buy", "server_power", "server_power_w", o.server.value(), Style::kInputNumber, "W");
+  x.pue = field(gen, "buy", "pue", "pue", o.pue, Style::kInputNumber, "ratio");
+  x.tariff = field(gen, "buy", "electricity_per_kwh", "electricity_per_kwh", o.electricity_per_kwh.units(),
+                   Style::kInputMoney, "per kWh");
+  x.ops = field(gen, "buy", "operations_per_month", "operations_per_month", o.operations_per_month.units(),
+                Style::kInputMoney, "per month");
+  x.coloc = field(gen, "buy", "colocation_per_month", "colocation_per_month", o.colocation_per_month.units(),
+                  Style::kInputMoney, "per month");
+  buy_derived(gen, s, cards, card_price, base, net, life, residual, busy_w, idle_w, server_w, x);
+}
+
+void hourly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
+  gen.heading("Rent by the hour");
+  x.hr = rent_inputs(gen, "h_", s.hourly->rent, s.workload, "hourly");
+  x.h_idle_per_run = gen.input("h_idle_per_run_h", "hourly: left running after each run", s.hourly->idle_per_run.count(),
                                Style::kInputNumber, "hours");
-    h_auto = gen.input("h_auto_release", "hourly: released automatically (1) or not (0)", s.hourly->auto_release ? 1 : 0,
+  x.h_auto = gen.input("h_auto_release", "hourly: released automatically (1) or not (0)", s.hourly->auto_release ? 1 : 0,
                        Style::kInputNumber, "1 or 0");
-    const V one{"1", 1};
-    hp = hourly_parts(gen, "h_", *hr, u, runs, one, h_idle_per_run, h_auto, "hourly", s.hourly->rent, w);
-  }
-  std::optional<V> m_commit, m_compute, m_storage, m_egress, m_support;
-  if (s.monthly) {
-    gen.heading("Rent by the month");
-    mr = rent_inputs(gen, "m_", *s.monthly, w, "monthly");
-    m_commit = gen.input("m_commitment_months", "monthly: committed term (0 = none)", s.monthly->commitment_months,
-                         Style::kInputNumber, "months", "months past the horizon are still owed");
-    m_compute = gen.derived("m_compute", "monthly: compute a month", fmt::format("{}*{}", mr->price.ref, mr->instances.ref),
-                            mr->price.v * mr->instances.v, Style::kMoney);
-    m_storage = gen.derived("m_storage", "monthly: storage a month", fmt::format("{}*dataset_gb", mr->storage.ref),
-                            mr->storage.v * w.dataset.value() / kGB, Style::kMoney);
-    m_egress = gen.derived("m_egress", "monthly: egress a month", fmt::format("{}*egress_gb_per_month", mr->egress.ref),
-                           mr->egress.v * w.egress_per_month.value() / kGB, Style::kMoney);
-    const double bill = m_compute->v + m_storage->v + m_egress->v;
-    m_support = gen.derived("m_support_month", "monthly: support a month",
-                            fmt::format("IF({0}>0,MAX(({1}+{2}+{3})*{0},{4}),0)", mr->support.ref, m_compute->ref,
-                                        m_storage->ref, m_egress->ref, mr->support_min.ref),
-                            mr->support.v > 0 ? std::max(bill * mr->support.v, mr->support_min.v) : 0.0, Style::kMoney);
-  }
-  std::optional<V> s_factor;
-  if (s.spot && c.spot_overhead && c.spot_overhead->feasible) {
-    gen.heading("Spot");
-    sr = rent_inputs(gen, "s_", s.spot->rent, w, "spot");
-    const SpotParams& p = s.spot->interruptions;
-    const V per_day = gen.input("s_interruptions_per_day", "spot: interruptions a day per instance",
-                                p.interruptions_per_hour * 24, Style::kInputNumber, "per day");
-    const V cw = gen.input("s_checkpoint_write_h", "spot: checkpoint write", p.checkpoint_write.count() / 3600,
-                           Style::kInputNumber, "hours");
-    const V rs_ = gen.input("s_restart_h", "spot: restart", p.restart.count() / 3600, Style::kInputNumber, "hours");
-    const V given = gen.input("s_interval_h", "spot: checkpoint interval (0 = Young/Daly optimum)",
-                              p.interval ? p.interval->count() / 3600 : 0.0, Style::kInputNumber, "hours");
-    const SpotOverhead& ov = *c.spot_overhead;
-    const double lambda = p.interruptions_per_hour * sr->instances.v;
-    const V lam = gen.derived("s_lambda_per_h", "spot: interruptions an hour of the job (rate × instances)",
-                              fmt::format("{}/24*{}", per_day.ref, sr->instances.ref), lambda, Style::kPrecise, "per hour");
-    // τ = sqrt(2·C·MTBF) unless given; C = 0: continuous checkpoints (τ = 0).
-    const double tau = std::isfinite(ov.interval.count()) ? ov.interval.count() / 3600 : 0.0;
-    const V tau_v = gen.derived("s_tau_h", "spot: checkpoint interval used",
-                                fmt::format("IF({0}>0,{0},IF({1}>0,SQRT(2*{2}/{1}),0))", given.ref, lam.ref, cw.ref), tau,
-                                Style::kPrecise, "hours");
-    // Daly: T/W = (1 + C/τ) / (1 − λ(R + (τ + C)/2)); never interrupted: 1 + C/τ for a given τ, else 1.
-    s_factor = gen.derived("s_wall_per_work", "spot: wall time per hour of work (Daly)",
-                           fmt::format("IF({0}=0,IF({1}>0,1+{2}/{1},1),(1+IF({1}>0,{2}/{1},0))/(1-{0}*({3}+({1}+{2})/2)))",
-                                       lam.ref, tau_v.ref, cw.ref, rs_.ref),
-                           ov.wall_per_work, Style::kPrecise, "ratio");
-    const V one{"1", 1}, zero{"0", 0}, yes{"1", 1};
-    sp_work = hourly_parts(gen, "s_work_", *sr, u, runs, one, zero, yes, "spot (work)", s.spot->rent, w);
-    sp_wall = hourly_parts(gen, "s_wall_", *sr, u, runs, *s_factor, zero, yes, "spot (with interruptions)", s.spot->rent, w);
-  }
-  std::optional<V> y_power, y_capex;
-  if (s.hybrid && s.hourly) {
-    gen.heading("Hybrid (local cards, the rest by the hour)");
-    const HybridInputs& y = *s.hybrid;
-    const V share = gen.input("y_local_share", "hybrid: share of GPU-hours on local cards", y.local_share,
-                              Style::kInputPercent, "share");
-    const V lc = gen.input("y_local_cards", fmt::format("hybrid: local cards ({})", y.local_gpu), y.local_cards,
-                           Style::kInputNumber, "cards");
-    y_capex = gen.input("y_local_capex", "hybrid: local hardware (month 0)", y.local_capex.units(), Style::kInputMoney, CUR);
-    const V lb = gen.input("y_gpu_power_w", "hybrid: local GPU power busy", y.local_gpu_busy.value(), Style::kInputNumber, "W");
-    const V li = gen.input("y_gpu_idle_power_w", "hybrid: local GPU power idle", y.local_gpu_idle.value(),
-                           Style::kInputNumber, "W");
-    const double wanted = y.local_share * w.gpus * w.utilisation / y.local_cards;
-    const double ul = std::min(1.0, wanted);
-    const V u_local = gen.derived("y_u_local", "hybrid: local cards' utilisation",
-                                  fmt::format("MIN(1,{}*gpus*{}/{})", share.ref, u.ref, lc.ref), ul, Style::kPercent);
-    const double eff = w.utilisation > 0 ? ul * y.local_cards / (w.gpus * w.utilisation) : 0.0;
-    const V u_rent = gen.derived("y_u_rent", "hybrid: rented utilisation",
-                                 fmt::format("IF({0}>0,{0}*(1-{1}*{2}/(gpus*{0})),0)", u.ref, u_local.ref, lc.ref),
-                                 w.utilisation * (1 - eff), Style::kPercent);
-    const double ykwh = (y.local_gpu_busy.value() * y.local_cards * ul + y.local_gpu_idle.value() * y.local_cards * (1 - ul)) *
-                        o.pue * kHoursPerMonth / 1000.0;
-    y_power = gen.derived("y_local_power", "hybrid: local power a month",
-                          fmt::format("{}*({}*{}*{}+{}*{}*(1-{}))*{}*730/1000", tariff.ref, lb.ref, lc.ref, u_local.ref,
-                                      li.ref, lc.ref, u_local.ref, pue.ref),
-                          o.electricity_per_kwh.units() * ykwh, Style::kMoney);
-    const V one{"1", 1};
-    yp = hourly_parts(gen, "y_", *hr, u_rent, runs, one, h_idle_per_run, h_auto, "hybrid (rented part)", s.hourly->rent, w);
-  }
-  // The month's total of a rental: each item rounded to the cent, as gpuplan adds them.
-  const auto month_total = [](const HourlyParts& h) {
-    return fmt::format("ROUND({},2)+ROUND({},2)+ROUND({},2)+ROUND({},2)+ROUND({},2)", h.compute.ref, h.idle.ref,
-                       h.storage.ref, h.egress.ref, h.support.ref);
-  };
+  const V one{"1", 1};
+  x.hp = hourly_parts(gen, "h_", *x.hr, x.u, x.runs, one, x.h_idle_per_run, x.h_auto, "hourly", s.hourly->rent,
+                      s.workload);
+}
 
-  // Cash flow: month, buy's in-service share, each option, the discount factor,
-  // then each option's cumulative discounted cost and buy's break-even flags.
-  std::vector<std::string> keys;
-  for (const OptionResult& opt : c.options) keys.push_back(opt.key);
-  const int n_opt = static_cast<int>(keys.size());
-  const int col_in_service = 1, col_first = 2, col_factor = col_first + n_opt, col_cum = col_factor + 1;
-  const int col_flags = col_cum + n_opt;
+void monthly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
+  const Workload& w = s.workload;
+  gen.heading("Rent by the month");
+  x.mr = rent_inputs(gen, "m_", *s.monthly, w, "monthly");
+  const RentRefs& mr = *x.mr;
+  x.m_commit = gen.input("m_commitment_months", "monthly: committed term (0 = none)", s.monthly->commitment_months,
+                         Style::kInputNumber, "months", "months past the horizon are still owed");
+  x.m_compute = gen.derived("m_compute", "monthly: compute a month", fmt::format("{}*{}", mr.price.ref, mr.instances.ref),
+                            mr.price.v * mr.instances.v, Style::kMoney);
+  x.m_storage = gen.derived("m_storage", "monthly: storage a month", fmt::format("{}*dataset_gb", mr.storage.ref),
+                            mr.storage.v * w.dataset.value() / kGB, Style::kMoney);
+  x.m_egress = gen.derived("m_egress", "monthly: egress a month", fmt::format("{}*egress_gb_per_month", mr.egress.ref),
+                           mr.egress.v * w.egress_per_month.value() / kGB, Style::kMoney);
+  const double bill = x.m_compute->v + x.m_storage->v + x.m_egress->v;
+  x.m_support = gen.derived("m_support_month", "monthly: support a month",
+                            fmt::format("IF({0}>0,MAX(({1}+{2}+{3})*{0},{4}),0)", mr.support.ref, x.m_compute->ref,
+                                        x.m_storage->ref, x.m_egress->ref, mr.support_min.ref),
+                            mr.support.v > 0 ? std::max(bill * mr.support.v, mr.support_min.v) : 0.0, Style::kMoney);
+}
+
+void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x) {
+  gen.heading("Spot");
+  x.sr = rent_inputs(gen, "s_", s.spot->rent, s.workload, "spot");
+  const RentRefs& sr = *x.sr;
+  const SpotParams& p = s.spot->interruptions;
+  const V per_day = gen.input("s_interruptions_per_day", "spot: interruptions a day per instance",
+                              p.interruptions_per_hour * 24, Style::kInputNumber, "per day");
+  const V cw = gen.input("s_checkpoint_write_h", "spot: checkpoint write", p.checkpoint_write.count() / 3600,
+                         Style::kInputNumber, "hours");
+  const V rs_ = gen.input("s_restart_h", "spot: restart", p.restart.count() / 3600, Style::kInputNumber, "hours");
+  const V given = gen.input("s_interval_h", "spot: checkpoint interval (0 = Young/Daly optimum)",
+                            p.interval ? p.interval->count() / 3600 : 0.0, Style::kInputNumber, "hours");
+  const double lambda = p.interruptions_per_hour * sr.instances.v;
+  const V lam = gen.derived("s_lambda_per_h", "spot: interruptions an hour of the job (rate × instances)",
+                            fmt::format("{}/24*{}", per_day.ref, sr.instances.ref), lambda, Style::kPrecise, "per hour");
+  // τ = sqrt(2·C·MTBF) unless given; C = 0: continuous checkpoints (τ = 0).
+  const double tau = std::isfinite(ov.interval.count()) ? ov.interval.count() / 3600 : 0.0;
+  const V tau_v = gen.derived("s_tau_h", "spot: checkpoint interval used",
+                              fmt::format("IF({0}>0,{0},IF({1}>0,SQRT(2*{2}/{1}),0))", given.ref, lam.ref, cw.ref), tau,
+                              Style::kPrecise, "hours");
+  // Daly: T/W = (1 + C/τ) / (1 − λ(R + (τ + C)/2)); never interrupted: 1 + C/τ for a given τ, else 1.
+  const V factor = gen.derived(
+      "s_wall_per_work", "spot: wall time per hour of work (Daly)",
+      fmt::format("IF({0}=0,IF({1}>0,1+{2}/{1},1),(1+IF({1}>0,{2}/{1},0))/(1-{0}*({3}+({1}+{2})/2)))", lam.ref,
+                  tau_v.ref, cw.ref, rs_.ref),
+      ov.wall_per_work, Style::kPrecise, "ratio");
+  const V one{"1", 1}, zero{"0", 0}, yes{"1", 1};
+  x.sp_work = hourly_parts(gen, "s_work_", sr, x.u, x.runs, one, zero, yes, "spot (work)", s.spot->rent, s.workload);
+  x.sp_wall = hourly_parts(gen, "s_wall_", sr, x.u, x.runs, factor, zero, yes, "spot (with interruptions)",
+                           s.spot->rent, s.workload);
+}
+
+void hybrid_inputs(Inputs& gen, const Scenario& s, Refs& x) {
+  const Workload& w = s.workload;
+  const HybridInputs& y = *s.hybrid;
+  const std::string CUR(s.currency.code());
+  gen.heading("Hybrid (local cards, the rest by the hour)");
+  const V share = gen.input("y_local_share", "hybrid: share of GPU-hours on local cards", y.local_share,
+                            Style::kInputPercent, "share");
+  const V lc = gen.input("y_local_cards", fmt::format("hybrid: local cards ({})", y.local_gpu), y.local_cards,
+                         Style::kInputNumber, "cards");
+  x.y_capex = gen.input("y_local_capex", "hybrid: local hardware (month 0)", y.local_capex.units(), Style::kInputMoney, CUR);
+  const V lb = gen.input("y_gpu_power_w", "hybrid: local GPU power busy", y.local_gpu_busy.value(), Style::kInputNumber, "W");
+  const V li = gen.input("y_gpu_idle_power_w", "hybrid: local GPU power idle", y.local_gpu_idle.value(),
+                         Style::kInputNumber, "W");
+  const double ul = std::min(1.0, y.local_share * w.gpus * w.utilisation / y.local_cards);
+  const V u_local = gen.derived("y_u_local", "hybrid: local cards' utilisation",
+                                fmt::format("MIN(1,{}*gpus*{}/{})", share.ref, x.u.ref, lc.ref), ul, Style::kPercent);
+  const double eff = w.utilisation > 0 ? ul * y.local_cards / (w.gpus * w.utilisation) : 0.0;
+  const V u_rent = gen.derived("y_u_rent", "hybrid: rented utilisation",
+                               fmt::format("IF({0}>0,{0}*(1-{1}*{2}/(gpus*{0})),0)", x.u.ref, u_local.ref, lc.ref),
+                               w.utilisation * (1 - eff), Style::kPercent);
+  const double ykwh = (y.local_gpu_busy.value() * y.local_cards * ul + y.local_gpu_idle.value() * y.local_cards * (1 - ul)) *
+                      s.own.pue * kHoursPerMonth / 1000.0;
+  x.y_power = gen.derived("y_local_power", "hybrid: local power a month",
+                          fmt::format("{}*({}*{}*{}+{}*{}*(1-{}))*{}*730/1000", x.tariff.ref, lb.ref, lc.ref, u_local.ref,
+                                      li.ref, lc.ref, u_local.ref, x.pue.ref),
+                          s.own.electricity_per_kwh.units() * ykwh, Style::kMoney);
+  const V one{"1", 1};
+  x.yp = hourly_parts(gen, "y_", *x.hr, u_rent, x.runs, one, x.h_idle_per_run, x.h_auto, "hybrid (rented part)",
+                      s.hourly->rent, w);
+}
+
+// The month's total of a rental: each item rounded to the cent, as gpuplan adds them.
+std::string month_total(const HourlyParts& h) {
+  return fmt::format("ROUND({},2)+ROUND({},2)+ROUND({},2)+ROUND({},2)+ROUND({},2)", h.compute.ref, h.idle.ref,
+                     h.storage.ref, h.egress.ref, h.support.ref);
+}
+
+// Buy: month 0 hardware and facility; later power, operations and colocation
+// for the share in service, the waiting share bridged by renting or priced as
+// a delay; the resale value comes back in the last month.
+std::string buy_month(const Refs& x, const std::string& month, const std::string& in_service) {
+  std::string bridge = "0";
+  if (x.hp)
+    bridge = fmt::format("ROUND(({}+{}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", x.hp->compute.ref, x.hp->idle.ref,
+                         x.hp->storage.ref, x.hp->egress.ref, x.hp->support.ref, in_service);
+  else if (x.m_compute)
+    bridge = fmt::format("ROUND(({}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", x.m_compute->ref,
+                         x.m_storage->ref, x.m_egress->ref, x.m_support->ref, in_service);
+  return fmt::format(
+      "IF({0}=0,ROUND({1},2)+ROUND({2},2),ROUND({3}*{4}*{5},2)+ROUND({6}*{5},2)+ROUND({7}*{5},2)+"
+      "IF({5}<1,IF({8}=1,{9},ROUND({10}*(1-{5}),2)),0))-IF({0}=horizon_months,ROUND({1}*{11},2),0)",
+      month, x.hardware.ref, x.facility.ref, x.tariff.ref, x.kwh.ref, in_service, x.ops.ref, x.coloc.ref, x.cover.ref,
+      bridge, x.delay.ref, x.value_share.ref);
+}
+
+// One option's cash flow in one month, as a formula over the Assumptions sheet.
+std::string month_formula(const std::string& key, const Refs& x, const std::string& month, const std::string& in_service) {
+  if (key == "buy") return buy_month(x, month, in_service);
+  if (key == "rent_hourly") return fmt::format("IF({}=0,0,{})", month, month_total(*x.hp));
+  if (key == "rent_monthly")
+    return fmt::format("IF({0}=0,0,ROUND({1},2)+ROUND({2},2)+ROUND({3},2)+ROUND({4},2)+IF({0}=horizon_months,"
+                       "{1}*MAX(0,{5}-horizon_months),0))",
+                       month, x.m_compute->ref, x.m_storage->ref, x.m_egress->ref, x.m_support->ref, x.m_commit->ref);
+  if (key == "spot")
+    return fmt::format("IF({0}=0,0,ROUND({1},2)+ROUND({2}-{1},2)+ROUND({3},2)+ROUND({4},2)+ROUND({5},2))", month,
+                       x.sp_work->compute.ref, x.sp_wall->compute.ref, x.sp_wall->storage.ref, x.sp_wall->egress.ref,
+                       x.sp_wall->support.ref);
+  if (key == "hybrid")
+    return fmt::format("IF({0}=0,ROUND({1},2),ROUND({2},2)+{3})", month, x.y_capex->ref, x.y_power->ref,
+                       month_total(*x.yp));
+  throw std::logic_error("compare workbook: no formula for option " + key);
+}
+
+// Where the Cash flow sheet's columns are: month, buy's in-service share, each
+// option, the discount factor, each option's cumulative discounted cost, then
+// buy's break-even flags against every other option.
+struct Layout {
+  int options = 0;
+  int in_service = 1, first = 2, factor = 0, cumulative = 0, flags = 0, total_row = 0;
+};
+
+Layout cash_flow_header(xlsx::Sheet& cf, const Comparison& c) {
+  Layout l;
+  l.options = static_cast<int>(c.options.size());
+  l.factor = l.first + l.options;
+  l.cumulative = l.factor + 1;
+  l.flags = l.cumulative + l.options;
+  l.total_row = c.scenario.horizon_months + 2;
   cf.text(0, 0, "month", Style::kHeader);
-  cf.text(0, col_in_service, "buy: in service", Style::kHeader);
-  for (int k = 0; k < n_opt; ++k) {
-    cf.text(0, col_first + k, keys[static_cast<std::size_t>(k)], Style::kHeader);
-    cf.text(0, col_cum + k, "cumulative " + keys[static_cast<std::size_t>(k)] + " (discounted)", Style::kHeader);
-    if (k > 0) cf.text(0, col_flags + k - 1, "buy caught up with " + keys[static_cast<std::size_t>(k)], Style::kHeader);
+  cf.text(0, l.in_service, "buy: in service", Style::kHeader);
+  for (int k = 0; k < l.options; ++k) {
+    const std::string& key = c.options[static_cast<std::size_t>(k)].key;
+    cf.text(0, l.first + k, key, Style::kHeader);
+    cf.text(0, l.cumulative + k, "cumulative " + key + " (discounted)", Style::kHeader);
+    if (k > 0) cf.text(0, l.flags + k - 1, "buy caught up with " + key, Style::kHeader);
   }
-  cf.text(0, col_factor, "discount factor", Style::kHeader);
+  cf.text(0, l.factor, "discount factor", Style::kHeader);
   cf.freeze(1, 1);
   cf.width(0, 8);
-  for (int k = 1; k < col_flags + n_opt; ++k) cf.width(k, 16);
+  for (int k = 1; k < l.flags + l.options; ++k) cf.width(k, 16);
+  return l;
+}
+
+void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const Layout& l) {
+  const int H = c.scenario.horizon_months;
   const auto at = [](int row, int col) { return xlsx::cell_ref(row, col); };
-  std::vector<double> cum(static_cast<std::size_t>(n_opt), 0.0);
-  const double v = 1.0 / (1.0 + monthly_rate(s.discount_rate));
+  std::vector<double> cum(static_cast<std::size_t>(l.options), 0.0);
+  const double v = 1.0 / (1.0 + monthly_rate(c.scenario.discount_rate));
   double factor = 1.0;
   for (int m = 0; m <= H; ++m) {
     const int r = m + 1;
     cf.number(r, 0, m, Style::kInteger);
-    const double ins = std::clamp(static_cast<double>(m) - lead.v, 0.0, 1.0);
-    cf.formula(r, col_in_service, fmt::format("IF({0}=0,0,MIN(1,MAX(0,{0}-{1})))", at(r, 0), lead.ref), m == 0 ? 0 : ins,
-               Style::kPercent);
-    for (int k = 0; k < n_opt; ++k) {
-      const std::string& key = keys[static_cast<std::size_t>(k)];
-      const std::string month = at(r, 0), in_service = at(r, col_in_service);
-      std::string f;
-      if (key == "buy") {
-        // Month 0: hardware and facility. Later: power, operations and colocation
-        // for the share in service; the waiting share bridged by renting or
-        // priced as a delay; the resale value comes back in the last month.
-        std::string bridge;
-        if (hp)
-          bridge = fmt::format("ROUND(({}+{}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", hp->compute.ref, hp->idle.ref,
-                               hp->storage.ref, hp->egress.ref, hp->support.ref, in_service);
-        else if (m_compute)
-          bridge = fmt::format("ROUND(({}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", m_compute->ref, m_storage->ref,
-                               m_egress->ref, m_support->ref, in_service);
-        else
-          bridge = "0";
-        f = fmt::format(
-            "IF({0}=0,ROUND({1},2)+ROUND({2},2),ROUND({3}*{4}*{5},2)+ROUND({6}*{5},2)+ROUND({7}*{5},2)+"
-            "IF({5}<1,IF({8}=1,{9},ROUND({10}*(1-{5}),2)),0))-IF({0}=horizon_months,ROUND({1}*{11},2),0)",
-            month, hardware.ref, facility.ref, tariff.ref, kwh.ref, in_service, ops.ref, coloc.ref, cover.ref, bridge,
-            delay.ref, value_share.ref);
-      } else if (key == "rent_hourly") {
-        f = fmt::format("IF({}=0,0,{})", month, month_total(*hp));
-      } else if (key == "rent_monthly") {
-        f = fmt::format("IF({0}=0,0,ROUND({1},2)+ROUND({2},2)+ROUND({3},2)+ROUND({4},2)+IF({0}=horizon_months,"
-                        "{1}*MAX(0,{5}-horizon_months),0))",
-                        month, m_compute->ref, m_storage->ref, m_egress->ref, m_support->ref, m_commit->ref);
-      } else if (key == "spot") {
-        f = fmt::format("IF({0}=0,0,ROUND({1},2)+ROUND({2}-{1},2)+ROUND({3},2)+ROUND({4},2)+ROUND({5},2))", month,
-                        sp_work->compute.ref, sp_wall->compute.ref, sp_wall->storage.ref, sp_wall->egress.ref,
-                        sp_wall->support.ref);
-      } else if (key == "hybrid") {
-        f = fmt::format("IF({0}=0,ROUND({1},2),ROUND({2},2)+{3})", month, y_capex->ref, y_power->ref, month_total(*yp));
-      }
-      const double value = c.options[static_cast<std::size_t>(k)].cash_flow[static_cast<std::size_t>(m)].units();
-      cf.formula(r, col_first + k, f, value, Style::kMoney);
+    const double ins = std::clamp(static_cast<double>(m) - x.lead.v, 0.0, 1.0);
+    cf.formula(r, l.in_service, fmt::format("IF({0}=0,0,MIN(1,MAX(0,{0}-{1})))", at(r, 0), x.lead.ref),
+               m == 0 ? 0 : ins, Style::kPercent);
+    for (int k = 0; k < l.options; ++k) {
+      const OptionResult& opt = c.options[static_cast<std::size_t>(k)];
+      const double value = opt.cash_flow[static_cast<std::size_t>(m)].units();
+      cf.formula(r, l.first + k, month_formula(opt.key, x, at(r, 0), at(r, l.in_service)), value, Style::kMoney);
       cum[static_cast<std::size_t>(k)] += value * factor;
-      cf.formula(r, col_cum + k,
-                 m == 0 ? fmt::format("{}*{}", at(r, col_first + k), at(r, col_factor))
-                        : fmt::format("{}+{}*{}", at(r - 1, col_cum + k), at(r, col_first + k), at(r, col_factor)),
+      cf.formula(r, l.cumulative + k,
+                 m == 0 ? fmt::format("{}*{}", at(r, l.first + k), at(r, l.factor))
+                        : fmt::format("{}+{}*{}", at(r - 1, l.cumulative + k), at(r, l.first + k), at(r, l.factor)),
                  cum[static_cast<std::size_t>(k)], Style::kMoney);
     }
-    cf.formula(r, col_factor, fmt::format("(1+{})^(-{}/12)", rate.ref, at(r, 0)), factor, Style::kPrecise);
+    cf.formula(r, l.factor, fmt::format("(1+{})^(-{}/12)", x.rate.ref, at(r, 0)), factor, Style::kPrecise);
     // Buy's break-even with option k: the first month ≥ 1 where owning's cumulative cost is at or below k's.
-    for (int k = 1; k < n_opt; ++k) {
+    for (int k = 1; k < l.options; ++k) {
       const bool caught = m >= 1 && cum[0] <= cum[static_cast<std::size_t>(k)] + 1e-9;
-      cf.formula_text(r, col_flags + k - 1,
-                      fmt::format("IF(AND({}>=1,{}<={}+1E-9),\"{}\",\"\")", at(r, 0), at(r, col_cum), at(r, col_cum + k), m),
+      cf.formula_text(r, l.flags + k - 1,
+                      fmt::format("IF(AND({}>=1,{}<={}+1E-9),\"{}\",\"\")", at(r, 0), at(r, l.cumulative),
+                                  at(r, l.cumulative + k), m),
                       caught ? std::to_string(m) : "");
     }
     factor *= v;
   }
-  const int total_row = H + 2;
-  cf.text(total_row, 0, "total", Style::kHeader);
-  for (int k = 0; k < n_opt; ++k)
-    cf.formula(total_row, col_first + k,
-               fmt::format("SUM({}:{})", at(1, col_first + k), at(H + 1, col_first + k)),
+  cf.text(l.total_row, 0, "total", Style::kHeader);
+  for (int k = 0; k < l.options; ++k)
+    cf.formula(l.total_row, l.first + k, fmt::format("SUM({}:{})", at(1, l.first + k), at(H + 1, l.first + k)),
                c.options[static_cast<std::size_t>(k)].total.units(), Style::kMoney);
+}
 
-  // Summary: one row per option, then the decision.
-  sum.text(0, 0, fmt::format("Buy vs rent over {} months ({})", H, CUR), Style::kTitle);
-  const std::vector<std::string> heads = {"option", "label", "total", "NPV", "GPU-h used", "per used GPU-h",
-                                          "break-even month (buy vs this)"};
-  for (std::size_t j = 0; j < heads.size(); ++j) sum.text(2, static_cast<int>(j), heads[j], Style::kHeader);
-  sum.freeze(3);
-  sum.width(0, 16);
-  sum.width(1, 60);
-  for (int j = 2; j < 7; ++j) sum.width(j, 18);
+// One row per option: total, NPV, GPU-hours used, cost per used GPU-hour, break-even.
+void summary_options(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
+  const int H = c.scenario.horizon_months;
+  const auto at = [](int row, int col) { return xlsx::cell_ref(row, col); };
   const std::string cfname = "'Cash flow'";
-  for (int k = 0; k < n_opt; ++k) {
+  for (int k = 0; k < l.options; ++k) {
     const OptionResult& opt = c.options[static_cast<std::size_t>(k)];
     const int r = 3 + k;
-    const std::string col = xlsx::column_letters(col_first + k);
+    const std::string col = xlsx::column_letters(l.first + k);
     sum.text(r, 0, opt.key);
     sum.text(r, 1, opt.label);
-    sum.formula(r, 2, fmt::format("{}!{}", cfname, at(total_row, col_first + k)), opt.total.units(), Style::kMoney);
+    sum.formula(r, 2, fmt::format("{}!{}", cfname, at(l.total_row, l.first + k)), opt.total.units(), Style::kMoney);
     sum.formula(r, 3, fmt::format("SUMPRODUCT({0}!{1}2:{1}{2},{0}!{3}2:{3}{2})", cfname, col, H + 2,
-                                  xlsx::column_letters(col_factor)),
+                                  xlsx::column_letters(l.factor)),
                 opt.npv, Style::kMoney);
     // GPU-hours used: every month at the utilisation; buying counts its
     // in-service months, and the waiting months only when bridged by renting.
     std::string used = "gpus*730*utilisation*horizon_months";
     if (opt.key == "buy")
       used = fmt::format("gpus*730*utilisation*(SUM({0}!{1}3:{1}{2})+IF(cover_by_renting=1,horizon_months-SUM({0}!{1}3:{1}{2}),0))",
-                         cfname, xlsx::column_letters(col_in_service), H + 2);
+                         cfname, xlsx::column_letters(l.in_service), H + 2);
     sum.formula(r, 4, used, opt.used_gpu_hours, Style::kNumber);
     sum.formula(r, 5, fmt::format("IF({0}>0,{1}/{0},\"\")", at(r, 4), at(r, 2)), opt.cost_per_used_gpu_hour.value_or(0),
                 Style::kMoney);
-    if (k > 0) {
-      const std::string flags = fmt::format("{}!{}2:{}{}", cfname, xlsx::column_letters(col_flags + k - 1),
-                                            xlsx::column_letters(col_flags + k - 1), H + 2);
-      // The flags are text; the first non-empty one is the break-even month.
-      sum.formula_text(r, 6, fmt::format("IF(COUNTIF({0},\"?*\")=0,\"none\",INDEX({0},MATCH(\"?*\",{0},0)))", flags),
-                       opt.break_even_month ? std::to_string(*opt.break_even_month) : "none");
-    }
+    if (k == 0) continue;
+    const std::string flags = fmt::format("{}!{}2:{}{}", cfname, xlsx::column_letters(l.flags + k - 1),
+                                          xlsx::column_letters(l.flags + k - 1), H + 2);
+    // The flags are text; the first non-empty one is the break-even month.
+    sum.formula_text(r, 6, fmt::format("IF(COUNTIF({0},\"?*\")=0,\"none\",INDEX({0},MATCH(\"?*\",{0},0)))", flags),
+                     opt.break_even_month ? std::to_string(*opt.break_even_month) : "none");
   }
-  const int last = 3 + n_opt - 1;
+}
+
+// The decision under the options: the cheapest, the cheapest rental and owning's break-even with it.
+int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
+  const int last = 3 + l.options - 1;
   int r = last + 2;
   sum.text(r, 0, "cheapest (by NPV)", Style::kHeader);
   sum.formula_text(r, 1, fmt::format("INDEX(A4:A{0},MATCH(MIN(D4:D{0}),D4:D{0},0))", last + 1), c.cheapest);
   ++r;
-  // The cheapest rental option (not hybrid), and owning's break-even with it.
-  std::string rent_rows;
-  int first_rent = -1, last_rent = -1;
-  for (int k = 0; k < n_opt; ++k) {
-    const std::string& key = keys[static_cast<std::size_t>(k)];
+  int first_rent = -1, last_rent = -1;  // rental options, not hybrid
+  for (int k = 0; k < l.options; ++k) {
+    const std::string& key = c.options[static_cast<std::size_t>(k)].key;
     if (key == "buy" || key == "hybrid") continue;
     if (first_rent < 0) first_rent = 3 + k;
     last_rent = 3 + k;
@@ -425,8 +464,7 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
                      c.break_even_versus);
     ++r;
     sum.text(r, 0, "break-even month", Style::kHeader);
-    sum.formula_text(r, 1,
-                     fmt::format("INDEX(G{0}:G{1},MATCH(MIN({2}),{2},0))", first_rent + 1, last_rent + 1, range),
+    sum.formula_text(r, 1, fmt::format("INDEX(G{0}:G{1},MATCH(MIN({2}),{2},0))", first_rent + 1, last_rent + 1, range),
                      c.break_even_month ? std::to_string(*c.break_even_month) : "none");
     ++r;
   }
@@ -434,13 +472,60 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
   if (c.break_even_utilisation) sum.number(r, 1, *c.break_even_utilisation, Style::kPercent);
   else sum.text(r, 1, "none in 0-100%");
   sum.text(r, 2, "computed by gpuplan (a search, not a formula): rerun it after changing assumptions", Style::kNote);
-  r += 2;
+  return r + 2;
+}
+
+void summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Comparison& c, const Layout& l) {
+  sum.text(0, 0, fmt::format("Buy vs rent over {} months ({})", c.scenario.horizon_months, c.scenario.currency.code()),
+           Style::kTitle);
+  const std::vector<std::string> heads = {"option", "label", "total", "NPV", "GPU-h used", "per used GPU-h",
+                                          "break-even month (buy vs this)"};
+  for (std::size_t j = 0; j < heads.size(); ++j) sum.text(2, static_cast<int>(j), heads[j], Style::kHeader);
+  sum.freeze(3);
+  sum.width(0, 16);
+  sum.width(1, 60);
+  for (int j = 2; j < 7; ++j) sum.width(j, 18);
+  summary_options(sum, c, l);
+  int r = summary_decision(sum, c, l);
   sum.text(r++, 0, c.recommendation, Style::kNote);
   sum.text(r++, 0, fmt::format("Scenario: {}. Generated by gpuplan; the cached values are gpuplan's, and every total is "
                                "a formula over the Assumptions sheet.",
                                rs.source),
            Style::kNote);
   for (const auto& n : rs.fx_notes) sum.text(r++, 0, n, Style::kNote);
+}
+
+// Every input as a named, editable cell, section by section, then what the cash flow needs.
+Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const Scenario& s, const Comparison& c) {
+  const int first = xlsx::assumptions_header(a, fmt::format("Buy vs rent: {} ({})", s.name, s.currency.code()));
+  a.text(2, 0, "The horizon is the number of rows of Cash flow: change it with gpuplan.", Style::kNote);
+  Inputs in(wb, a, first);
+  a.text(in.row(), 0, "horizon (rows of Cash flow)");
+  a.number(in.row(), 1, s.horizon_months, Style::kInteger);
+  a.text(in.row(), 2, "months");
+  wb.define_name("horizon_months", a, in.row(), 1);
+  Inputs gen(wb, a, in.row() + 1);
+  Refs x;
+  workload_inputs(gen, s, x);
+  buy_inputs(gen, s, x);
+  if (s.hourly) hourly_inputs(gen, s, x);
+  if (s.monthly) monthly_inputs(gen, s, x);
+  if (s.spot && c.spot_overhead && c.spot_overhead->feasible) spot_inputs(gen, s, *c.spot_overhead, x);
+  if (s.hybrid && s.hourly) hybrid_inputs(gen, s, x);
+  return x;
+}
+
+}  // namespace
+
+std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
+  xlsx::Workbook wb(rs.scenario.currency);
+  xlsx::Sheet& a = wb.add_sheet("Assumptions");
+  xlsx::Sheet& cf = wb.add_sheet("Cash flow");
+  xlsx::Sheet& sum = wb.add_sheet("Summary");
+  const Refs x = assumptions_sheet(wb, a, rs.scenario, c);
+  const Layout l = cash_flow_header(cf, c);
+  cash_flow_sheet(cf, c, x, l);
+  summary_sheet(sum, rs, c, l);
   return wb.bytes();
 }
 
