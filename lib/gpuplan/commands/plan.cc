@@ -159,26 +159,11 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   return out;
 }
 
-PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
-  const ResolvedPlan rp = resolve_plan(ctx, q);
-  const PlanInputs& in = rp.inputs;
-  check_filters(ctx.catalog(), in.gpus, in.providers, in.regions,
-                {"--gpu (plan.gpus)", "--provider (plan.providers)", "--region (plan.regions)"});
-  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
-  PlanResult r;
-  try {
-    r = plan(in, ctx.catalog(), fx);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file}, "", e.what());
-  }
-  const std::string cur = ctx.currency.lower();
-  const std::string CUR(ctx.currency.code());
-  const int cents = ctx.currency.minor_digits();
+namespace {
 
-  PlanOutcome out;
-  out.feasible = r.recommended.has_value();
-  Report& rep = out.report;
-  rep.command = "plan";
+// "Capacity plan: NAME; deadline 2026-12-20 (6.0 days from now), budget 200,000 CNY".
+std::string plan_title(const ResolvedPlan& rp, const Context& ctx) {
+  const PlanInputs& in = rp.inputs;
   std::vector<std::string> limits;
   if (in.deadline) {
     // A date or a time as the user wrote it, with what it leaves; a duration as hours or days.
@@ -187,16 +172,16 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
                          ? fmt::format("deadline {} ({} from now)", in.deadline_text, left)
                          : fmt::format("deadline {}", left));
   }
-  if (in.budget) limits.push_back(fmt::format("budget {} {}", to_pretty_string(*in.budget, 0), CUR));
-  rep.title = fmt::format("Capacity plan: {}{}{}", in.job.name.empty() ? rp.source : in.job.name,
-                          limits.empty() ? "" : "; ", fmt::format("{}", fmt::join(limits, ", ")));
+  if (in.budget) limits.push_back(fmt::format("budget {} {}", to_pretty_string(*in.budget, 0), ctx.currency.code()));
+  return fmt::format("Capacity plan: {}{}{}", in.job.name.empty() ? rp.source : in.job.name, limits.empty() ? "" : "; ",
+                     fmt::format("{}", fmt::join(limits, ", ")));
+}
 
-  Table plans;
-  plans.name = "plans";
-  plans.columns = plan_columns(cur, CUR, cents);
-  plans.columns.insert(plans.columns.begin(), Column{"role", "role"});
-  // One row per distinct plan, its roles joined ("recommended, cheapest").
-  std::vector<std::pair<std::string, const PlanDetail*>> roles;
+// One entry per distinct plan, its roles joined ("recommended, cheapest").
+using Roles = std::vector<std::pair<std::string, const PlanDetail*>>;
+
+Roles plan_roles(const PlanResult& r) {
+  Roles roles;
   for (const auto& [role, plan] : {std::pair{"recommended", &r.recommended}, std::pair{"cheapest", &r.cheapest},
                                    std::pair{"fastest", &r.fastest}}) {
     if (!*plan) continue;
@@ -205,181 +190,197 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
     if (it != roles.end()) it->first += std::string(", ") + role;
     else roles.emplace_back(role, &d);
   }
+  return roles;
+}
+
+std::string role_of(const Roles& roles, const PlanDetail& d) {
+  for (const auto& [names, x] : roles)
+    if (same(*x, d)) return names;
+  return {};
+}
+
+Table plans_table(const Roles& roles, const PlanInputs& in, const Context& ctx) {
+  Table t;
+  t.name = "plans";
+  t.columns = plan_columns(ctx.currency.lower(), std::string(ctx.currency.code()), ctx.currency.minor_digits());
+  t.columns.insert(t.columns.begin(), Column{"role", "role"});
   for (const auto& [role, d] : roles) {
     std::vector<Cell> row = plan_cells(*d, in, ctx);
     row.insert(row.begin(), role);
-    plans.add_row(std::move(row));
+    t.add_row(std::move(row));
   }
+  return t;
+}
 
-  Table frontier;
-  frontier.name = "frontier";
-  frontier.title = fmt::format("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", r.frontier.size());
-  frontier.columns = plan_columns(cur, CUR, cents);
-  frontier.text_max_rows = 12;
-  // The frontier (the CSV export) says which of its plans are recommended, cheapest, fastest.
-  frontier.columns.insert(frontier.columns.begin(), Column{"role", "role", 0, false});
-  std::vector<PlanDetail> frontier_details;  // once, with the spot simulations: the table and the workbook
-  for (const PlanConfig& c : r.frontier) frontier_details.push_back(describe(in, r, c));
-  for (const PlanDetail& d : frontier_details) {
-    std::string role;
-    for (const auto& [names, x] : roles)
-      if (same(*x, d)) role = names;
+// The frontier (the CSV export) says which of its plans are recommended, cheapest, fastest.
+Table frontier_table(const std::vector<PlanDetail>& frontier, const Roles& roles, const PlanInputs& in,
+                     const Context& ctx) {
+  Table t;
+  t.name = "frontier";
+  t.title = fmt::format("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", frontier.size());
+  t.columns = plan_columns(ctx.currency.lower(), std::string(ctx.currency.code()), ctx.currency.minor_digits());
+  t.text_max_rows = 12;
+  t.columns.insert(t.columns.begin(), Column{"role", "role", 0, false});
+  for (const PlanDetail& d : frontier) {
+    const std::string role = role_of(roles, d);
     std::vector<Cell> row = plan_cells(d, in, ctx);
     row.insert(row.begin(), role.empty() ? Cell{} : Cell{role});
-    frontier.add_row(std::move(row));
+    t.add_row(std::move(row));
   }
+  return t;
+}
 
-  Table misses;
-  misses.name = "near_misses";
-  misses.title = "Nearest misses: what each would need";
-  misses.columns = plan_columns(cur, CUR, cents);
-  misses.columns.insert(misses.columns.end() - 1, {Column{"budget_needed_" + cur, "needs budget", cents},
-                                                   Column{"deadline_needed_hours", "needs deadline h", 2}});
+Table misses_table(const PlanResult& r, const PlanInputs& in, const Context& ctx) {
+  const std::string cur = ctx.currency.lower();
+  const int cents = ctx.currency.minor_digits();
+  Table t;
+  t.name = "near_misses";
+  t.title = "Nearest misses: what each would need";
+  t.columns = plan_columns(cur, std::string(ctx.currency.code()), cents);
+  t.columns.insert(t.columns.end() - 1, {Column{"budget_needed_" + cur, "needs budget", cents},
+                                         Column{"deadline_needed_hours", "needs deadline h", 2}});
   for (const NearMiss& m : r.near_misses) {
     std::vector<Cell> row = plan_cells(m.plan, in, ctx);
     row.insert(row.end() - 1, {m.budget_needed ? Cell{*m.budget_needed} : Cell{},
                                m.deadline_needed_hours ? Cell{*m.deadline_needed_hours} : Cell{}});
-    misses.add_row(std::move(row));
+    t.add_row(std::move(row));
   }
+  return t;
+}
 
-  Table why;
-  why.name = "rejected";
-  why.title = "Why notable configurations were not chosen (--explain)";
-  why.columns = {{"what", "configuration"}, {"gpus", "GPUs"}, {"mode", "mode"}, {"finish_hours", "done in h", 1},
-                 {"cost_" + cur, CUR, cents}, {"why", "why not"}};
+Table explain_table(const PlanResult& r, const Context& ctx) {
+  Table t;
+  t.name = "rejected";
+  t.title = "Why notable configurations were not chosen (--explain)";
+  t.columns = {{"what", "configuration"}, {"gpus", "GPUs"}, {"mode", "mode"}, {"finish_hours", "done in h", 1},
+               {"cost_" + ctx.currency.lower(), std::string(ctx.currency.code()), ctx.currency.minor_digits()},
+               {"why", "why not"}};
   for (const Rejected& x : r.explained) {
     if (x.plan)
-      why.add_row({x.what, static_cast<std::int64_t>(x.plan->config.gpus), std::string(to_string(x.plan->config.mode)),
-                   x.plan->finish_hours, x.plan->cost, x.why});
+      t.add_row({x.what, static_cast<std::int64_t>(x.plan->config.gpus), std::string(to_string(x.plan->config.mode)),
+                 x.plan->finish_hours, x.plan->cost, x.why});
     else
-      why.add_row({x.what, Cell{}, Cell{}, Cell{}, Cell{}, x.why});
+      t.add_row({x.what, Cell{}, Cell{}, Cell{}, Cell{}, x.why});
   }
+  return t;
+}
 
-  // The workbook lists the same plans: the roles, the frontier, the nearest misses.
+// Nothing to recommend: how the configurations failed, as data.
+Table rejections_table(const PlanResult& r) {
+  Table t;
+  t.name = "rejections";
+  t.title = fmt::format("Why the {} configurations failed (first reason each)", group_thousands(std::to_string(r.evaluated)));
+  t.columns = {{"reason", "reason"}, {"configurations", "configurations"}};
+  for (int i = 0; i < kRejectionCount; ++i)
+    if (const auto n = r.rejected[static_cast<std::size_t>(i)])
+      t.add_row({std::string(to_string(static_cast<Rejection>(i))), static_cast<std::int64_t>(n)});
+  if (!r.feasible.empty())
+    t.add_row({std::string("spot, below the required confidence"), static_cast<std::int64_t>(r.feasible.size())});
+  return t;
+}
+
+// One plan as a workbook line: its prices and its cost parts.
+PlanLine workbook_line(const std::string& role, const PlanDetail& d, const PlanInputs& in) {
+  const PlanSource& s = *d.source;
+  const bool buy = d.config.mode == PlanMode::kBuy;
+  PlanLine l;
+  l.role = role;
+  l.offer = buy ? s.card->id : s.offer->id;
+  l.provider = buy ? "buy" : s.offer->provider;
+  l.region = buy ? in.market : s.offer->region;
+  l.gpu = s.gpu->id;
+  l.mode = std::string(to_string(d.config.mode));
+  l.gpus = d.config.gpus;
+  l.instances = d.instances;
+  l.zero_stage = d.config.zero_stage;
+  if (buy) {
+    l.price = s.card_price.units();
+    l.server_base = s.server_base.units();
+  } else {
+    l.price = s.prices.price(billing(d.config.mode))->units();
+    l.granularity_h = s.prices.granularity.count() / 3600.0;
+    l.minimum_h = s.prices.minimum_billing.count() / 3600.0;
+    l.storage_per_gb_month = s.prices.storage_priced ? s.prices.storage_per_gb_month.units() : 0.0;
+    l.support_share = s.prices.support_share;
+  }
+  l.start_hours = d.start_hours;
+  l.run_hours = d.wall_hours;
+  l.finish_hours = d.finish_hours;
+  l.billed_hours = d.run.billed_instance_hours;
+  l.compute = d.run.compute.units();
+  l.storage = d.run.storage.units();
+  l.support = d.run.support.units();
+  l.hardware = d.hardware.units();
+  l.power = d.power.units();
+  l.total = d.cost.units();
+  if (d.simulation) l.on_time_probability = d.simulation->probability;
+  return l;
+}
+
+// The workbook lists the same plans: the roles, the frontier, the nearest misses.
+PlanWorkbook workbook_data(const std::string& title, const PlanInputs& in, const PlanResult& r, const Roles& roles,
+                           const std::vector<PlanDetail>& frontier, Currency currency) {
   PlanWorkbook wbd;
-  wbd.title = rep.title;
-  wbd.currency = ctx.currency;
+  wbd.title = title;
+  wbd.currency = currency;
   if (in.deadline) wbd.deadline_hours = in.deadline->count() / 3600.0;
   if (in.budget) wbd.budget = in.budget->units();
   wbd.confidence = in.confidence;
   wbd.dataset_gb = in.dataset.value() / kGB;
   wbd.recommendation = r.recommendation;
-  const auto line = [&](const std::string& role, const PlanDetail& d) {
-    const PlanSource& s = *d.source;
-    const bool buy = d.config.mode == PlanMode::kBuy;
-    PlanLine l;
-    l.role = role;
-    l.offer = buy ? s.card->id : s.offer->id;
-    l.provider = buy ? "buy" : s.offer->provider;
-    l.region = buy ? in.market : s.offer->region;
-    l.gpu = s.gpu->id;
-    l.mode = std::string(to_string(d.config.mode));
-    l.gpus = d.config.gpus;
-    l.instances = d.instances;
-    l.zero_stage = d.config.zero_stage;
-    if (buy) {
-      l.price = s.card_price.units();
-      l.server_base = s.server_base.units();
-    } else {
-      const BillingMode bm = billing(d.config.mode);
-      l.price = s.prices.price(bm)->units();
-      l.granularity_h = s.prices.granularity.count() / 3600.0;
-      l.minimum_h = s.prices.minimum_billing.count() / 3600.0;
-      l.storage_per_gb_month = s.prices.storage_priced ? s.prices.storage_per_gb_month.units() : 0.0;
-      l.support_share = s.prices.support_share;
-    }
-    l.start_hours = d.start_hours;
-    l.run_hours = d.wall_hours;
-    l.finish_hours = d.finish_hours;
-    l.billed_hours = d.run.billed_instance_hours;
-    l.compute = d.run.compute.units();
-    l.storage = d.run.storage.units();
-    l.support = d.run.support.units();
-    l.hardware = d.hardware.units();
-    l.power = d.power.units();
-    l.total = d.cost.units();
-    if (d.simulation) l.on_time_probability = d.simulation->probability;
-    wbd.lines.push_back(std::move(l));
-  };
-  for (const auto& [role, d] : roles) line(role, *d);
-  for (const PlanDetail& d : frontier_details) line("frontier", d);
-  for (const NearMiss& m : r.near_misses) line("near miss", m.plan);
-  rep.xlsx = [wbd] { return plan_workbook(wbd); };
+  for (const auto& [role, d] : roles) wbd.lines.push_back(workbook_line(role, *d, in));
+  for (const PlanDetail& d : frontier) wbd.lines.push_back(workbook_line("frontier", d, in));
+  for (const NearMiss& m : r.near_misses) wbd.lines.push_back(workbook_line("near miss", m.plan, in));
+  return wbd;
+}
 
-  if (!plans.rows.empty()) rep.tables.push_back(std::move(plans));
-  if (!r.feasible.empty()) {
-    rep.tables.push_back(std::move(frontier));
-    rep.primary = 1;
-  }
-  if (!r.near_misses.empty()) {
-    rep.tables.push_back(std::move(misses));
-    rep.primary = rep.tables.size() - 1;
-  }
-  if (!out.feasible) {
-    // Nothing to recommend: say how the configurations failed, as data.
-    Table reasons;
-    reasons.name = "rejections";
-    reasons.title = fmt::format("Why the {} configurations failed (first reason each)", group_thousands(std::to_string(r.evaluated)));
-    reasons.columns = {{"reason", "reason"}, {"configurations", "configurations"}};
-    for (int i = 0; i < kRejectionCount; ++i)
-      if (const auto n = r.rejected[static_cast<std::size_t>(i)])
-        reasons.add_row({std::string(to_string(static_cast<Rejection>(i))), static_cast<std::int64_t>(n)});
-    if (!r.feasible.empty()) reasons.add_row({std::string("spot, below the required confidence"), static_cast<std::int64_t>(r.feasible.size())});
-    rep.tables.push_back(std::move(reasons));
-    if (r.near_misses.empty()) rep.primary = rep.tables.size() - 1;
-  }
-  if (q.explain) rep.tables.push_back(std::move(why));
-
-  // JSON: the search in numbers, and the recommended plan as one object.
-  Json ex = Json::object();
+// JSON: the search in numbers, the recommendation and the rates used.
+Json plan_extra(const PlanResult& r, const CurrencyConverter& fx) {
   Json search = Json::object();
   search["configurations"] = static_cast<long long>(r.evaluated);
   search["valid"] = static_cast<long long>(r.valid.size());
   search["feasible"] = static_cast<long long>(r.feasible.size());
   search["frontier"] = static_cast<long long>(r.frontier.size());
   Json rej = Json::object();
-  for (int i = 0; i < kRejectionCount; ++i) {
-    static constexpr const char* kKeys[] = {"precision", "memory", "batch", "spot_stall", "out_of_range", "deadline", "budget"};
-    rej[kKeys[i]] = static_cast<long long>(r.rejected[static_cast<std::size_t>(i)]);
-  }
+  static constexpr const char* kKeys[] = {"precision", "memory", "batch", "spot_stall", "out_of_range", "deadline", "budget"};
+  for (int i = 0; i < kRejectionCount; ++i) rej[kKeys[i]] = static_cast<long long>(r.rejected[static_cast<std::size_t>(i)]);
   search["rejected"] = std::move(rej);
+  Json ex = Json::object();
   ex["search"] = std::move(search);
   ex["recommendation"] = r.recommendation.empty() ? Json() : Json(r.recommendation);
   ex["fx_rates_used"] = fx.used_json();
-  rep.extra = std::move(ex);
-  Json echo = ctx.echo();
-  if (const auto* o = rp.echo.as_object())
-    for (const auto& [k, v] : *o) echo[k] = v;
-  rep.inputs = std::move(echo);
+  return ex;
+}
 
-  // Notes: warnings, the answer, then how it was reached.
-  for (const auto& w : rp.warnings) rep.notes.push_back(w);
-  if (!r.recommendation.empty()) rep.notes.push_back(r.recommendation);
-  if (r.feasible.empty()) {
-    std::string what;
-    if (in.deadline && in.budget) what = "meets the deadline within the budget";
-    else if (in.deadline) what = "meets the deadline";
-    else if (in.budget) what = "stays within the budget";
-    else what = "fits";
-    rep.notes.push_back(fmt::format("Nothing feasible: no configuration {}.", what));
-    for (const NearMiss& m : r.near_misses) {
-      std::vector<std::string> change;
-      if (m.deadline_needed_hours)
-        change.push_back(fmt::format("a deadline of {} (+{})", days_text(*m.deadline_needed_hours),
-                                     days_text(*m.deadline_needed_hours - in.deadline->count() / 3600.0)));
-      if (m.budget_needed)
-        change.push_back(fmt::format("a budget of {} {} (+{} {})", to_pretty_string(*m.budget_needed, 0), CUR,
-                                     to_pretty_string(*m.budget_needed - *in.budget, 0), CUR));
-      rep.notes.push_back(fmt::format("  {}× {} on {} ({}) would need {}.", m.plan.config.gpus, m.plan.source->gpu->id,
-                                      m.plan.source->offer ? m.plan.source->offer->provider : std::string("own hardware"),
-                                      to_string(m.plan.config.mode), fmt::format("{}", fmt::join(change, " and "))));
-    }
-    if (r.valid.empty())
-      rep.notes.push_back("No configuration fits in memory at any count up to --max-gpus: see gpuplan estimate's fit table.");
+// Nothing feasible: which limit binds, and what each nearest miss would need.
+void infeasible_notes(Report& rep, const PlanInputs& in, const PlanResult& r, Currency currency) {
+  std::string what = "fits";
+  if (in.deadline && in.budget) what = "meets the deadline within the budget";
+  else if (in.deadline) what = "meets the deadline";
+  else if (in.budget) what = "stays within the budget";
+  rep.notes.push_back(fmt::format("Nothing feasible: no configuration {}.", what));
+  for (const NearMiss& m : r.near_misses) {
+    std::vector<std::string> change;
+    if (m.deadline_needed_hours)
+      change.push_back(fmt::format("a deadline of {} (+{})", days_text(*m.deadline_needed_hours),
+                                   days_text(*m.deadline_needed_hours - in.deadline->count() / 3600.0)));
+    if (m.budget_needed)
+      change.push_back(fmt::format("a budget of {} {} (+{} {})", to_pretty_string(*m.budget_needed, 0), currency.code(),
+                                   to_pretty_string(*m.budget_needed - *in.budget, 0), currency.code()));
+    rep.notes.push_back(fmt::format("  {}× {} on {} ({}) would need {}.", m.plan.config.gpus, m.plan.source->gpu->id,
+                                    m.plan.source->offer ? m.plan.source->offer->provider : std::string("own hardware"),
+                                    to_string(m.plan.config.mode), fmt::format("{}", fmt::join(change, " and "))));
   }
+  if (r.valid.empty())
+    rep.notes.push_back("No configuration fits in memory at any count up to --max-gpus: see gpuplan estimate's fit table.");
+}
+
+// How the answer was reached: the search's size, the rejections, the cost model.
+void search_notes(Report& rep, const PlanInputs& in, const PlanResult& r) {
   rep.notes.push_back(fmt::format(
       "Searched {} configurations ({} offers{} × 1–{} GPUs × billing modes): {} feasible, {} on the frontier.",
-      group_thousands(std::to_string(r.evaluated)), std::count_if(r.sources.begin(), r.sources.end(), [](const auto& s) { return s.offer != nullptr; }),
+      group_thousands(std::to_string(r.evaluated)),
+      std::count_if(r.sources.begin(), r.sources.end(), [](const auto& s) { return s.offer != nullptr; }),
       in.include_buy ? " and buying" : "", in.max_gpus, group_thousands(std::to_string(r.feasible.size())),
       r.frontier.size()));
   std::vector<std::string> counts;
@@ -387,7 +388,7 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
     if (const auto n = r.rejected[static_cast<std::size_t>(i)])
       counts.push_back(fmt::format("{} {}", group_thousands(std::to_string(n)), to_string(static_cast<Rejection>(i))));
   if (!counts.empty()) rep.notes.push_back(fmt::format("Rejected: {}.", fmt::join(counts, "; ")));
-  if (!r.frontier.empty() && r.frontier.size() > 12)
+  if (r.frontier.size() > 12)
     rep.notes.push_back(fmt::format("The frontier shows 12 of its {} plans; --format csv or json lists them all.", r.frontier.size()));
   rep.notes.push_back(
       "Time = start (provisioning + dataset upload; buying: the lead time) + run time (spot: expected, with "
@@ -396,6 +397,16 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   if (in.allow_spot && in.deadline)
     rep.notes.push_back(fmt::format("P(on time): share of {} simulated spot runs (seed {}) that finish by the deadline.",
                                     in.trials, in.seed));
+}
+
+// Notes: warnings, the answer, then how it was reached and from what.
+void plan_notes(Report& rep, const ResolvedPlan& rp, const PlanResult& r, const PlanQuery& q, const Context& ctx,
+                const CurrencyConverter& fx) {
+  const PlanInputs& in = rp.inputs;
+  for (const auto& w : rp.warnings) rep.notes.push_back(w);
+  if (!r.recommendation.empty()) rep.notes.push_back(r.recommendation);
+  if (r.feasible.empty()) infeasible_notes(rep, in, r, ctx.currency);
+  search_notes(rep, in, r);
   for (const auto& n : r.notes) rep.notes.push_back(n);
   if (in.job.mfu) rep.notes.push_back(fmt::format("MFU {:.0f}% (given) on every GPU.", *in.job.mfu * 100));
   if (in.include_buy)
@@ -406,6 +417,54 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   rep.notes.push_back(fmt::format("Job: {}. {}", rp.source, ctx.catalog_note()));
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
   add_defaults_notes(rep, rp.defaults_used);
+}
+
+PlanResult run_plan(const ResolvedPlan& rp, const PlanQuery& q, const Context& ctx, const CurrencyConverter& fx) {
+  const PlanInputs& in = rp.inputs;
+  check_filters(ctx.catalog(), in.gpus, in.providers, in.regions,
+                {"--gpu (plan.gpus)", "--provider (plan.providers)", "--region (plan.regions)"});
+  try {
+    return plan(in, ctx.catalog(), fx);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file}, "", e.what());
+  }
+}
+
+}  // namespace
+
+PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
+  const ResolvedPlan rp = resolve_plan(ctx, q);
+  const PlanInputs& in = rp.inputs;
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  const PlanResult r = run_plan(rp, q, ctx, fx);
+  PlanOutcome out;
+  out.feasible = r.recommended.has_value();
+  Report& rep = out.report;
+  rep.command = "plan";
+  rep.title = plan_title(rp, ctx);
+  const Roles roles = plan_roles(r);
+  std::vector<PlanDetail> frontier;  // once, with the spot simulations: the table and the workbook
+  for (const PlanConfig& c : r.frontier) frontier.push_back(describe(in, r, c));
+  rep.xlsx = [wbd = workbook_data(rep.title, in, r, roles, frontier, ctx.currency)] { return plan_workbook(wbd); };
+  if (!roles.empty()) rep.tables.push_back(plans_table(roles, in, ctx));
+  if (!r.feasible.empty()) {
+    rep.tables.push_back(frontier_table(frontier, roles, in, ctx));
+    rep.primary = 1;
+  }
+  if (!r.near_misses.empty()) {
+    rep.tables.push_back(misses_table(r, in, ctx));
+    rep.primary = rep.tables.size() - 1;
+  }
+  if (!out.feasible) {
+    rep.tables.push_back(rejections_table(r));
+    if (r.near_misses.empty()) rep.primary = rep.tables.size() - 1;
+  }
+  if (q.explain) rep.tables.push_back(explain_table(r, ctx));
+  rep.extra = plan_extra(r, fx);
+  Json echo = ctx.echo();
+  append(echo, rp.echo);
+  rep.inputs = std::move(echo);
+  plan_notes(rep, rp, r, q, ctx, fx);
   return out;
 }
 
