@@ -8,6 +8,7 @@
 #include "gpuplan/cost/run.h"
 #include "gpuplan/cost/spot.h"
 #include "gpuplan/error.h"
+#include "gpuplan/fields.h"
 #include "gpuplan/job.h"
 
 namespace gpuplan {
@@ -36,32 +37,17 @@ struct CostRow {
   EstimateCostLine line;  ///< the same row for the workbook
 };
 
-}  // namespace
-
-Report estimate_report(const Context& ctx, const EstimateQuery& q) {
-  // Flags are --set overrides with a name of their own.
+// Flags are --set overrides with a name of their own.
+ResolvedJob resolve_estimate(const Context& ctx, const EstimateQuery& q) {
   std::vector<FlagOverride> flags;
   if (q.mfu) flags.push_back({"--mfu", "job.mfu", *q.mfu});
   if (q.gpu) flags.push_back({"--gpu", "cluster.gpu", *q.gpu});
   if (q.gpus) flags.push_back({"--gpus", "cluster.gpus", *q.gpus});
-  const ResolvedJob rj = load_job_with_flags(q.job_file, q.sets, flags, ctx);
-  const Job& job = rj.job;
-  const Cluster& cl = rj.cluster;
-  Estimate e;
-  try {
-    e = estimate(job, cl);
-  } catch (const std::invalid_argument& err) {
-    throw InputError(SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file}, "", err.what());
-  }
+  return load_job_with_flags(q.job_file, q.sets, flags, ctx);
+}
+
+Table summary_table(const Estimate& e, const Job& job, const Cluster& cl) {
   const Gpu& gpu = *cl.gpu;
-  const std::string CUR(ctx.currency.code());
-  const std::string cur = ctx.currency.lower();
-
-  Report rep;
-  rep.command = "estimate";
-  rep.title = fmt::format("Training estimate: {} on {}× {}", job.name, cl.gpus, gpu.id);
-
-  // Summary
   Table sum;
   sum.name = "summary";
   sum.columns = {{"item", "item"}, {"value", "value"}};
@@ -85,11 +71,13 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
   if (e.checkpoint_interval_steps)
     add("checkpoints", fmt::format("{:.1f} GB every {:.0f} steps", e.checkpoint_size.value() / kGB,
                                    *e.checkpoint_interval_steps));
+  return sum;
+}
 
-  // Memory
+Table memory_table(const Estimate& e, const Job& job, const Cluster& cl) {
   Table mem;
   mem.name = "memory";
-  mem.title = fmt::format("Memory per GPU on {}× {} (ZeRO stage {})", cl.gpus, gpu.id, job.zero_stage);
+  mem.title = fmt::format("Memory per GPU on {}× {} (ZeRO stage {})", cl.gpus, cl.gpu->id, job.zero_stage);
   mem.columns = {{"component", "component"}, {"gb_per_gpu", "GB/GPU", 2}};
   mem.add_row({std::string("weights"), e.memory.weights.value() / kGB});
   mem.add_row({std::string("gradients"), e.memory.gradients.value() / kGB});
@@ -97,14 +85,17 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
   mem.add_row({std::string("activations"), e.memory.activations.value() / kGB});
   mem.add_row({std::string("total"), e.memory.total.value() / kGB});
   mem.add_row({std::string("usable VRAM"), e.memory.usable.value() / kGB});
+  return mem;
+}
 
-  // Minimum cards per GPU type
+// The minimum card count on every catalog GPU with a rate at the job's precision.
+Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl) {
   Table fit;
   fit.name = "fit";
   fit.title = fmt::format("Fit on every catalog GPU with {} (ZeRO stage {})", to_string(job.precision), job.zero_stage);
   fit.columns = {{"gpu", "gpu"}, {"memory_gb", "mem GB", 0}, {"need_gb_per_gpu", fmt::format("GB/GPU at {}", cl.gpus), 1},
                  {"fits", fmt::format("fits at {}", cl.gpus)}, {"minimum_gpus", "min GPUs"}, {"reason", "reason"}};
-  for (const Gpu& g : ctx.catalog().gpus) {
+  for (const Gpu& g : catalog.gpus) {
     if (!g.dense_tflops.contains(job.precision)) continue;
     const MemoryBreakdown m = memory_per_gpu(job, g, cl.gpus, cl.usable_memory);
     const auto min = minimum_gpus(job, g, 4096, cl.usable_memory);
@@ -119,8 +110,10 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
     fit.add_row({g.id, g.memory.value() / kGB, m.total.value() / kGB, m.fits,
                  min ? Cell{static_cast<std::int64_t>(*min)} : Cell{}, reason.empty() ? Cell{} : Cell{reason}});
   }
+  return fit;
+}
 
-  // Step breakdown
+Table step_table(const Estimate& e) {
   Table step;
   step.name = "step";
   step.title = "Step time";
@@ -134,47 +127,62 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
   part("exposed communication", e.step.exposed_communication);
   part("checkpointing (amortised)", e.step.checkpoint);
   part("step", e.step.step);
+  return step;
+}
 
-  // Costs on every matching offer and mode
-  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
-  std::vector<CostRow> rows;
-  int out_of_range = 0;
+// The cost of the run on every offer of the GPU and every mode it sells, cheapest first.
+struct CostRows {
+  std::vector<CostRow> rows{};
+  int out_of_range = 0;  ///< amounts beyond a trillion: left out, and said so
+  bool spot = false;     ///< some offer sells spot
+};
+
+void add_cost_row(CostRows& out, const Offer& o, const OfferPrices& prices, BillingMode mode, double hours, int n,
+                  double wall_h, double dataset_gb, std::string note) {
+  const std::optional<RunCost> c = run_cost(prices, mode, hours, n, dataset_gb);
+  if (!c) {
+    ++out.out_of_range;  // not a plan anyone runs; say so instead of failing
+    return;
+  }
+  if (mode == BillingMode::kMonthly) note = fmt::format("{:g} month(s), paid whether used or not", c->months);
+  EstimateCostLine line{o.id, o.provider, o.region, std::string(to_string(mode)), o.gpus, n,
+                        prices.price(mode)->units(), o.billing_granularity.count() / 3600.0,
+                        o.minimum_billing.count() / 3600.0, wall_h > 0 ? hours / wall_h : 1.0,
+                        prices.storage_priced ? prices.storage_per_gb_month.units() : 0.0, prices.support_share,
+                        c->billed_instance_hours, c->compute.units(), c->storage.units(), c->support.units(),
+                        c->total.units()};
+  out.rows.push_back(CostRow{&o, std::string(to_string(mode)), n, c->billed_instance_hours, c->compute, c->storage,
+                             c->support, c->total, std::move(note), std::move(line)});
+}
+
+CostRows cost_rows(const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj, const Estimate& e) {
+  const Cluster& cl = rj.cluster;
+  CostRows out;
   const double wall_h = e.wall.count() / 3600.0;
   const double dataset_gb = rj.dataset.value() / kGB;
-  std::optional<SpotOverhead> first_spot;
   for (const Offer& o : ctx.catalog().offers) {
-    if (o.gpu != gpu.id) continue;
+    if (o.gpu != cl.gpu->id) continue;
     const int n = instances_for(cl.gpus, o.gpus);
     const OfferPrices prices = offer_prices(o, ctx.catalog(), fx);
-    const auto add_row = [&](BillingMode mode, double hours, std::string note) {
-      const std::optional<RunCost> c = run_cost(prices, mode, hours, n, dataset_gb);
-      if (!c) {
-        ++out_of_range;  // beyond a trillion: not a plan anyone runs; say so instead of failing
-        return;
-      }
-      if (mode == BillingMode::kMonthly) note = fmt::format("{:g} month(s), paid whether used or not", c->months);
-      EstimateCostLine line{o.id, o.provider, o.region, std::string(to_string(mode)), o.gpus, n,
-                            prices.price(mode)->units(), o.billing_granularity.count() / 3600.0,
-                            o.minimum_billing.count() / 3600.0, wall_h > 0 ? hours / wall_h : 1.0,
-                            prices.storage_priced ? prices.storage_per_gb_month.units() : 0.0, prices.support_share,
-                            c->billed_instance_hours, c->compute.units(), c->storage.units(), c->support.units(),
-                            c->total.units()};
-      rows.push_back(CostRow{&o, std::string(to_string(mode)), n, c->billed_instance_hours, c->compute, c->storage,
-                             c->support, c->total, std::move(note), std::move(line)});
-    };
-    if (o.hourly) add_row(BillingMode::kHourly, wall_h, "");
+    if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, wall_h, n, wall_h, dataset_gb, "");
     if (o.spot) {
       // Any instance's interruption stops a data-parallel job: λ = rate per instance × instances.
       const SpotOverhead ov = spot_overhead(
           SpotParams{rj.spot_interruptions_per_day / 24.0 * n, e.checkpoint_write, Seconds(600), std::nullopt});
-      if (!first_spot) first_spot = ov;
+      out.spot = true;
       if (ov.feasible)
-        add_row(BillingMode::kSpot, wall_h * ov.wall_per_work,
-                fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
+        add_cost_row(out, o, prices, BillingMode::kSpot, wall_h * ov.wall_per_work, n, wall_h, dataset_gb,
+                     fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
     }
-    if (o.monthly) add_row(BillingMode::kMonthly, wall_h, "");
+    if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, wall_h, n, wall_h, dataset_gb, "");
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const CostRow& a, const CostRow& b) { return a.total < b.total; });
+  std::stable_sort(out.rows.begin(), out.rows.end(), [](const CostRow& a, const CostRow& b) { return a.total < b.total; });
+  return out;
+}
+
+Table costs_table(const std::vector<CostRow>& rows, const Gpu& gpu, Currency currency) {
+  const std::string CUR(currency.code());
+  const std::string cur = currency.lower();
   Table costs;
   costs.name = "costs";
   costs.title = fmt::format("Cost on every {} offer, cheapest first", gpu.id);
@@ -187,31 +195,27 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
   for (const CostRow& r : rows)
     costs.add_row({r.offer->id, r.offer->provider, r.offer->region, r.mode, static_cast<std::int64_t>(r.instances),
                    r.billed_hours, r.compute, r.storage, r.support, r.total, r.note.empty() ? Cell{} : Cell{r.note}});
+  return costs;
+}
 
+EstimateWorkbook workbook_data(const std::string& title, const ResolvedJob& rj, const Estimate& e,
+                               const std::vector<CostRow>& rows, Currency currency) {
   EstimateWorkbook wbd;
-  wbd.title = rep.title;
-  wbd.job = job;
-  wbd.gpus = cl.gpus;
-  wbd.gpu = gpu.id;
-  wbd.peak_tflops = gpu.dense_tflops.at(job.precision);
+  wbd.title = title;
+  wbd.job = rj.job;
+  wbd.gpus = rj.cluster.gpus;
+  wbd.gpu = rj.cluster.gpu->id;
+  wbd.peak_tflops = rj.cluster.gpu->dense_tflops.at(rj.job.precision);
   wbd.estimate = e;
-  wbd.comm_overlap = cl.comm_overlap;
-  wbd.dataset_gb = dataset_gb;
-  wbd.currency = ctx.currency;
+  wbd.comm_overlap = rj.cluster.comm_overlap;
+  wbd.dataset_gb = rj.dataset.value() / kGB;
+  wbd.currency = currency;
   for (const CostRow& r : rows) wbd.lines.push_back(r.line);
-  rep.xlsx = [wbd] { return estimate_workbook(wbd); };
-  rep.tables.push_back(std::move(sum));
-  rep.tables.push_back(std::move(mem));
-  rep.tables.push_back(std::move(fit));
-  rep.tables.push_back(std::move(step));
-  rep.tables.push_back(std::move(costs));
-  rep.primary = 4;
+  return wbd;
+}
 
-  Json in = ctx.echo();
-  if (const auto* o = rj.inputs.as_object())
-    for (const auto& [k, v] : *o) in[k] = v;
-  rep.inputs = std::move(in);
-  Json ex = Json::object();
+// JSON: the estimate in numbers, and the rates used.
+Json estimate_extra(const Estimate& e, const CurrencyConverter& fx) {
   Json est = Json::object();
   est["flops_per_token"] = e.flops_per_token;
   est["training_flops"] = e.total_flops.value();
@@ -229,29 +233,61 @@ Report estimate_report(const Context& ctx, const EstimateQuery& q) {
   est["scaling_efficiency"] = e.scaling_efficiency;
   est["checkpoint_gb"] = e.checkpoint_size.value() / kGB;
   est["checkpoint_interval_steps"] = e.checkpoint_interval_steps ? Json(*e.checkpoint_interval_steps) : Json();
+  Json ex = Json::object();
   ex["estimate"] = std::move(est);
   ex["fx_rates_used"] = fx.used_json();
-  rep.extra = std::move(ex);
+  return ex;
+}
 
+void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const CostRows& costs, const Context& ctx,
+                    const CurrencyConverter& fx) {
   for (const auto& w : rj.warnings) rep.notes.push_back(w);
   if (!e.memory.fits)
     rep.notes.push_back(fmt::format("Does not fit: {:.1f} GB per GPU needed, {:.1f} GB usable on {}. See the fit "
                                     "table for the minimum card count (and ZeRO stage) per GPU.",
-                                    e.memory.total.value() / kGB, e.memory.usable.value() / kGB, gpu.id));
+                                    e.memory.total.value() / kGB, e.memory.usable.value() / kGB, rj.cluster.gpu->id));
   for (const auto& n : e.notes) rep.notes.push_back(n);
   rep.notes.push_back(
       "Step = max(compute, data loading) + exposed communication + amortised checkpoints; FLOPs = 6·N·D "
       "(8·N·D with full recompute, 4·N·D for LoRA) plus attention when the architecture is given.");
-  if (first_spot)
+  if (costs.spot)
     rep.notes.push_back(fmt::format("Spot rows: {:g} interruption(s) a day per instance (cost.spot_interruptions_per_day; "
                                     "any instance's interruption stops the job), checkpoint write {}, restart 10 min, "
                                     "checkpoints at the Young/Daly interval.",
                                     rj.spot_interruptions_per_day, human_seconds(e.checkpoint_write)));
-  if (out_of_range > 0)
-    rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond a trillion.", out_of_range));
+  if (costs.out_of_range > 0)
+    rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond a trillion.", costs.out_of_range));
   rep.notes.push_back(fmt::format("Job: {}. {}", rj.source, ctx.catalog_note()));
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
   add_defaults_notes(rep, rj.defaults_used);
+}
+
+}  // namespace
+
+Report estimate_report(const Context& ctx, const EstimateQuery& q) {
+  const ResolvedJob rj = resolve_estimate(ctx, q);
+  const Job& job = rj.job;
+  const Cluster& cl = rj.cluster;
+  Estimate e;
+  try {
+    e = estimate(job, cl);
+  } catch (const std::invalid_argument& err) {
+    throw InputError(SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file}, "", err.what());
+  }
+  Report rep;
+  rep.command = "estimate";
+  rep.title = fmt::format("Training estimate: {} on {}× {}", job.name, cl.gpus, cl.gpu->id);
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  const CostRows costs = cost_rows(ctx, fx, rj, e);
+  rep.xlsx = [wbd = workbook_data(rep.title, rj, e, costs.rows, ctx.currency)] { return estimate_workbook(wbd); };
+  rep.tables = {summary_table(e, job, cl), memory_table(e, job, cl), fit_table(ctx.catalog(), job, cl), step_table(e),
+                costs_table(costs.rows, *cl.gpu, ctx.currency)};
+  rep.primary = 4;
+  Json in = ctx.echo();
+  append(in, rj.inputs);
+  rep.inputs = std::move(in);
+  rep.extra = estimate_extra(e, fx);
+  estimate_notes(rep, rj, e, costs, ctx, fx);
   return rep;
 }
 
