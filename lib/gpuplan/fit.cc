@@ -195,12 +195,11 @@ std::pair<double, double> ScalingFit::prediction_interval(double n) const {
   return {mid - half, mid + half};
 }
 
-ScalingFit fit_scaling(const std::vector<double>& gpus, const std::vector<double>& throughput, ScalingModel model,
-                       const LmOptions& options) {
-  options.validate();
-  if (gpus.size() != throughput.size()) throw std::logic_error("fit_scaling: sizes differ");
+namespace {
+
+// Refuses data no scaling law can be fitted to, with the reason.
+void check_scaling_data(const std::vector<double>& gpus, const std::vector<double>& throughput, int p_full) {
   const int m = static_cast<int>(gpus.size());
-  const int p_full = model == ScalingModel::kUsl ? 3 : 2;
   for (int i = 0; i < m; ++i) {
     if (!std::isfinite(gpus[static_cast<std::size_t>(i)]) || !std::isfinite(throughput[static_cast<std::size_t>(i)]))
       throw FitError("the data hold NaN or infinite values");
@@ -221,97 +220,99 @@ ScalingFit fit_scaling(const std::vector<double>& gpus, const std::vector<double
   if (static_cast<int>(distinct.size()) < p_full)
     throw FitError(fmt::format("{} distinct GPU counts cannot determine {} parameters; measure at least {}",
                                distinct.size(), p_full, p_full));
-  // Least squares decomposes by GPU count: Σ(f(N_i) − x_i)² = Σ_N c_N (f(N) − x̄_N)²
-  // + Σ (x_i − x̄_N)². So the fit runs on one weighted point per distinct N
-  // (weight c_N), exactly, however many rows were measured.
+}
+
+// Least squares decomposes by GPU count: Σ(f(N_i) − x_i)² = Σ_N c_N (f(N) − x̄_N)²
+// + Σ (x_i − x̄_N)². So the fit runs on one weighted point per distinct N
+// (weight c_N), exactly, however many rows were measured.
+struct Groups {
+  Eigen::VectorXd n, x, sqrt_weight;  ///< per distinct N: the count, the mean throughput, √c_N
+  double within = 0;                  ///< Σ (x_i − x̄_N)²: the part no model can explain
+};
+
+Groups group_by_count(const std::vector<double>& gpus, const std::vector<double>& throughput) {
   struct Group {
     double count = 0, mean = 0, m2 = 0;  // Welford's running mean and sum of squares
   };
   std::map<double, Group> groups;
-  for (int i = 0; i < m; ++i) {
-    Group& gr = groups[gpus[static_cast<std::size_t>(i)]];
-    const double v = throughput[static_cast<std::size_t>(i)];
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    Group& gr = groups[gpus[i]];
+    const double v = throughput[i];
     gr.count += 1;
     const double d = v - gr.mean;
     gr.mean += d / gr.count;
     gr.m2 += d * (v - gr.mean);
   }
-  std::vector<double> gn, gx, gc;
-  double within = 0;
+  Groups g;
+  const auto size = static_cast<Eigen::Index>(groups.size());
+  g.n.resize(size);
+  g.x.resize(size);
+  g.sqrt_weight.resize(size);
+  Eigen::Index i = 0;
   for (const auto& [key, gr] : groups) {
-    gn.push_back(key);
-    gx.push_back(gr.mean);
-    gc.push_back(gr.count);
-    within += gr.m2;
+    g.n[i] = key;
+    g.x[i] = gr.mean;
+    g.sqrt_weight[i] = std::sqrt(gr.count);
+    g.within += gr.m2;
+    ++i;
   }
-  const Eigen::Index g = static_cast<Eigen::Index>(gn.size());
-  const Eigen::VectorXd n = Eigen::Map<const Eigen::VectorXd>(gn.data(), g);
-  const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(gx.data(), g);
-  const Eigen::VectorXd sw = Eigen::Map<const Eigen::VectorXd>(gc.data(), g).cwiseSqrt();
+  return g;
+}
 
-  // Start: λ from the smallest configuration's per-GPU throughput; σ, κ from
-  // the linearised form N·λ/X − 1 = σ(N−1) + κN(N−1) (Gunther 2007, §5.5).
+// Start: λ from the smallest configuration's per-GPU throughput; σ, κ from
+// the linearised form N·λ/X − 1 = σ(N−1) + κN(N−1) (Gunther 2007, §5.5).
+Eigen::Vector3d start_values(const Groups& g, ScalingModel model) {
+  const Eigen::Index size = g.n.size();
   Eigen::Index imin = 0;
-  n.minCoeff(&imin);
-  Eigen::Vector3d start(x[imin] / n[imin], 0, 0);
-  {
-    Eigen::MatrixXd A(g, model == ScalingModel::kUsl ? 2 : 1);
-    Eigen::VectorXd b(g);
-    for (Eigen::Index i = 0; i < g; ++i) {
-      A(i, 0) = n[i] - 1;
-      if (model == ScalingModel::kUsl) A(i, 1) = n[i] * (n[i] - 1);
-      b[i] = n[i] * start[0] / x[i] - 1;
-    }
-    const Eigen::VectorXd s = A.colPivHouseholderQr().solve(b);
-    if (s.allFinite()) {
-      start[1] = std::max(0.0, s[0]);
-      if (model == ScalingModel::kUsl) start[2] = std::max(0.0, s[1]);
-    }
+  g.n.minCoeff(&imin);
+  Eigen::Vector3d start(g.x[imin] / g.n[imin], 0, 0);
+  Eigen::MatrixXd A(size, model == ScalingModel::kUsl ? 2 : 1);
+  Eigen::VectorXd b(size);
+  for (Eigen::Index i = 0; i < size; ++i) {
+    A(i, 0) = g.n[i] - 1;
+    if (model == ScalingModel::kUsl) A(i, 1) = g.n[i] * (g.n[i] - 1);
+    b[i] = g.n[i] * start[0] / g.x[i] - 1;
   }
-  std::vector<int> free = {0, 1};
-  if (model == ScalingModel::kUsl) free.push_back(2);
-  LmResult r = levenberg_marquardt(n, x, sw, start, free, options);
-  ScalingFit f;
-  f.model = model;
-  // A negative contention or coherency coefficient has no physical meaning:
-  // hold it at 0 and refit the rest, and say so (never print it as if fine).
+  const Eigen::VectorXd s = A.colPivHouseholderQr().solve(b);
+  if (s.allFinite()) {
+    start[1] = std::max(0.0, s[0]);
+    if (model == ScalingModel::kUsl) start[2] = std::max(0.0, s[1]);
+  }
+  return start;
+}
+
+// A negative contention or coherency coefficient has no physical meaning:
+// hold it at 0 and refit the rest, and say so (never print it as if fine).
+LmResult fit_non_negative(const Groups& g, const Eigen::Vector3d& start, std::vector<int>& free,
+                          const LmOptions& options, std::vector<std::string>& constrained) {
+  LmResult r = levenberg_marquardt(g.n, g.x, g.sqrt_weight, start, free, options);
   for (int pass = 0; pass < 2; ++pass) {
     bool changed = false;
     for (int j : {1, 2}) {
       if (std::find(free.begin(), free.end(), j) == free.end() || r.p[j] >= 0) continue;
-      f.constrained.push_back(j == 1 ? "sigma" : "kappa");
+      constrained.push_back(j == 1 ? "sigma" : "kappa");
       free.erase(std::find(free.begin(), free.end(), j));
       Eigen::Vector3d s = r.p;
       s[j] = 0;
       for (int o : free)
         if (s[o] < 0) s[o] = 0;
-      r = levenberg_marquardt(n, x, sw, s, free, options);
+      r = levenberg_marquardt(g.n, g.x, g.sqrt_weight, s, free, options);
       changed = true;
       break;
     }
     if (!changed) break;
   }
-  f.lambda = r.p[0];
-  f.sigma = r.p[1];
-  f.kappa = model == ScalingModel::kUsl ? r.p[2] : 0.0;
-  f.converged = r.converged;
-  f.iterations = r.iterations;
-  f.message = r.message;
-  for (const auto& c : f.constrained) f.message += fmt::format("; {} held at 0 (the free fit made it negative)", c);
-  f.observations = m;
-  f.parameters = static_cast<int>(free.size());
-  f.rss = r.rss + within;
-  f.residual_std_error = std::sqrt(f.rss / std::max(1, m - f.parameters));
-  const double mean = std::accumulate(throughput.begin(), throughput.end(), 0.0) / m;
-  double tss = 0;
-  for (const double v : throughput) tss += (v - mean) * (v - mean);
-  f.r_squared = tss > 0 ? 1 - f.rss / tss : 1.0;
-  // Covariance σ²(JᵀJ)⁻¹ over the free parameters, from the QR of the
-  // (count-weighted, so equal to the full) Jacobian.
-  Eigen::MatrixXd J(g, f.parameters);
-  for (Eigen::Index i = 0; i < g; ++i) {
-    const Eigen::Vector3d grad = usl_gradient(n[i], r.p);
-    for (int j = 0; j < f.parameters; ++j) J(i, j) = sw[i] * grad[free[static_cast<std::size_t>(j)]];
+  return r;
+}
+
+// Covariance σ²(JᵀJ)⁻¹ over the free parameters, from the QR of the
+// (count-weighted, so equal to the full) Jacobian, never by forming JᵀJ.
+void covariance(const Groups& g, const Eigen::Vector3d& p, const std::vector<int>& free, ScalingFit& f) {
+  const Eigen::Index size = g.n.size();
+  Eigen::MatrixXd J(size, f.parameters);
+  for (Eigen::Index i = 0; i < size; ++i) {
+    const Eigen::Vector3d grad = usl_gradient(g.n[i], p);
+    for (int j = 0; j < f.parameters; ++j) J(i, j) = g.sqrt_weight[i] * grad[free[static_cast<std::size_t>(j)]];
   }
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J);
   if (qr.rank() < f.parameters)
@@ -328,11 +329,47 @@ ScalingFit fit_scaling(const std::vector<double>& gpus, const std::vector<double
   f.se_lambda = std::sqrt(f.covariance(0, 0));
   f.se_sigma = std::sqrt(f.covariance(1, 1));
   f.se_kappa = std::sqrt(f.covariance(2, 2));
-  // AICc = n·ln(RSS/n) + 2k + 2k(k+1)/(n−k−1), k = parameters + 1 (the variance)
-  // (Burnham & Anderson 2002, eq. 2.14). Undefined for a perfect fit.
+}
+
+// R² over the rows, and AICc = n·ln(RSS/n) + 2k + 2k(k+1)/(n−k−1), k = parameters + 1
+// (the variance) (Burnham & Anderson 2002, eq. 2.14); AICc is undefined for a perfect fit.
+void goodness(const std::vector<double>& throughput, ScalingFit& f) {
+  const int m = f.observations;
+  const double mean = std::accumulate(throughput.begin(), throughput.end(), 0.0) / m;
+  double tss = 0;
+  for (const double v : throughput) tss += (v - mean) * (v - mean);
+  f.r_squared = tss > 0 ? 1 - f.rss / tss : 1.0;
   const int kk = f.parameters + 1;
   if (f.rss > 0 && m - kk - 1 > 0)
     f.aicc = m * std::log(f.rss / m) + 2.0 * kk + 2.0 * kk * (kk + 1) / (m - kk - 1);
+}
+
+}  // namespace
+
+ScalingFit fit_scaling(const std::vector<double>& gpus, const std::vector<double>& throughput, ScalingModel model,
+                       const LmOptions& options) {
+  options.validate();
+  if (gpus.size() != throughput.size()) throw std::logic_error("fit_scaling: sizes differ");
+  check_scaling_data(gpus, throughput, model == ScalingModel::kUsl ? 3 : 2);
+  const Groups g = group_by_count(gpus, throughput);
+  std::vector<int> free = {0, 1};
+  if (model == ScalingModel::kUsl) free.push_back(2);
+  ScalingFit f;
+  f.model = model;
+  const LmResult r = fit_non_negative(g, start_values(g, model), free, options, f.constrained);
+  f.lambda = r.p[0];
+  f.sigma = r.p[1];
+  f.kappa = model == ScalingModel::kUsl ? r.p[2] : 0.0;
+  f.converged = r.converged;
+  f.iterations = r.iterations;
+  f.message = r.message;
+  for (const auto& c : f.constrained) f.message += fmt::format("; {} held at 0 (the free fit made it negative)", c);
+  f.observations = static_cast<int>(gpus.size());
+  f.parameters = static_cast<int>(free.size());
+  f.rss = r.rss + g.within;
+  f.residual_std_error = std::sqrt(f.rss / std::max(1, f.observations - f.parameters));
+  goodness(throughput, f);
+  covariance(g, r.p, free, f);
   return f;
 }
 
