@@ -31,8 +31,9 @@ struct Row {
 
 }  // namespace
 
-Report prices_report(const Context& ctx, const PricesQuery& q) {
-  const Catalog& cat = ctx.catalog();
+namespace {
+
+std::vector<BillingMode> checked_modes(const Catalog& cat, const PricesQuery& q) {
   std::vector<BillingMode> modes;
   for (const std::string& m : q.modes) {
     const auto mode = parse_billing_mode(m);
@@ -43,8 +44,12 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
     throw InputError(SourceLocation{"--sort"}, "",
                      fmt::format("{} not in {{{}}}", q.sort, fmt::join(kPriceSortKeys, ", ")));
   check_filters(cat, q.gpus, q.providers, q.regions, {"--gpu", "--provider", "--region"});
+  return modes;
+}
 
-  const CurrencyConverter fx(cat, ctx.currency);
+// Every price of every offer the filters keep, converted, with its price per GPU-hour.
+std::vector<Row> price_rows(const Context& ctx, const PricesQuery& q, const CurrencyConverter& fx) {
+  const std::vector<BillingMode> modes = checked_modes(ctx.catalog(), q);
   const auto stale_days = std::chrono::duration_cast<Days>(ctx.stale_after).count();
   std::vector<Row> rows;
   const auto add = [&](const Offer& o, BillingMode mode, std::string term, const Price& p) {
@@ -58,7 +63,7 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
     const Money per_gpu_hour = converted.scaled(1.0 / (hours * o.gpus));
     rows.push_back(Row{&o, mode, std::move(term), &p, converted, per_gpu_hour, stale, age});
   };
-  for (const Offer& o : cat.offers) {
+  for (const Offer& o : ctx.catalog().offers) {
     if (!any_match(q.gpus, o.gpu, true) || !any_match(q.providers, o.provider, false) ||
         !any_match(q.regions, o.region, false))
       continue;
@@ -66,17 +71,21 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
       if (const auto& p = o.price(m)) add(o, m, "", *p);
     for (const Commitment& c : o.commitments) add(o, c.basis, format_duration(c.term), c.price);
   }
+  return rows;
+}
 
+// By --sort, then the price per GPU-hour, then the offer: a total order, so output is stable.
+void sort_rows(std::vector<Row>& rows, const std::string& sort) {
   const auto key = [&](const Row& r) -> std::string {
-    if (q.sort == "provider") return r.offer->provider;
-    if (q.sort == "gpu") return r.offer->gpu;
-    if (q.sort == "as_of") return format_date(r.price->provenance.as_of);
+    if (sort == "provider") return r.offer->provider;
+    if (sort == "gpu") return r.offer->gpu;
+    if (sort == "as_of") return format_date(r.price->provenance.as_of);
     return {};
   };
   std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-    if (q.sort == "gpu_hour" && a.per_gpu_hour != b.per_gpu_hour) return a.per_gpu_hour < b.per_gpu_hour;
-    if (q.sort == "price" && a.converted != b.converted) return a.converted < b.converted;
-    if (q.sort == "as_of") {
+    if (sort == "gpu_hour" && a.per_gpu_hour != b.per_gpu_hour) return a.per_gpu_hour < b.per_gpu_hour;
+    if (sort == "price" && a.converted != b.converted) return a.converted < b.converted;
+    if (sort == "as_of") {
       if (a.price->provenance.as_of != b.price->provenance.as_of)
         return a.price->provenance.as_of > b.price->provenance.as_of;  // newest first
     } else if (const std::string ka = key(a), kb = key(b); ka != kb) {
@@ -85,12 +94,12 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
     if (a.per_gpu_hour != b.per_gpu_hour) return a.per_gpu_hour < b.per_gpu_hour;
     return std::tie(a.offer->id, a.mode, a.term) < std::tie(b.offer->id, b.mode, b.term);
   });
+}
 
-  const std::string cur = ctx.currency.lower();
-  const std::string CUR(ctx.currency.code());
-  Table t;
-  t.name = "offers";
-  t.columns = {
+std::vector<Column> price_columns(Currency currency) {
+  const std::string cur = currency.lower();
+  const std::string CUR(currency.code());
+  return {
       {"offer", "offer", 0, false},
       {"provider", "provider"},
       {"region", "region"},
@@ -112,35 +121,35 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
       {"confidence", "confidence", 0, false},
       {"source", "source", 0, false},
   };
-  std::size_t stale_rows = 0;
-  std::set<std::string> offers_seen;
+}
+
+// One row per price; `brief` fills only the columns a table shows (start-up time counts).
+Table offers_table(const std::vector<Row>& rows, bool brief, Currency currency, const CurrencyConverter& fx) {
+  Table t;
+  t.name = "offers";
+  t.columns = price_columns(currency);
   for (const Row& r : rows) {
     const Offer& o = *r.offer;
-    offers_seen.insert(o.id);
-    stale_rows += r.stale ? 1 : 0;
-    const bool per_month = r.mode == BillingMode::kMonthly;
-    if (q.brief) {
+    const std::string per = r.mode == BillingMode::kMonthly ? "month" : "hour";
+    const Cell term = r.term.empty() ? Cell{} : Cell{r.term};
+    if (brief) {
       t.add_row({Cell{}, o.provider, o.region, Cell{}, o.gpu, static_cast<std::int64_t>(o.gpus),
-                 std::string(to_string(r.mode)), r.term.empty() ? Cell{} : Cell{r.term}, r.converted,
-                 std::string(per_month ? "month" : "hour"), r.per_gpu_hour, Cell{}, Cell{}, Cell{},
+                 std::string(to_string(r.mode)), term, r.converted, per, r.per_gpu_hour, Cell{}, Cell{}, Cell{},
                  format_duration(o.billing_granularity), format_date(r.price->provenance.as_of), Cell{}, r.stale,
                  Cell{}, Cell{}});
       continue;
     }
+    const Provenance& pv = r.price->provenance;
     t.add_row({o.id, o.provider, o.region, o.instance, o.gpu, static_cast<std::int64_t>(o.gpus),
-               std::string(to_string(r.mode)), r.term.empty() ? Cell{} : Cell{r.term}, r.converted,
-               std::string(per_month ? "month" : "hour"), r.per_gpu_hour, r.price->amount,
+               std::string(to_string(r.mode)), term, r.converted, per, r.per_gpu_hour, r.price->amount,
                std::string(r.price->amount.currency().code()), fx.rate(r.price->amount.currency()),
-               format_duration(o.billing_granularity), format_date(r.price->provenance.as_of),
-               static_cast<std::int64_t>(r.age_days), r.stale,
-               r.price->provenance.confidence.empty() ? Cell{} : Cell{std::string(r.price->provenance.confidence)},
-               std::string(r.price->provenance.source)});
+               format_duration(o.billing_granularity), format_date(pv.as_of), static_cast<std::int64_t>(r.age_days),
+               r.stale, pv.confidence.empty() ? Cell{} : Cell{std::string(pv.confidence)}, std::string(pv.source)});
   }
+  return t;
+}
 
-  Report rep;
-  rep.command = "prices";
-  rep.title = fmt::format("GPU rental prices in {}: {} offers, {} prices, sorted by {}", CUR, offers_seen.size(),
-                          rows.size(), q.sort);
+Json prices_echo(const Context& ctx, const PricesQuery& q) {
   Json in = ctx.echo();
   Json filters = Json::object();
   filters["gpu"] = Json::strings(q.gpus);
@@ -150,7 +159,28 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   filters["stale_only"] = q.stale_only;
   in["filters"] = std::move(filters);
   in["sort"] = q.sort;
-  rep.inputs = std::move(in);
+  return in;
+}
+
+}  // namespace
+
+Report prices_report(const Context& ctx, const PricesQuery& q) {
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  std::vector<Row> rows = price_rows(ctx, q, fx);
+  sort_rows(rows, q.sort);
+  const auto stale_days = std::chrono::duration_cast<Days>(ctx.stale_after).count();
+  std::set<std::string> offers_seen;
+  std::size_t stale_rows = 0;
+  for (const Row& r : rows) {
+    offers_seen.insert(r.offer->id);
+    stale_rows += r.stale ? 1 : 0;
+  }
+  Report rep;
+  rep.command = "prices";
+  rep.title = fmt::format("GPU rental prices in {}: {} offers, {} prices, sorted by {}", ctx.currency.code(),
+                          offers_seen.size(), rows.size(), q.sort);
+  rep.inputs = prices_echo(ctx, q);
+  Table t = offers_table(rows, q.brief, ctx.currency, fx);
   if (!q.brief) {
     // The rates, not the converter: the catalog may be gone when the workbook is built.
     std::map<std::string, double> rates;
