@@ -147,7 +147,9 @@ void read_section(Fields& top, std::string_view name, ResolvedJob& out, JobDraft
 JobDraft read_draft(const YAML::Node& root, Diagnostics& diag, ResolvedJob& out, const FieldContext& ctx) {
   JobDraft d;
   d.given.assign(job_sections().size(), Given{});
-  Fields top(diag, root, "", known_keys("", {"job", "data", "checkpoint", "cluster", "cost", "plan"}));
+  Fields top(diag, root, "", known_keys(""));
+  for (const Section<ResolvedJob>& section : job_sections())  // the sections are keys of the top level
+    if (!section.name.empty() && section.name.find('.') == std::string_view::npos) top.declare({section.name});
   if (!top.is_map()) throw InputErrors(std::move(diag.problems()));
   d.given[section_index("")] = detail::read_fields(top, out, job_section("").rows, ctx);
   top.value("currency", false, [](const std::string& t) { return Currency(t); });
@@ -328,8 +330,9 @@ bool is_job_file(const std::string& path) {
   Diagnostics diag(path);
   const YAML::Node root = detail::load_with_sets(path, {}, diag);
   if (!root.IsMap()) return false;
-  for (const char* key : {"job", "cluster", "data", "checkpoint", "cost", "plan"})
-    if (root[key]) return true;
+  for (const Section<ResolvedJob>& section : job_sections())
+    if (!section.name.empty() && section.name.find('.') == std::string_view::npos && root[std::string(section.name)])
+      return true;
   return false;
 }
 

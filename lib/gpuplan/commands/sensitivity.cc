@@ -6,6 +6,7 @@
 
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
+#include "gpuplan/job_fields.h"
 #include "gpuplan/scenario.h"
 
 namespace gpuplan {
@@ -17,10 +18,11 @@ bool plan_flags_given(const PlanQuery& q) {
          q.seed;
 }
 
+// A --set of a job file's section ("cluster.gpus=16") makes the built-in subject a job.
 bool sets_name_a_job(const std::vector<std::string>& sets) {
   return std::any_of(sets.begin(), sets.end(), [](const std::string& s) {
-    for (const char* p : {"job.", "cluster.", "data.", "checkpoint.", "cost.", "plan."})
-      if (s.starts_with(p)) return true;
+    for (const Section<ResolvedJob>& section : job_sections())
+      if (!section.name.empty() && s.starts_with(std::string(section.name) + ".")) return true;
     return false;
   });
 }
@@ -87,77 +89,82 @@ std::string tornado_chart(const Sensitivity& s, const std::string& metric_label,
   return out;
 }
 
-Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
-  double range = 0.2;
-  if (q.range) {
-    try {
-      range = parse_share(*q.range);
-      if (!(range > 0 && range < 1)) throw std::invalid_argument(fmt::format("{} is outside (0%, 100%)", *q.range));
-    } catch (const std::invalid_argument& e) {
-      throw InputError(SourceLocation{fmt::format("--range {}", *q.range)}, "", e.what());
-    }
-  }
-  const bool job = q.file.empty() ? plan_flags_given(q.plan) || sets_name_a_job(q.plan.sets) : is_job_file(q.file);
-  if (!job && plan_flags_given(q.plan))
-    throw UsageError("--deadline, --budget and the other plan flags apply to a job file, not a buy-vs-rent scenario");
-  const std::string cur = ctx.currency.lower();
-  const std::string CUR(ctx.currency.code());
+namespace {
 
-  Report rep;
-  rep.command = "sensitivity";
-  std::string metric_key, metric_label, subject, decision_what;
-  std::vector<std::string> defaults;
-  Json echo = ctx.echo();
-  std::optional<CurrencyConverter> fx;
-  ScenarioSubject subj;
-  Currency currency = ctx.currency;
-  std::optional<ResolvedScenario> rs;
-  std::optional<ResolvedPlan> rp;
-  if (job) {
-    PlanQuery pq = q.plan;
-    pq.job_file = q.file;
-    rp = resolve_plan(ctx, pq);
-    fx.emplace(ctx.catalog(), ctx.currency);
-    subj = job_subject(rp->inputs, ctx.catalog(), *fx);
-    const bool time = rp->inputs.objective == Objective::kTime;
-    metric_key = time ? "finish_hours" : "cost_" + cur;
-    metric_label = time ? "the recommended plan's time to finish (hours)" : "the recommended plan's cost (" + CUR + ")";
-    subject = rp->inputs.job.name.empty() ? rp->source : rp->inputs.job.name;
-    decision_what = "the recommended GPU, provider and billing mode";
-    defaults = rp->defaults_used;
-    if (const auto* o = rp->echo.as_object())
-      for (const auto& [k, v] : *o) echo[k] = v;
-  } else {
-    rs = load_scenario(q.file, q.plan.sets, ctx);
-    currency = rs->scenario.currency;
-    subj = scenario_subject(rs->scenario);
-    metric_key = "buy_minus_rent_npv_" + currency.lower();
-    metric_label = fmt::format("NPV of buying minus the cheapest rental ({})", currency.code());
-    subject = rs->scenario.name;
-    decision_what = "the cheapest option";
-    defaults = rs->defaults_used;
-    if (const auto* o = rs->inputs.as_object())
-      for (const auto& [k, v] : *o) echo[k] = v;
-  }
-  Sensitivity s;
+double parse_range(const SensitivityQuery& q) {
+  if (!q.range) return 0.2;
   try {
-    s = analyse(subj.inputs, subj.evaluate, range);
+    const double range = parse_share(*q.range);
+    if (!(range > 0 && range < 1)) throw std::invalid_argument(fmt::format("{} is outside (0%, 100%)", *q.range));
+    return range;
   } catch (const std::invalid_argument& e) {
-    throw InputError(SourceLocation{q.file.empty() ? "<defaults>" : q.file}, "", e.what());
+    throw InputError(SourceLocation{fmt::format("--range {}", *q.range)}, "", e.what());
   }
-  rep.title = fmt::format("Sensitivity: {}, each input ±{:g}%", subject, range * 100);
+}
 
+// What is analysed: a scenario (buy vs rent) or a job (its plan), with how to name its metric.
+struct Subject {
+  bool job = false;
+  ScenarioSubject inputs{};
+  std::string metric_key{}, metric_label{}, name{}, decision_what{}, source{};
+  std::vector<std::string> defaults{}, fx_notes{};
+  Json echo{};
+  Currency currency = kCny;
+};
+
+// `fx` outlives the analysis: the job's evaluator converts prices with it.
+Subject job_subject_of(const Context& ctx, const SensitivityQuery& q, const CurrencyConverter& fx) {
+  PlanQuery pq = q.plan;
+  pq.job_file = q.file;
+  const ResolvedPlan rp = resolve_plan(ctx, pq);
+  Subject sub;
+  sub.job = true;
+  sub.inputs = job_subject(rp.inputs, ctx.catalog(), fx);
+  const bool time = rp.inputs.objective == Objective::kTime;
+  sub.metric_key = time ? "finish_hours" : "cost_" + ctx.currency.lower();
+  sub.metric_label = time ? "the recommended plan's time to finish (hours)"
+                          : fmt::format("the recommended plan's cost ({})", ctx.currency.code());
+  sub.name = rp.inputs.job.name.empty() ? rp.source : rp.inputs.job.name;
+  sub.decision_what = "the recommended GPU, provider and billing mode";
+  sub.source = rp.source;
+  sub.defaults = rp.defaults_used;
+  sub.echo = ctx.echo();
+  append(sub.echo, rp.echo);
+  sub.currency = ctx.currency;
+  return sub;
+}
+
+Subject scenario_subject_of(const Context& ctx, const SensitivityQuery& q) {
+  const ResolvedScenario rs = load_scenario(q.file, q.plan.sets, ctx);
+  Subject sub;
+  sub.currency = rs.scenario.currency;
+  sub.inputs = scenario_subject(rs.scenario);
+  sub.metric_key = "buy_minus_rent_npv_" + sub.currency.lower();
+  sub.metric_label = fmt::format("NPV of buying minus the cheapest rental ({})", sub.currency.code());
+  sub.name = rs.scenario.name;
+  sub.decision_what = "the cheapest option";
+  sub.source = rs.source;
+  sub.defaults = rs.defaults_used;
+  sub.fx_notes = rs.fx_notes;
+  sub.echo = ctx.echo();
+  append(sub.echo, rs.inputs);
+  return sub;
+}
+
+constexpr int kDigits = 2;  // money to the cent, hours to 0.01 h
+
+Table ranking_table(const Sensitivity& s, const Subject& sub, double range) {
   Table t;
   t.name = "ranking";  // not "inputs": that key holds the echoed inputs
-  const int digits = 2;  // money to the cent, hours to 0.01 h
+  const std::string& key = sub.metric_key;
   t.columns = {{"rank", "#"},
                {"input", "input"},
                {"base", "base"},
                {"low", "-" + fmt::format("{:g}%", range * 100)},
                {"high", "+" + fmt::format("{:g}%", range * 100)},
-               {metric_key + "_low", "metric at -", digits},
-               {metric_key + "_high", "metric at +", digits},
-               {"swing", "swing", digits},
+               {key + "_low", "metric at -", kDigits},
+               {key + "_high", "metric at +", kDigits},
+               {"swing", "swing", kDigits},
                {"decision_low", "decision at -", 0, false},
                {"decision_high", "decision at +", 0, false},
                {"flips", "flips"},
@@ -174,15 +181,15 @@ Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
     t.add_row({++rank, in.name, format_value(in.kind, in.base), format_value(in.kind, w.low_value),
                format_value(in.kind, w.high_value), metric(w.low), metric(w.high),
                std::isfinite(w.swing) ? Cell{w.swing} : Cell{}, w.low.decision, w.high.decision, w.flips,
-               w.flip_value ? Cell{format_value(in.kind, *w.flip_value)} : Cell{}, value_unit(in.kind, currency), in.base,
-               w.low_value, w.high_value, w.flip_value ? Cell{*w.flip_value} : Cell{}});
+               w.flip_value ? Cell{format_value(in.kind, *w.flip_value)} : Cell{}, value_unit(in.kind, sub.currency),
+               in.base, w.low_value, w.high_value, w.flip_value ? Cell{*w.flip_value} : Cell{}});
   }
-  rep.tables.push_back(std::move(t));
-  if (const std::string chart = tornado_chart(s, metric_label); !chart.empty()) rep.figures.push_back(chart);
-  rep.inputs = std::move(echo);
+  return t;
+}
 
+Json sensitivity_extra(const Sensitivity& s, const Subject& sub, double range) {
   Json ex = Json::object();
-  ex["metric"] = metric_key;
+  ex["metric"] = sub.metric_key;
   ex["range"] = range;
   ex["base_metric"] = s.base.metric ? Json(*s.base.metric) : Json();
   ex["base_decision"] = s.base.decision;
@@ -190,14 +197,15 @@ Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
   for (const Swing& w : s.ranked)
     if (w.flips) flips.push_back(s.inputs[w.input].name);
   ex["flips"] = std::move(flips);
-  Json nv = Json::array();
-  for (const auto& n : s.not_varied) nv.push_back(n);
-  ex["not_varied"] = std::move(nv);
-  rep.extra = std::move(ex);
+  ex["not_varied"] = Json::strings(s.not_varied);
+  return ex;
+}
 
-  rep.notes.push_back(fmt::format("Base: {} = {}; decision ({}): {}.", metric_label,
-                                  s.base.metric ? group_thousands(fmt::format("{:.{}f}", *s.base.metric, digits)) : "none",
-                                  decision_what, s.base.decision));
+void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, double range, const Context& ctx,
+                       const std::optional<CurrencyConverter>& fx) {
+  rep.notes.push_back(fmt::format("Base: {} = {}; decision ({}): {}.", sub.metric_label,
+                                  s.base.metric ? group_thousands(fmt::format("{:.{}f}", *s.base.metric, kDigits)) : "none",
+                                  sub.decision_what, s.base.decision));
   std::vector<std::string> flipping;
   for (const Swing& w : s.ranked)
     if (w.flips && w.flip_value)
@@ -208,7 +216,7 @@ Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
     rep.notes.push_back(fmt::format("No input flips the decision within ±{:g}%.", range * 100));
   else
     rep.notes.push_back(fmt::format("Flip the decision within ±{:g}%: {}.", range * 100, fmt::join(flipping, "; ")));
-  if (!job)
+  if (!sub.job)
     rep.notes.push_back("Metric: NPV of buying minus the NPV of the cheapest rental option; below zero, buying is "
                         "cheaper. Swing = |metric at +range − metric at −range|; one input moves at a time.");
   else
@@ -216,12 +224,37 @@ Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
                         "one input moves at a time.");
   if (!s.not_varied.empty())
     rep.notes.push_back(fmt::format("Not varied (zero in the base case): {}.", fmt::join(s.not_varied, ", ")));
-  rep.notes.push_back(fmt::format("{}: {}. {}", job ? "Job" : "Scenario", job ? rp->source : rs->source, ctx.catalog_note()));
+  rep.notes.push_back(fmt::format("{}: {}. {}", sub.job ? "Job" : "Scenario", sub.source, ctx.catalog_note()));
   if (fx)
     for (auto& n : fx->notes()) rep.notes.push_back(std::move(n));
-  if (rs)
-    for (const auto& n : rs->fx_notes) rep.notes.push_back(n);
-  add_defaults_notes(rep, defaults);
+  for (const auto& n : sub.fx_notes) rep.notes.push_back(n);
+  add_defaults_notes(rep, sub.defaults);
+}
+
+}  // namespace
+
+Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
+  const double range = parse_range(q);
+  const bool job = q.file.empty() ? plan_flags_given(q.plan) || sets_name_a_job(q.plan.sets) : is_job_file(q.file);
+  if (!job && plan_flags_given(q.plan))
+    throw UsageError("--deadline, --budget and the other plan flags apply to a job file, not a buy-vs-rent scenario");
+  std::optional<CurrencyConverter> fx;
+  if (job) fx.emplace(ctx.catalog(), ctx.currency);
+  const Subject sub = job ? job_subject_of(ctx, q, *fx) : scenario_subject_of(ctx, q);
+  Sensitivity s;
+  try {
+    s = analyse(sub.inputs.inputs, sub.inputs.evaluate, range);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(SourceLocation{q.file.empty() ? "<defaults>" : q.file}, "", e.what());
+  }
+  Report rep;
+  rep.command = "sensitivity";
+  rep.title = fmt::format("Sensitivity: {}, each input ±{:g}%", sub.name, range * 100);
+  rep.tables.push_back(ranking_table(s, sub, range));
+  if (const std::string chart = tornado_chart(s, sub.metric_label); !chart.empty()) rep.figures.push_back(chart);
+  rep.inputs = sub.echo;
+  rep.extra = sensitivity_extra(s, sub, range);
+  sensitivity_notes(rep, s, sub, range, ctx, fx);
   return rep;
 }
 
