@@ -1,4 +1,5 @@
 #include "gpuplan/commands/compare.h"
+#include "gpuplan/fields.h"
 
 #include <algorithm>
 #include <cmath>
@@ -98,24 +99,12 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
   return out;
 }
 
-Report compare_report(const Context& ctx, const CompareQuery& q) {
-  const ResolvedScenario rs = load_scenario(q.scenario_file, q.sets, ctx);
-  Comparison c;
-  try {
-    c = compare(rs.scenario);
-  } catch (const std::invalid_argument& e) {
-    // Inputs that pass every field check but overflow the model (amounts past 9.2e12).
-    throw InputError(SourceLocation{q.scenario_file.empty() ? "<defaults>" : q.scenario_file}, "", e.what());
-  }
-  const Currency currency = rs.scenario.currency;
+namespace {
+
+Table options_table(const Comparison& c, Currency currency) {
   const std::string cur = currency.lower();
   const std::string CUR(currency.code());
   const int cents = currency.minor_digits();
-
-  Report rep;
-  rep.command = "compare";
-  rep.title = fmt::format("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, CUR, rs.scenario.name);
-
   Table opts;
   opts.name = "options";
   opts.columns = {{"option", "option", 0, false},
@@ -136,21 +125,29 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
                   o.break_even_month ? Cell{static_cast<std::int64_t>(*o.break_even_month)} : Cell{},
                   notes.empty() ? Cell{} : Cell{notes}});
   }
+  return opts;
+}
 
+Table breakdown_table(const Comparison& c, Currency currency) {
   Table breakdown;
   breakdown.name = "breakdown";
   breakdown.title = "Cost breakdown over the horizon";
-  breakdown.columns = {{"option", "option"}, {"item", "item"}, {"amount_" + cur, CUR, cents}};
+  breakdown.columns = {{"option", "option"}, {"item", "item"}, {"amount_" + currency.lower(), std::string(currency.code()),
+                                                                currency.minor_digits()}};
   for (const OptionResult& o : c.options)
     for (const CostLine& l : o.breakdown) breakdown.add_row({o.key, l.item, l.amount});
+  return breakdown;
+}
 
+Table cash_flow_table(const Comparison& c, Currency currency, bool shown) {
   Table flow;
   flow.name = "cash_flow";
   flow.title = "Monthly cash flow (month 0 = purchase; costs positive, resale negative)";
-  flow.text = q.monthly;
+  flow.text = shown;
   flow.columns.push_back({"month", "month"});
-  for (const OptionResult& o : c.options) flow.columns.push_back({o.key + "_" + cur, o.key, cents});
-  for (int m = 0; m <= rs.scenario.horizon_months; ++m) {
+  for (const OptionResult& o : c.options)
+    flow.columns.push_back({o.key + "_" + currency.lower(), o.key, currency.minor_digits()});
+  for (int m = 0; m <= c.scenario.horizon_months; ++m) {
     std::vector<Cell> row{static_cast<std::int64_t>(m)};
     for (const OptionResult& o : c.options) row.emplace_back(o.cash_flow[static_cast<std::size_t>(m)]);
     flow.add_row(std::move(row));
@@ -159,21 +156,11 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   for (const OptionResult& o : c.options) total.emplace_back(o.total);
   flow.add_row(std::move(total));
   flow.last_row_is_total = true;
+  return flow;
+}
 
-  rep.tables.push_back(std::move(opts));
-  rep.tables.push_back(std::move(breakdown));
-  rep.tables.push_back(std::move(flow));
-  if (q.monthly) rep.primary = 2;
-  if (q.chart) rep.figures.push_back(cumulative_chart(c));
-
-  Json in = ctx.echo();
-  if (const auto* o = rs.inputs.as_object())
-    for (const auto& [k, v] : *o) in[k] = v;
-  Json sets = Json::array();
-  for (const auto& s : q.sets) sets.push_back(s);
-  in["set"] = std::move(sets);
-  rep.inputs = std::move(in);
-
+// JSON: the decision, break-even, spot's overhead and the rates used.
+Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
   Json extra = Json::object();
   Json be = Json::object();
   be["versus"] = c.break_even_versus.empty() ? Json() : Json(c.break_even_versus);
@@ -198,32 +185,64 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
     extra["spot"] = std::move(sp);
   }
   extra["fx_rates_used"] = rs.fx_used;
-  rep.extra = std::move(extra);
+  return extra;
+}
 
-  rep.xlsx = [rs, c] { return compare_workbook(rs, c); };
+std::optional<std::string> spot_note(const Comparison& c) {
+  if (!c.spot_overhead) return std::nullopt;
+  const SpotOverhead& ov = *c.spot_overhead;
+  if (!ov.feasible) return "Spot: interruptions outpace progress at these settings; spot is left out.";
+  if (!std::isfinite(ov.interval.count())) return std::nullopt;
+  return fmt::format(
+      "Spot: {:g} interruption(s) a day per instance × {} instance(s); checkpoint every {:.0f} min ({}), wall time "
+      "{:.3f}× the work ({:.1f}% writing checkpoints, {:.1f}% lost to interruptions).",
+      c.scenario.spot->interruptions.interruptions_per_hour * 24,
+      instances_for(c.scenario.workload.gpus, c.scenario.spot->rent.gpus_per_instance), ov.interval.count() / 60,
+      ov.optimal ? "Young/Daly optimum sqrt(2·C·MTBF)" : "as given", ov.wall_per_work, ov.checkpoint_share * 100,
+      ov.lost_share * 100);
+}
+
+void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c, const CompareQuery& q,
+                   const Context& ctx) {
   rep.notes.push_back(c.recommendation);
   for (const OptionResult& o : c.options)
     for (const auto& n : o.notes) rep.notes.push_back(fmt::format("{}: {}", o.key, n));
   if (c.break_even_utilisation)
     rep.notes.push_back(fmt::format("Break-even utilisation (buy = rent by the hour, by NPV): {:.1f}%.",
                                     *c.break_even_utilisation * 100));
-  if (c.spot_overhead) {
-    const SpotOverhead& ov = *c.spot_overhead;
-    if (!ov.feasible)
-      rep.notes.push_back("Spot: interruptions outpace progress at these settings; spot is left out.");
-    else if (std::isfinite(ov.interval.count()))
-      rep.notes.push_back(fmt::format(
-          "Spot: {:g} interruption(s) a day per instance × {} instance(s); checkpoint every {:.0f} min ({}), wall time "
-          "{:.3f}× the work ({:.1f}% writing checkpoints, {:.1f}% lost to interruptions).",
-          c.scenario.spot->interruptions.interruptions_per_hour * 24,
-          instances_for(c.scenario.workload.gpus, c.scenario.spot->rent.gpus_per_instance), ov.interval.count() / 60,
-          ov.optimal ? "Young/Daly optimum sqrt(2·C·MTBF)" : "as given", ov.wall_per_work, ov.checkpoint_share * 100,
-          ov.lost_share * 100));
-  }
+  if (auto n = spot_note(c)) rep.notes.push_back(std::move(*n));
   rep.notes.push_back(fmt::format("Scenario: {}. {}", rs.source, ctx.catalog_note()));
   for (const auto& n : rs.fx_notes) rep.notes.push_back(n);
   add_defaults_notes(rep, rs.defaults_used);
   if (!q.monthly) rep.notes.push_back("Month by month: --monthly. Every input: --format json.");
+}
+
+}  // namespace
+
+Report compare_report(const Context& ctx, const CompareQuery& q) {
+  const ResolvedScenario rs = load_scenario(q.scenario_file, q.sets, ctx);
+  Comparison c;
+  try {
+    c = compare(rs.scenario);
+  } catch (const std::invalid_argument& e) {
+    // Inputs that pass every field check but overflow the model (amounts past 9.2e12).
+    throw InputError(SourceLocation{q.scenario_file.empty() ? "<defaults>" : q.scenario_file}, "", e.what());
+  }
+  const Currency currency = rs.scenario.currency;
+  Report rep;
+  rep.command = "compare";
+  rep.title = fmt::format("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, currency.code(),
+                          rs.scenario.name);
+  rep.tables = {options_table(c, currency), breakdown_table(c, currency), cash_flow_table(c, currency, q.monthly)};
+  if (q.monthly) rep.primary = 2;
+  if (q.chart) rep.figures.push_back(cumulative_chart(c));
+  Json in = ctx.echo();
+  append(in, rs.inputs);
+  in["set"] = Json::strings(q.sets);
+  rep.inputs = std::move(in);
+  rep.extra = compare_extra(rs, c);
+  rep.xlsx = [rs, c] { return compare_workbook(rs, c); };
+  compare_notes(rep, rs, c, q, ctx);
   return rep;
 }
 
