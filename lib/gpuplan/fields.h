@@ -202,6 +202,10 @@ struct Field {
   Echo echo{};
   /// Whether `sensitivity` varies it (and its range clamps the variation).
   bool vary = false;
+  /// When set, sensitivity varies it only when this holds (read bandwidth only when samples are read).
+  bool (*varies)(const Root&) = nullptr;
+  /// Read by hand beside the table (its member is set for sensitivity, never by reading or defaults).
+  bool by_hand = false;
   /// Rounded to a whole number when varied.
   bool whole = false;
   /// For people: workbook labels and the field reference.
@@ -273,7 +277,7 @@ std::vector<MissingField> apply_defaults(Root& r, const Section<Root>& section, 
   if (section.present && !section.present(r)) return missing;
   for (std::size_t i = 0; i < section.rows.size(); ++i) {
     const Field<Root>& f = section.rows[i];
-    if ((i < given.size() && given[i]) || (f.applies && !f.applies(r, ctx)) || !f.at.set) continue;
+    if ((i < given.size() && given[i]) || (f.applies && !f.applies(r, ctx)) || !f.at.set || f.by_hand) continue;
     std::optional<Fallback> fb = f.derive ? f.derive(r, ctx) : std::nullopt;
     if (!fb && !f.fallback.empty()) {
       const std::string text(f.fallback);

@@ -46,8 +46,8 @@ std::optional<Fallback> global_batch(const ResolvedJob& r, const FieldContext&) 
 
 Value activation_bytes(const ResolvedJob& r) { return Bytes(r.job.activation_bytes_per_sample); }
 void set_activation_bytes(ResolvedJob& r, const Value& v) { r.job.activation_bytes_per_sample = std::get<Bytes>(v).value(); }
-Value tokens(const ResolvedJob& r) { return r.job.tokens; }
-Value samples(const ResolvedJob& r) { return r.job.samples; }
+bool vision(const ResolvedJob& r) { return is_vision_job(r.job); }
+bool not_vision(const ResolvedJob& r) { return !is_vision_job(r.job); }
 
 constexpr F kJob[] = {
     {.key = "parameters",
@@ -58,12 +58,14 @@ constexpr F kJob[] = {
      .why = "default",
      .applies = &language_model,
      .vary = true,
+     .varies = &not_vision,
      .label = "model parameters"},
     // tokens, samples and epochs are resolved by hand (job.cc): tokens, or samples × epochs × sequence length.
-    {.key = "tokens", .kind = K::kCount, .at = {&tokens, nullptr}, .range = {0, 1e17, true}, .fallback = "2B",
-     .why = "default: a fine-tuning corpus", .vary = true, .label = "tokens processed in the whole run"},
-    {.key = "samples", .kind = K::kCount, .at = {&samples, nullptr}, .range = {0, 1e17, true}, .vary = true,
-     .label = "samples (instead of tokens), per epoch"},
+    {.key = "tokens", .kind = K::kCount, .at = job<&Job::tokens>, .range = {0, 1e17, true}, .fallback = "2B",
+     .why = "default: a fine-tuning corpus", .vary = true, .varies = &not_vision, .by_hand = true,
+     .label = "tokens processed in the whole run"},
+    {.key = "samples", .kind = K::kCount, .at = job<&Job::samples>, .range = {0, 1e17, true}, .vary = true,
+     .varies = &vision, .by_hand = true, .label = "samples (instead of tokens), per epoch"},
     {.key = "epochs", .kind = K::kNumber, .range = {0, kInf, true}, .echo = {.skip = true}, .label = "passes over the samples"},
     {.key = "method",
      .kind = K::kChoice,
@@ -192,11 +194,14 @@ constexpr F kData[] = {
      .derive = &read_bandwidth,
      .noted = &reads_samples,
      .vary = true,
+     .varies = [](const ResolvedJob& r) { return r.job.bytes_per_sample.value() > 0; },
      .label = "read bandwidth per node"},
     {.key = "workers", .kind = K::kWhole, .at = job<&Job::workers>, .range = {1, 1024}, .fallback = "8",
      .noted = &never, .label = "data-loader workers per GPU"},
     {.key = "samples_per_second_per_worker", .kind = K::kNumber, .at = job<&Job::samples_per_second_per_worker>,
-     .range = {0, kInf, true}, .vary = true, .label = "CPU preprocessing rate per worker"},
+     .range = {0, kInf, true}, .vary = true,
+     .varies = [](const ResolvedJob& r) { return r.job.samples_per_second_per_worker > 0; },
+     .label = "CPU preprocessing rate per worker"},
 };
 
 // ---- checkpoint ----
@@ -288,6 +293,7 @@ bool multi_node(const ResolvedJob& r, const FieldContext& ctx) {
   return ctx.for_plan || r.cluster.gpus > r.cluster.gpus_per_node;
 }
 Value network_rate(const ResolvedJob& r) { return r.cluster.network_bandwidth; }
+void set_network_rate(ResolvedJob& r, const Value& v) { r.cluster.network_bandwidth = std::get<BytesPerSecond>(v); }
 bool several_gpus(const ResolvedJob& r, const FieldContext& ctx) { return ctx.for_plan || r.cluster.gpus > 1; }
 
 constexpr F kCluster[] = {
@@ -324,10 +330,11 @@ constexpr F kCluster[] = {
     // Given instead of `network` (job.cc checks they are not both given).
     {.key = "network_bandwidth",
      .kind = K::kRate,
-     .at = {&network_rate, nullptr},
+     .at = {&network_rate, &set_network_rate},
      .range = {0, kInf, true},
      .echo = {.key = "network_gbit_s", .divisor = 1.25e8},
      .vary = true,
+     .by_hand = true,
      .label = "network bandwidth per node, instead of a named network"},
     {.key = "comm_overlap",
      .kind = K::kShare,
@@ -350,6 +357,7 @@ constexpr F kCost[] = {
      .fallback = "1",
      .why = kSpotRateAssumption,
      .vary = true,
+     .varies = [](const ResolvedJob& r) { return r.plan.allow_spot; },
      .label = "spot interruptions per instance a day"},
     {.key = "dataset", .kind = K::kBytes, .at = member<&ResolvedJob::dataset>(), .range = {0}, .vary = true,
      .label = "data kept in storage during the run"},
@@ -371,11 +379,14 @@ constexpr Choice kObjectives[] = {{"cost", static_cast<int>(Objective::kCost)}, 
 Value budget(const ResolvedJob& r) { return r.plan.budget ? Value(*r.plan.budget) : Value(); }
 void set_budget(ResolvedJob& r, const Value& v) { r.plan.budget = std::get<Money>(v); }
 Value deadline_hours(const ResolvedJob& r) { return r.plan.deadline ? Value(*r.plan.deadline) : Value(); }
+void set_deadline(ResolvedJob& r, const Value& v) { r.plan.deadline = std::get<Seconds>(v); }
 
 constexpr F kPlan[] = {
-    {.key = "deadline", .kind = K::kDuration, .at = {&deadline_hours, nullptr}, .echo = {.key = "deadline_hours", .divisor = 3600},
-     .vary = true, .label = "finish within (36h) or by (2026-12-20)"},
-    {.key = "budget", .kind = K::kMoney, .at = {&budget, &set_budget}, .range = {0, kInf, true}, .vary = true,
+    // Read by hand: a duration or a date counted from now (parse_deadline), and its text kept for titles.
+    {.key = "deadline", .kind = K::kDuration, .at = {&deadline_hours, &set_deadline}, .range = {1},
+     .echo = {.key = "deadline_hours", .divisor = 3600}, .vary = true, .by_hand = true,
+     .label = "finish within (36h) or by (2026-12-20)"},
+    {.key = "budget", .kind = K::kMoney, .at = {&budget, &set_budget}, .range = {0.01, kInf, true}, .vary = true,
      .label = "spend at most"},
     {.key = "allow_spot", .kind = K::kBool, .at = plan<&PlanSettings::allow_spot>, .fallback = "false", .noted = &never,
      .label = "consider spot capacity"},

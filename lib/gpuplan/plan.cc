@@ -643,6 +643,27 @@ void explain(const Search& s, const CheapestCard& cheap, PlanResult& r) {
 
 }  // namespace
 
+void apply_job(const ResolvedJob& rj, PlanInputs& in) {
+  in.job = rj.job;
+  in.cluster = rj.cluster;
+  in.dataset = rj.dataset;
+  in.upload_bandwidth = rj.upload_bandwidth;
+  in.spot_interruptions_per_day = rj.spot_interruptions_per_day;
+  const PlanSettings& p = rj.plan;
+  in.deadline = p.deadline;
+  in.deadline_text = p.deadline_text;
+  in.budget = p.budget;
+  in.allow_spot = p.allow_spot;
+  in.include_buy = p.include_buy;
+  in.max_gpus = p.max_gpus;
+  in.objective = p.objective;
+  in.confidence = p.confidence;
+  in.gpus = p.gpus;
+  in.providers = p.providers;
+  in.regions = p.regions;
+  in.market = p.market;
+}
+
 PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConverter& fx) {
   validate(in);
   const TrainingModel model(in.job);

@@ -162,6 +162,10 @@ struct PlanResult {
 /// Throws std::invalid_argument for inputs no model can use.
 PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConverter& fx);
 
+/// Copies what a job file says (the job, the cluster, the cost inputs and the
+/// plan: section) into `in`, leaving the rest (trials, seed, scaling, factors).
+void apply_job(const ResolvedJob& rj, PlanInputs& in);
+
 /// The full evaluation of one configuration (the same formulas the search used).
 /// `simulate`: run the spot Monte Carlo (spot plans with a deadline only).
 PlanDetail describe(const PlanInputs& in, const PlanResult& result, const PlanConfig& config, bool simulate = true);

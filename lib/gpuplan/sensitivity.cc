@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "gpuplan/cost/rent.h"
+#include "gpuplan/job_fields.h"
 #include "gpuplan/scenario_fields.h"
 
 namespace gpuplan {
@@ -141,20 +142,31 @@ namespace {
 
 using ScenarioInputs = InputList<Scenario>;
 
-// Every `vary` row of a section, with the row's range; rows with no value
-// (an option that is not there) are left out.
-void add_rows(ScenarioInputs& list, const Scenario& base, std::string_view section) {
-  for (const Field<Scenario>& row : scenario_section(section).rows) {
-    if (!row.vary || !row.at.get) continue;
+// Every `vary` row of a section that matters for `base`, with the row's range;
+// rows with no value (an option that is not there) are left out. `at` reaches
+// the rows' root inside the subject.
+template <class Subject, class Root>
+void add_rows(InputList<Subject>& list, const Root& base, const Section<Root>& section, Root& (*at)(Subject&)) {
+  for (const Field<Root>& row : section.rows) {
+    if (!row.vary || !row.at.get || !row.at.set || (row.varies && !row.varies(base))) continue;
     const Value v = row.at.get(base);
     if (std::holds_alternative<std::monostate>(v)) continue;
     // An open upper bound is kept just inside (a 100% spot discount would make spot free).
     const double hi = row.range.hi_open ? row.range.hi * 0.99 : row.range.hi;
     const double lo = std::isinf(row.range.lo) ? 0.0 : row.range.lo;
-    list.add(field_path(section, row.key), row.kind, as_number(v),
-             [set = row.at.set, get = row.at.get](Scenario& s, double x) { set(s, with_number(get(s), x)); }, lo,
-             std::isinf(hi) ? 1e300 : hi, row.whole);
+    list.add(field_path(section.name, row.key), row.kind, as_number(v),
+             [set = row.at.set, get = row.at.get, at](Subject& s, double x) {
+               Root& r = at(s);
+               set(r, with_number(get(r), x));
+             },
+             lo, std::isinf(hi) ? 1e300 : hi, row.whole);
   }
+}
+
+Scenario& itself(Scenario& s) { return s; }
+
+void add_rows(ScenarioInputs& list, const Scenario& base, std::string_view section) {
+  add_rows(list, base, scenario_section(section), &itself);
 }
 
 // The rental prices and add-ons, which no single row holds: a price moves its
@@ -239,46 +251,39 @@ ScenarioSubject scenario_subject(const Scenario& base) {
   return out;
 }
 
-ScenarioSubject job_subject(const PlanInputs& base, const Catalog& catalog, const CurrencyConverter& fx) {
-  InputList<PlanInputs> list;
-  const auto add = [&list](auto&&... args) { list.add(std::forward<decltype(args)>(args)...); };
-  const Job& j = base.job;
-  if (j.parameters > 0) add("job.parameters", ValueKind::kCount, j.parameters, [](PlanInputs& p, double v) { p.job.parameters = v; });
-  if (j.tokens > 0) add("job.tokens", ValueKind::kCount, j.tokens, [](PlanInputs& p, double v) { p.job.tokens = v; });
-  if (j.samples > 0) add("job.samples", ValueKind::kCount, j.samples, [](PlanInputs& p, double v) { p.job.samples = v; });
-  // Two inputs that are many numbers: every GPU's MFU, every price in the catalog.
-  add("MFU of every GPU", ValueKind::kFactor, 1.0, [](PlanInputs& p, double v) { p.mfu_factor = v; }, 0.01, 100);
-  add("every catalog price", ValueKind::kFactor, 1.0, [](PlanInputs& p, double v) { p.price_factor = v; }, 0.01, 100);
-  add("cluster.network_bandwidth", ValueKind::kRate, base.cluster.network_bandwidth.value(),
-      [](PlanInputs& p, double v) { p.cluster.network_bandwidth = BytesPerSecond(v); }, 1);
-  add("cluster.comm_overlap", ValueKind::kShare, base.cluster.comm_overlap,
-      [](PlanInputs& p, double v) { p.cluster.comm_overlap = v; }, 0, 1);
-  if (j.bytes_per_sample.value() > 0)
-    add("data.read_bandwidth", ValueKind::kRate, j.read_bandwidth.value(),
-        [](PlanInputs& p, double v) { p.job.read_bandwidth = BytesPerSecond(v); }, 1);
-  if (j.samples_per_second_per_worker > 0)
-    add("data.samples_per_second_per_worker", ValueKind::kNumber, j.samples_per_second_per_worker,
-        [](PlanInputs& p, double v) { p.job.samples_per_second_per_worker = v; }, 1e-9);
-  add("checkpoint.write_bandwidth", ValueKind::kRate, j.checkpoint_bandwidth.value(),
-      [](PlanInputs& p, double v) { p.job.checkpoint_bandwidth = BytesPerSecond(v); }, 1);
-  if (base.allow_spot)
-    add("cost.spot_interruptions_per_day", ValueKind::kNumber, base.spot_interruptions_per_day,
-        [](PlanInputs& p, double v) { p.spot_interruptions_per_day = v; });
-  add("cost.dataset", ValueKind::kBytes, base.dataset.value(), [](PlanInputs& p, double v) { p.dataset = Bytes(v); });
-  add("cost.upload_bandwidth", ValueKind::kRate, base.upload_bandwidth.value(),
-      [](PlanInputs& p, double v) { p.upload_bandwidth = BytesPerSecond(v); }, 1);
-  if (base.deadline)
-    add("plan.deadline", ValueKind::kDuration, base.deadline->count(), [](PlanInputs& p, double v) { p.deadline = Seconds(v); }, 1);
-  if (base.budget)
-    add("plan.budget", ValueKind::kMoney, base.budget->units(), [](PlanInputs& p, double v) {
-      p.budget = Money::from_micros(std::llround(v * 1e6), p.budget->currency());
-    }, 0.01);
+namespace {
+
+// A job's inputs as sensitivity moves them: the job file's fields, and two
+// that stand for many numbers (every GPU's MFU, every catalog price).
+struct JobVariation {
+  ResolvedJob job{};
+  double mfu_factor = 1.0;
+  double price_factor = 1.0;
+};
+
+ResolvedJob& job_of(JobVariation& v) { return v.job; }
+
+}  // namespace
+
+ScenarioSubject job_subject(const ResolvedJob& job, const PlanInputs& base, const Catalog& catalog,
+                            const CurrencyConverter& fx) {
+  InputList<JobVariation> list;
+  add_rows(list, job, job_section("job"), &job_of);
+  list.add("MFU of every GPU", ValueKind::kFactor, 1.0, [](JobVariation& v, double x) { v.mfu_factor = x; }, 0.01, 100);
+  list.add("every catalog price", ValueKind::kFactor, 1.0, [](JobVariation& v, double x) { v.price_factor = x; }, 0.01,
+           100);
+  for (const char* section : {"cluster", "data", "checkpoint", "cost", "plan"})
+    add_rows(list, job, job_section(section), &job_of);
 
   ScenarioSubject out;
   out.inputs = std::move(list.inputs);
-  out.evaluate = [base, setters = std::move(list.setters), &catalog, &fx](std::size_t i, double v) {
+  out.evaluate = [job, base, setters = std::move(list.setters), &catalog, &fx](std::size_t i, double v) {
+    JobVariation var{job};
+    if (i != kBase) setters.at(i)(var, v);
     PlanInputs p = base;
-    if (i != kBase) setters.at(i)(p, v);
+    apply_job(var.job, p);
+    p.mfu_factor = var.mfu_factor;
+    p.price_factor = var.price_factor;
     const PlanResult r = plan(p, catalog, fx);
     SensitivityOutcome o;
     if (!r.recommended) {

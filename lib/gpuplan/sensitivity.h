@@ -76,7 +76,11 @@ ScenarioSubject scenario_subject(const Scenario& base);
 /// A job's inputs and an evaluator over plan(): metric = the recommended
 /// plan's cost in currency units (its finish time in hours with the time
 /// objective), decision = its GPU, provider and billing mode.
-ScenarioSubject job_subject(const PlanInputs& base, const Catalog& catalog, const CurrencyConverter& fx);
+/// The inputs are the rows of the job's field tables marked `vary` that
+/// matter for this job, plus every GPU's MFU and every catalog price as factors.
+/// `base` carries what the job file does not (trials, seed, a measured scaling).
+ScenarioSubject job_subject(const ResolvedJob& job, const PlanInputs& base, const Catalog& catalog,
+                            const CurrencyConverter& fx);
 
 /// "60%", "70,000", "2mo", "400W", "500GB", "100MB/s", "7B", "1.49", "×0.8".
 std::string format_value(ValueKind kind, double value);

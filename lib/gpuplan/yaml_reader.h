@@ -139,7 +139,7 @@ Given read_fields(Fields& f, Root& r, std::span<const Field<Root>> rows, const F
   Given given(rows.size(), false);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Field<Root>& row = rows[i];
-    if (!row.at.set) continue;
+    if (!row.at.set || row.by_hand) continue;
     const YAML::Node n = f.get(row.key, false);
     if (!n.IsDefined()) continue;
     given[i] = true;

@@ -33,6 +33,7 @@ struct PlanQuery {
 /// `defaults_used` and `inputs` describe them for the report.
 struct ResolvedPlan {
   PlanInputs inputs{};
+  ResolvedJob job{};  ///< the job file as read (sensitivity varies its fields)
   std::string source{};
   std::vector<std::string> defaults_used{};
   std::vector<std::string> warnings{};

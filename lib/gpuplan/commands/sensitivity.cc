@@ -119,7 +119,7 @@ Subject job_subject_of(const Context& ctx, const SensitivityQuery& q, const Curr
   const ResolvedPlan rp = resolve_plan(ctx, pq);
   Subject sub;
   sub.job = true;
-  sub.inputs = job_subject(rp.inputs, ctx.catalog(), fx);
+  sub.inputs = job_subject(rp.job, rp.inputs, ctx.catalog(), fx);
   const bool time = rp.inputs.objective == Objective::kTime;
   sub.metric_key = time ? "finish_hours" : "cost_" + ctx.currency.lower();
   sub.metric_label = time ? "the recommended plan's time to finish (hours)"
