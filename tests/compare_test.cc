@@ -226,8 +226,8 @@ TEST_CASE("monthly cash flows add up to the totals and the breakdown", "[compare
 TEST_CASE("on-demand billing rounds each run up to the granularity and bills forgotten idle hours", "[compare]") {
   Scenario s = hand_case();
   s.monthly.reset();
-  s.workload.utilisation = 0.5;  // 365 h a month
-  s.workload.runs_per_month = 7; // 52.142857 h a run
+  s.workload.utilisation = 0.5;   // 365 h a month
+  s.workload.runs_per_month = 7;  // 52.142857 h a run
   RentInputs r;
   r.price = cny("10");
   r.gpus_per_instance = 1;

@@ -8,7 +8,8 @@ using namespace gpuplan;
 using Catch::Matchers::Contains;
 
 TEST_CASE("csv tolerates a BOM, CRLF, comments, tabs and quoted fields", "[csv]") {
-  const CsvTable t = CsvTable::parse("\xEF\xBB\xBF# measured 2026-12-01\r\ngpus,\"through,put\"\r\n1,100\r\n2,\"190\"\r\n\r\n", "x.csv");
+  const CsvTable t = CsvTable::parse(
+      "\xEF\xBB\xBF# measured 2026-12-01\r\ngpus,\"through,put\"\r\n1,100\r\n2,\"190\"\r\n\r\n", "x.csv");
   CHECK(t.header() == std::vector<std::string>{"gpus", "through,put"});
   CHECK(t.numbers("gpus") == std::vector<double>{1, 2});
   CHECK(t.numbers("THROUGH,PUT") == std::vector<double>{100, 190});  // names match without case
@@ -55,5 +56,6 @@ TEST_CASE("fit mfu: tokens per second × 6N over the cards' peak", "[fit]") {
   // Numbers on the command line are read strictly: CLI11 alone would take 0x10 as 16.
   q.precision = "bf16";
   q.gpus = "0x10";
-  CHECK_THROWS_WITH(fit_mfu_report(ctx, q), "--gpus 0x10: '0x10' is not a decimal number (hexadecimal is not accepted)");
+  CHECK_THROWS_WITH(fit_mfu_report(ctx, q),
+                    "--gpus 0x10: '0x10' is not a decimal number (hexadecimal is not accepted)");
 }

@@ -38,8 +38,8 @@ std::string canonical(const YAML::Node& n) {
 }
 
 YAML::Node schema_inputs(const std::string& command) {
-  return YAML::LoadFile(fmt::format("{}/lib/gpuplan/schemas/{}.schema.json", GPUPLAN_SOURCE_DIR, command))
-      ["properties"]["inputs"];
+  return YAML::LoadFile(
+      fmt::format("{}/lib/gpuplan/schemas/{}.schema.json", GPUPLAN_SOURCE_DIR, command))["properties"]["inputs"];
 }
 
 // Keys every command's inputs carry besides the file's fields (Context::echo).
@@ -75,9 +75,9 @@ void check_schema(const std::string& command, const Json& generated, std::set<st
 TEST_CASE("edit distance counts insertions, deletions and substitutions", "[fields]") {
   CHECK(edit_distance("", "") == 0);
   CHECK(edit_distance("plan", "plan") == 0);
-  CHECK(edit_distance("plann", "plan") == 1);         // one deletion
+  CHECK(edit_distance("plann", "plan") == 1);              // one deletion
   CHECK(edit_distance("utilisaton", "utilisation") == 1);  // one insertion
-  CHECK(edit_distance("kitten", "sitting") == 3);     // the textbook case: k→s, e→i, +g
+  CHECK(edit_distance("kitten", "sitting") == 3);          // the textbook case: k→s, e→i, +g
   const std::string_view names[] = {"workload.gpus", "workload.utilisation", "workload.runs_per_month"};
   CHECK(nearest("workload.utilisaton", names) == "workload.utilisation");
   CHECK(nearest("workload.gpu", names) == "workload.gpus");

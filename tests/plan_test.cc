@@ -84,9 +84,10 @@ std::string random_catalog(std::mt19937_64& rng) {
   std::string y = "schema_version: 1\ngpus:\n";
   const int g = ngpu(rng);
   for (int i = 0; i < g; ++i)
-    y += fmt::format("  - {{id: G{}, name: g, form_factor: sxm, memory: {:.0f}GB, memory_bandwidth: 2000GB/s, tflops: "
-                     "{{bf16: {:.1f}}}, tdp: 400W, nvlink: 600GB/s, pcie_gen: 4, source: t, as_of: 2026-11-01}}\n",
-                     i, mem(rng), tflops(rng));
+    y += fmt::format(
+        "  - {{id: G{}, name: g, form_factor: sxm, memory: {:.0f}GB, memory_bandwidth: 2000GB/s, tflops: "
+        "{{bf16: {:.1f}}}, tdp: 400W, nvlink: 600GB/s, pcie_gen: 4, source: t, as_of: 2026-11-01}}\n",
+        i, mem(rng), tflops(rng));
   y += "providers:\n  - {id: p, name: P, kind: cloud, country: CN, currency: CNY, billing_granularity: 1min, "
        "storage: {cloud_disk: 0.3}, support_percent: 5%, source: t, as_of: 2026-11-01}\n"
        "  - {id: q, name: Q, kind: gpu_cloud, country: CN, currency: CNY, billing_granularity: 1h, source: t, "
@@ -187,14 +188,16 @@ TEST_CASE("plan: the Pareto frontier holds every non-dominated point and no domi
     std::vector<PlanConfig> pts;
     const int n = 1 + round % 40;
     for (int i = 0; i < n; ++i)
-      pts.push_back(PlanConfig{static_cast<double>(coord(rng)), coord(rng), static_cast<std::uint16_t>(i), PlanMode::kHourly, 0, 1});
+      pts.push_back(PlanConfig{static_cast<double>(coord(rng)), coord(rng), static_cast<std::uint16_t>(i),
+                               PlanMode::kHourly, 0, 1});
     CHECK(keys(pareto_frontier(pts)) == brute_force_frontier(pts));
   }
 }
 
-TEST_CASE("plan: on random catalogs the frontier matches brute force, a bigger budget keeps every plan, a later "
-          "deadline never costs more",
-          "[plan]") {
+TEST_CASE(
+    "plan: on random catalogs the frontier matches brute force, a bigger budget keeps every plan, a later "
+    "deadline never costs more",
+    "[plan]") {
   std::mt19937_64 rng(2026);
   std::uniform_real_distribution<double> hours(2, 400), money(50, 20000);
   for (int round = 0; round < 25; ++round) {
@@ -249,7 +252,8 @@ TEST_CASE("plan: the built-in catalog, a 7B fine-tune: ZeRO where memory needs i
   CHECK(r.rejected[static_cast<std::size_t>(Rejection::kBatch)] > 0);
 }
 
-TEST_CASE("spot Monte Carlo: reproducible with a seed, never late when never interrupted, mean near Daly's", "[plan][spot]") {
+TEST_CASE("spot Monte Carlo: reproducible with a seed, never late when never interrupted, mean near Daly's",
+          "[plan][spot]") {
   const SpotParams p{1.0 / 24.0, Seconds(300), Seconds(600), std::nullopt};  // 1 a day, 5 min writes, 10 min restarts
   const Seconds work = Hours(100);
   const SpotSimulation a = simulate_spot(work, p, Hours(110), 2000, 42);
@@ -269,7 +273,8 @@ TEST_CASE("spot Monte Carlo: reproducible with a seed, never late when never int
   CHECK(big.probability > 0.3);
   CHECK(big.probability < 0.7);
   // Never interrupted: exactly the work, always on time.
-  const SpotSimulation calm = simulate_spot(work, SpotParams{0.0, Seconds(300), Seconds(600), std::nullopt}, Hours(100), 10, 1);
+  const SpotSimulation calm =
+      simulate_spot(work, SpotParams{0.0, Seconds(300), Seconds(600), std::nullopt}, Hours(100), 10, 1);
   CHECK(calm.probability == 1.0);
   CHECK(calm.mean.count() == Approx(work.count()));
   CHECK_THROWS_AS(simulate_spot(work, p, Hours(1), 0, 1), std::invalid_argument);

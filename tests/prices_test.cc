@@ -78,7 +78,8 @@ TEST_CASE("price filters select by GPU family, provider and mode, and reject typ
   CHECK(r.tables[0].rows.size() == 3);  // big hourly, big 1y committed hourly, cheap-a100 hourly
   q = PricesQuery{};
   q.providers = {"nosuch"};
-  CHECK_THROWS_WITH(prices_report(ctx, q), "--provider: 'nosuch' matches nothing in the catalog (known: bigcloud, cheapcloud)");
+  CHECK_THROWS_WITH(prices_report(ctx, q),
+                    "--provider: 'nosuch' matches nothing in the catalog (known: bigcloud, cheapcloud)");
   q = PricesQuery{};
   q.sort = "colour";
   CHECK_THROWS_WITH(prices_report(ctx, q), Contains("--sort: colour not in"));

@@ -12,8 +12,8 @@ Report sample() {
   t.name = "offers";
   t.columns = {{"provider", "provider"}, {"gpu", "gpu"}, {"hourly_cny", "CNY/h", 2}, {"note", "note", 0, false}};
   t.add_row({std::string("example-cloud"), std::string("A100-80G"), Money::parse("221.50", kCny), Cell{}});
-  t.add_row({std::string("Acme, Inc."), std::string("H100"), Money::parse("1360", kCny),
-             std::string("=HYPERLINK(\"x\")")});
+  t.add_row(
+      {std::string("Acme, Inc."), std::string("H100"), Money::parse("1360", kCny), std::string("=HYPERLINK(\"x\")")});
   Report r;
   r.command = "prices";
   r.title = "Offers";
@@ -33,8 +33,9 @@ TEST_CASE("csv is RFC 4180 with CRLF, quoting and plain numbers", "[report]") {
 TEST_CASE("tsv refuses a value it cannot hold", "[report]") {
   Report r = sample();
   r.tables[0].rows[0][0] = std::string("tab\there");
-  CHECK_THROWS_WITH(render(r, Format::kTsv),
-                    "--format tsv: provider: a value contains a tab or newline, which TSV cannot hold (use --format csv)");
+  CHECK_THROWS_WITH(
+      render(r, Format::kTsv),
+      "--format tsv: provider: a value contains a tab or newline, which TSV cannot hold (use --format csv)");
   r.tables[0].rows[0][0] = std::string("ok");
   CHECK(render(r, Format::kTsv).starts_with("provider\tgpu\thourly_cny\tnote\nok\tA100-80G\t221.50\t\n"));
 }

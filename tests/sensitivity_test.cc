@@ -20,8 +20,8 @@ SensitivityOutcome linear(std::size_t i, double v) {
 }  // namespace
 
 TEST_CASE("sensitivity ranks inputs by swing and finds where the decision flips", "[sensitivity]") {
-  const std::vector<SensitivityInput> in = {{"a", ValueKind::kNumber, 10}, {"b", ValueKind::kNumber, 14},
-                                            {"c", ValueKind::kNumber, 0}};
+  const std::vector<SensitivityInput> in = {
+      {"a", ValueKind::kNumber, 10}, {"b", ValueKind::kNumber, 14}, {"c", ValueKind::kNumber, 0}};
   const Sensitivity s = analyse(in, linear, 0.2);
   CHECK(s.base.metric == Approx(2));
   CHECK(s.base.decision == "A");

@@ -82,9 +82,9 @@ gpuplan::Format output_format(const Flags& f, const CLI::App& app) {
   if ((ext == "xlsx") != (format == gpuplan::Format::kXlsx) && !f.field)
     throw gpuplan::UsageError(fmt::format("--format {} does not go into {} (use --format {} or another file name)",
                                           f.format, f.output,
-                                          ext == "xlsx"            ? "xlsx"
-                                          : f.format == "xlsx"     ? "a .xlsx name"
-                                                                   : f.format));
+                                          ext == "xlsx"        ? "xlsx"
+                                          : f.format == "xlsx" ? "a .xlsx name"
+                                                               : f.format));
   return format;
 }
 
@@ -125,13 +125,14 @@ int dispatch(const CLI::App& app, const std::vector<CLI::App*>& subs, const Flag
 void add_global_options(CLI::App& app, Flags& f) {
   app.require_subcommand(1);
   app.fallthrough();
-  app.footer("\nExit status:\n"
-             "  0  success\n"
-             "  1  internal error (a bug: please report it with the command line)\n"
-             "  2  usage error: unknown flag or subcommand, a flag value not in its set\n"
-             "  3  bad input: a file, a value or a flag's content (the message names file, line, column, field)\n"
-             "  4  nothing feasible: plan found no configuration within the deadline and the budget\n"
-             "\nEvery subcommand has --help with examples. Documentation: doc/manual.md; man gpuplan.");
+  app.footer(
+      "\nExit status:\n"
+      "  0  success\n"
+      "  1  internal error (a bug: please report it with the command line)\n"
+      "  2  usage error: unknown flag or subcommand, a flag value not in its set\n"
+      "  3  bad input: a file, a value or a flag's content (the message names file, line, column, field)\n"
+      "  4  nothing feasible: plan found no configuration within the deadline and the budget\n"
+      "\nEvery subcommand has --help with examples. Documentation: doc/manual.md; man gpuplan.");
   app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION);
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return fmt::format("gpuplan: {}\nRun with --help for more information.\n", e.what());
@@ -152,7 +153,8 @@ void add_global_options(CLI::App& app, Flags& f) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_flag("-q,--quiet", f.quiet, "no notes under tables, nothing but the result");
-  app.add_option("--field", f.field, "print one value of the JSON result, e.g. break_even.month or options.0.total_cny");
+  app.add_option("--field", f.field,
+                 "print one value of the JSON result, e.g. break_even.month or options.0.total_cny");
   app.add_option("--today", f.global.today,
                  "evaluate staleness as of this date, YYYY-MM-DD (default: $GPUPLAN_TODAY, else today in UTC)");
   app.add_option("--stale-after", f.global.stale_after, "flag prices older than this (default: catalog, 180d)");

@@ -58,10 +58,12 @@ void plan_flags(CLI::App& sub, gpuplan::PlanQuery& q) {
   sub.add_option("--deadline", q.deadline, "finish within this long (10d, 36h) or by this date (2026-12-20)");
   sub.add_option("--budget", q.budget, "spend at most this much (200000, or 30000 USD)");
   // Flag functions see --flag=false as a negative count: it overrides the file's `true`.
-  sub.add_flag_function("--allow-spot", [&q](std::int64_t n) { q.allow_spot = n > 0; },
-                        "consider spot (preemptible) capacity (--allow-spot=false: not, whatever the file says)");
-  sub.add_flag_function("--include-buy", [&q](std::int64_t n) { q.include_buy = n > 0; },
-                        "consider buying the cards, after the purchase lead time (=false: not)");
+  sub.add_flag_function(
+      "--allow-spot", [&q](std::int64_t n) { q.allow_spot = n > 0; },
+      "consider spot (preemptible) capacity (--allow-spot=false: not, whatever the file says)");
+  sub.add_flag_function(
+      "--include-buy", [&q](std::int64_t n) { q.include_buy = n > 0; },
+      "consider buying the cards, after the purchase lead time (=false: not)");
   sub.add_option("--gpu", q.gpus, "GPU ids or families to consider (default: all)")->delimiter(',');
   sub.add_option("--provider", q.providers, "providers to consider (default: all)")->delimiter(',');
   sub.add_option("--region", q.regions, "regions to consider (default: all)")->delimiter(',');
@@ -95,7 +97,8 @@ void sensitivity_options(CLI::App& sub, Flags& f) {
   plan_flags(sub, f.sensitivity.plan);
 }
 Outcome sensitivity_run(const Flags& f) {
-  return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::sensitivity_report(c, fl.sensitivity); });
+  return with_context(f,
+                      [](const Context& c, const Flags& fl) { return gpuplan::sensitivity_report(c, fl.sensitivity); });
 }
 std::vector<std::string> sensitivity_inputs(const Flags& f) {
   const auto& scaling = f.sensitivity.plan.scaling_file;
@@ -172,7 +175,8 @@ void progress_options(CLI::App& sub, Flags& f) {
   sub.add_option("--tokens-per-step", f.progress.tokens_per_step, "tokens per step");
 }
 Outcome progress_run(const Flags& f) {
-  return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::fit_progress_report(c, fl.progress); });
+  return with_context(f,
+                      [](const Context& c, const Flags& fl) { return gpuplan::fit_progress_report(c, fl.progress); });
 }
 std::vector<std::string> progress_inputs(const Flags& f) { return some({&f.progress.file}); }
 

@@ -6,9 +6,10 @@
 #include "cli.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"gpuplan: GPU compute cost and capacity planner.\n"
-               "Prices from a dated, sourced catalog; every number traceable.",
-               "gpuplan"};
+  CLI::App app{
+      "gpuplan: GPU compute cost and capacity planner.\n"
+      "Prices from a dated, sourced catalog; every number traceable.",
+      "gpuplan"};
   cli::Flags flags;
   cli::add_global_options(app, flags);
   // A misspelt subcommand: CLI11 would say only "A subcommand is required".

@@ -37,9 +37,7 @@ std::string date(Date d) { return fmt::format("Date(std::chrono::days({}))", d.t
 
 std::string dbl(double d) { return fmt::format("{:.17g}", d); }
 
-std::string where(const SourceLocation& w) {
-  return fmt::format("SourceLocation{{kFile, {}, {}}}", w.line, w.column);
-}
+std::string where(const SourceLocation& w) { return fmt::format("SourceLocation{{kFile, {}, {}}}", w.line, w.column); }
 
 std::string prov(const Provenance& p) {
   return fmt::format("Provenance{{{}, {}, {}, {}}}", lit(p.source), date(p.as_of), lit(p.confidence), lit(p.note));
@@ -55,9 +53,9 @@ void emit(std::ostream& out, const Catalog& c) {
   out << fmt::format("  c.stale_after = Seconds({});\n  c.stale_after_given = {};\n", dbl(c.stale_after.count()),
                      c.stale_after_given);
   for (const FxRate& r : c.fx_rates)
-    out << fmt::format(
-        "  c.fx_rates.push_back(FxRate{{{}, Currency({}), Currency({}), {}, {}, {}, {}}});\n", lit(r.id),
-        lit(r.from.code()), lit(r.to.code()), dbl(r.rate), lit(r.rate_text), prov(r.provenance), where(r.where));
+    out << fmt::format("  c.fx_rates.push_back(FxRate{{{}, Currency({}), Currency({}), {}, {}, {}, {}}});\n", lit(r.id),
+                       lit(r.from.code()), lit(r.to.code()), dbl(r.rate), lit(r.rate_text), prov(r.provenance),
+                       where(r.where));
   for (const Gpu& g : c.gpus) {
     out << "  {\n    Gpu g;\n";
     out << fmt::format("    g.id = {};\n    g.name = {};\n    g.form_factor = {};\n", lit(g.id), lit(g.name),
@@ -117,8 +115,8 @@ void emit(std::ostream& out, const Catalog& c) {
   for (const OperatingCost& o : c.operating)
     out << fmt::format(
         "  c.operating.push_back(OperatingCost{{{}, static_cast<OperatingKind>({}), {}, {}, {}, {}, {}, {}}});\n",
-        lit(o.id), static_cast<int>(o.kind), o.money ? money(*o.money) : "std::nullopt", dbl(o.number),
-        lit(o.region), lit(o.description), prov(o.provenance), where(o.where));
+        lit(o.id), static_cast<int>(o.kind), o.money ? money(*o.money) : "std::nullopt", dbl(o.number), lit(o.region),
+        lit(o.description), prov(o.provenance), where(o.where));
 }
 
 }  // namespace

@@ -8,11 +8,16 @@ namespace gpuplan {
 
 std::string_view to_string(Precision p) {
   switch (p) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kTf32: return "tf32";
-    case Precision::kBf16: return "bf16";
-    case Precision::kFp16: return "fp16";
-    case Precision::kFp8: return "fp8";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kTf32:
+      return "tf32";
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kFp8:
+      return "fp8";
   }
   return "?";
 }
@@ -25,18 +30,24 @@ std::optional<Precision> parse_precision(std::string_view s) {
 
 std::string_view to_string(StorageTier t) {
   switch (t) {
-    case StorageTier::kCloudDisk: return "cloud_disk";
-    case StorageTier::kLocalNvme: return "local_nvme";
-    case StorageTier::kObject: return "object";
+    case StorageTier::kCloudDisk:
+      return "cloud_disk";
+    case StorageTier::kLocalNvme:
+      return "local_nvme";
+    case StorageTier::kObject:
+      return "object";
   }
   return "?";
 }
 
 std::string_view to_string(BillingMode m) {
   switch (m) {
-    case BillingMode::kHourly: return "hourly";
-    case BillingMode::kMonthly: return "monthly";
-    case BillingMode::kSpot: return "spot";
+    case BillingMode::kHourly:
+      return "hourly";
+    case BillingMode::kMonthly:
+      return "monthly";
+    case BillingMode::kSpot:
+      return "spot";
   }
   return "?";
 }
@@ -49,34 +60,50 @@ std::optional<BillingMode> parse_billing_mode(std::string_view s) {
 
 std::string_view to_string(PurchaseKind k) {
   switch (k) {
-    case PurchaseKind::kCard: return "card";
-    case PurchaseKind::kServer: return "server";
-    case PurchaseKind::kServerBase: return "server_base";
-    case PurchaseKind::kNetwork: return "network";
+    case PurchaseKind::kCard:
+      return "card";
+    case PurchaseKind::kServer:
+      return "server";
+    case PurchaseKind::kServerBase:
+      return "server_base";
+    case PurchaseKind::kNetwork:
+      return "network";
   }
   return "?";
 }
 
 std::string_view to_string(OperatingKind k) {
   switch (k) {
-    case OperatingKind::kElectricityPerKwh: return "electricity_per_kwh";
-    case OperatingKind::kPue: return "pue";
-    case OperatingKind::kColocationPerMonth: return "colocation_per_month";
-    case OperatingKind::kColocationPerKwMonth: return "colocation_per_kw_month";
-    case OperatingKind::kOperationsPerMonth: return "operations_per_month";
-    case OperatingKind::kLeadTime: return "lead_time";
-    case OperatingKind::kUsefulLife: return "useful_life";
-    case OperatingKind::kResidualValue: return "residual_value";
-    case OperatingKind::kDiscountRate: return "discount_rate";
+    case OperatingKind::kElectricityPerKwh:
+      return "electricity_per_kwh";
+    case OperatingKind::kPue:
+      return "pue";
+    case OperatingKind::kColocationPerMonth:
+      return "colocation_per_month";
+    case OperatingKind::kColocationPerKwMonth:
+      return "colocation_per_kw_month";
+    case OperatingKind::kOperationsPerMonth:
+      return "operations_per_month";
+    case OperatingKind::kLeadTime:
+      return "lead_time";
+    case OperatingKind::kUsefulLife:
+      return "useful_life";
+    case OperatingKind::kResidualValue:
+      return "residual_value";
+    case OperatingKind::kDiscountRate:
+      return "discount_rate";
   }
   return "?";
 }
 
 const std::optional<Price>& Offer::price(BillingMode mode) const {
   switch (mode) {
-    case BillingMode::kHourly: return hourly;
-    case BillingMode::kMonthly: return monthly;
-    case BillingMode::kSpot: return spot;
+    case BillingMode::kHourly:
+      return hourly;
+    case BillingMode::kMonthly:
+      return monthly;
+    case BillingMode::kSpot:
+      return spot;
   }
   return hourly;
 }
@@ -187,7 +214,8 @@ const OperatingCost* find_operating(const Catalog& c, OperatingKind kind, std::s
 
 namespace {
 template <class Range, class Get>
-void check_filter(const std::vector<std::string>& filters, const Range& records, Get get, bool prefix, const char* flag) {
+void check_filter(const std::vector<std::string>& filters, const Range& records, Get get, bool prefix,
+                  const char* flag) {
   for (const std::string& f : filters) {
     const bool known = std::any_of(records.begin(), records.end(), [&](const auto& r) {
       return prefix ? gpu_matches(f, get(r)) : id_equals(f, get(r));
@@ -197,17 +225,20 @@ void check_filter(const std::vector<std::string>& filters, const Range& records,
     for (const auto& r : records)
       if (std::find(names.begin(), names.end(), get(r)) == names.end()) names.push_back(get(r));
     std::sort(names.begin(), names.end());
-    throw InputError(SourceLocation{flag}, "", fmt::format("'{}' matches nothing in the catalog (known: {})", f,
-                                                           fmt::join(names, ", ")));
+    throw InputError(SourceLocation{flag}, "",
+                     fmt::format("'{}' matches nothing in the catalog (known: {})", f, fmt::join(names, ", ")));
   }
 }
 }  // namespace
 
 void check_filters(const Catalog& c, const std::vector<std::string>& gpus, const std::vector<std::string>& providers,
                    const std::vector<std::string>& regions, const std::array<const char*, 3>& flags) {
-  check_filter(gpus, c.gpus, [](const Gpu& g) { return g.id; }, true, flags[0]);
-  check_filter(providers, c.providers, [](const Provider& p) { return p.id; }, false, flags[1]);
-  check_filter(regions, c.offers, [](const Offer& o) { return o.region; }, false, flags[2]);
+  check_filter(
+      gpus, c.gpus, [](const Gpu& g) { return g.id; }, true, flags[0]);
+  check_filter(
+      providers, c.providers, [](const Provider& p) { return p.id; }, false, flags[1]);
+  check_filter(
+      regions, c.offers, [](const Offer& o) { return o.region; }, false, flags[2]);
 }
 
 }  // namespace gpuplan

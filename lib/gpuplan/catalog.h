@@ -40,8 +40,8 @@ struct Price {
 };
 
 enum class Precision { kFp32, kTf32, kBf16, kFp16, kFp8 };
-inline constexpr Precision kAllPrecisions[] = {Precision::kFp32, Precision::kTf32, Precision::kBf16,
-                                               Precision::kFp16, Precision::kFp8};
+inline constexpr Precision kAllPrecisions[] = {Precision::kFp32, Precision::kTf32, Precision::kBf16, Precision::kFp16,
+                                               Precision::kFp8};
 std::string_view to_string(Precision p);
 std::optional<Precision> parse_precision(std::string_view s);
 
@@ -99,9 +99,9 @@ struct Offer {
   std::string gpu{};
   int gpus = 1;
   Currency currency = kCny;
-  std::optional<Price> hourly{};   ///< per instance-hour
-  std::optional<Price> monthly{};  ///< per instance-month (730 h)
-  std::optional<Price> spot{};     ///< per instance-hour, stated or derived from spot_discount
+  std::optional<Price> hourly{};          ///< per instance-hour
+  std::optional<Price> monthly{};         ///< per instance-month (730 h)
+  std::optional<Price> spot{};            ///< per instance-hour, stated or derived from spot_discount
   std::optional<double> spot_discount{};  ///< when the catalog gives a rule, not a price
   std::vector<Commitment> commitments{};
   Seconds billing_granularity{};

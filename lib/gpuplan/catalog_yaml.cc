@@ -67,8 +67,7 @@ Provenance read_provenance(Fields& f, const Provenance* inherited) {
   if (auto c = f.text("confidence", false)) {
     if (*c != "low" && *c != "medium" && *c != "high")
       f.fail(f.get("confidence", false), f.field("confidence"), "must be low, medium or high");
-    else
-      p.confidence = intern(*c);
+    else p.confidence = intern(*c);
   }
   if (auto n = f.text("note", false)) p.note = intern(*n);
   return p;
@@ -222,7 +221,8 @@ std::optional<Provider> read_provider(Fields& f) {
   if (auto s = f.text("country", false)) {
     if (s->size() != 2 || !std::isupper(static_cast<unsigned char>((*s)[0])) ||
         !std::isupper(static_cast<unsigned char>((*s)[1])))
-      f.fail(f.get("country", false), f.field("country"), fmt::format("'{}' is not an ISO 3166 code like CN or US", *s));
+      f.fail(f.get("country", false), f.field("country"),
+             fmt::format("'{}' is not an ISO 3166 code like CN or US", *s));
     p.country = *s;
   }
   if (auto c = read_currency(f, true)) p.currency = *c;
@@ -293,8 +293,7 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
   bool per_gpu = false;
   if (auto s = f.text("price_per", false)) {
     if (*s == "gpu") per_gpu = true;
-    else if (*s != "instance")
-      f.fail(f.get("price_per", false), f.field("price_per"), "must be instance or gpu");
+    else if (*s != "instance") f.fail(f.get("price_per", false), f.field("price_per"), "must be instance or gpu");
   }
   o.provenance = read_provenance(f, nullptr);
   o.billing_granularity = provider ? provider->billing_granularity : Seconds(3600);
@@ -496,7 +495,8 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
                      item_path("purchases", i) + ".currency");
     for (std::size_t i = 0; i < cat.operating.size(); ++i)
       if (cat.operating[i].money)
-        check_currency(cat.operating[i].money->currency(), cat.operating[i].where, item_path("operating", i) + ".currency");
+        check_currency(cat.operating[i].money->currency(), cat.operating[i].where,
+                       item_path("operating", i) + ".currency");
   }
   diag.throw_if_any();
   return cat;

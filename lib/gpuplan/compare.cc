@@ -11,7 +11,6 @@
 namespace gpuplan {
 namespace {
 
-
 double hours(Seconds s) { return s.count() / 3600.0; }
 
 // Costs of one month, itemised; each item is rounded to the minor unit so that
@@ -43,8 +42,7 @@ class Month {
 
 class OptionBuilder {
  public:
-  OptionBuilder(std::string key, std::string label, const Scenario& s)
-      : s_(s) {
+  OptionBuilder(std::string key, std::string label, const Scenario& s) : s_(s) {
     out_.key = std::move(key);
     out_.label = std::move(label);
     for (int m = 0; m <= s.horizon_months; ++m) months_.emplace_back(s.currency);
@@ -131,7 +129,9 @@ HourlyMonth hourly_month(const HourlyInputs& h, const Workload& w, double u, dou
 
 OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u) {
   const Workload& w = s.workload;
-  OptionBuilder b("rent_hourly", fmt::format("Rent by the hour: {}× {}", instances_for(w.gpus, h.rent.gpus_per_instance), h.rent.description), s);
+  OptionBuilder b(
+      "rent_hourly",
+      fmt::format("Rent by the hour: {}× {}", instances_for(w.gpus, h.rent.gpus_per_instance), h.rent.description), s);
   for (int m = 1; m <= s.horizon_months; ++m) {
     const HourlyMonth hm = hourly_month(h, w, u);
     b.month(m).add("compute", hm.compute);
@@ -141,15 +141,18 @@ OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u) {
   b.result().start_delay = rental_start_delay(h.rent, w);
   for (const auto& n : h.rent.notes) b.result().notes.push_back(n);
   if (!h.auto_release && h.idle_per_run > Hours(0))
-    b.result().notes.push_back(fmt::format("{:g} h left running after each of {} runs a month is billed (auto_release "
-                                           "removes it)",
-                                           h.idle_per_run.count(), w.runs_per_month));
+    b.result().notes.push_back(
+        fmt::format("{:g} h left running after each of {} runs a month is billed (auto_release "
+                    "removes it)",
+                    h.idle_per_run.count(), w.runs_per_month));
   return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
 }
 
 OptionResult build_monthly(const Scenario& s, const RentInputs& r, double u) {
   const Workload& w = s.workload;
-  OptionBuilder b("rent_monthly", fmt::format("Rent by the month: {}× {}", instances_for(w.gpus, r.gpus_per_instance), r.description), s);
+  OptionBuilder b("rent_monthly",
+                  fmt::format("Rent by the month: {}× {}", instances_for(w.gpus, r.gpus_per_instance), r.description),
+                  s);
   const int n = instances_for(w.gpus, r.gpus_per_instance);
   for (int m = 1; m <= s.horizon_months; ++m) {
     // A monthly rental is charged in full whether the cards are busy or not.
@@ -171,7 +174,8 @@ OptionResult build_monthly(const Scenario& s, const RentInputs& r, double u) {
 
 OptionResult build_spot(const Scenario& s, const SpotInputs& sp, double u, const SpotOverhead& ov) {
   const Workload& w = s.workload;
-  OptionBuilder b("spot", fmt::format("Spot: {}× {}", instances_for(w.gpus, sp.rent.gpus_per_instance), sp.rent.description), s);
+  OptionBuilder b(
+      "spot", fmt::format("Spot: {}× {}", instances_for(w.gpus, sp.rent.gpus_per_instance), sp.rent.description), s);
   const HourlyInputs as_hourly{sp.rent, Hours(0), true};
   for (int m = 1; m <= s.horizon_months; ++m) {
     // Interruptions stretch each run by T/W (spot.h); the stretch is billed.
@@ -185,9 +189,10 @@ OptionResult build_spot(const Scenario& s, const SpotInputs& sp, double u, const
   for (const auto& n : sp.rent.notes) b.result().notes.push_back(n);
   const double needed = kHoursPerMonth * u * ov.wall_per_work;
   if (needed > kHoursPerMonth)
-    b.result().notes.push_back(fmt::format("spot needs {:.0f} h of wall time a month for {:.0f} h of work: more than "
-                                           "a month holds, so it cannot sustain {:.0f}% utilisation",
-                                           needed, kHoursPerMonth * u, u * 100));
+    b.result().notes.push_back(
+        fmt::format("spot needs {:.0f} h of wall time a month for {:.0f} h of work: more than "
+                    "a month holds, so it cannot sustain {:.0f}% utilisation",
+                    needed, kHoursPerMonth * u, u * 100));
   return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
 }
 
@@ -230,8 +235,7 @@ OptionResult build_buy(const Scenario& s, double u, const std::optional<HourlyIn
           add_markups(bridge, bridge_hourly->rent, w, hm.compute + hm.idle);
           month.add("bridge rental", (hm.compute + hm.idle + bridge.total()).scaled(waiting));
         } else {
-          const Money compute =
-              bridge_monthly->price.times(instances_for(w.gpus, bridge_monthly->gpus_per_instance));
+          const Money compute = bridge_monthly->price.times(instances_for(w.gpus, bridge_monthly->gpus_per_instance));
           Month bridge(s.currency);
           add_markups(bridge, *bridge_monthly, w, compute);
           month.add("bridge rental", (compute + bridge.total()).scaled(waiting));
@@ -251,9 +255,10 @@ OptionResult build_buy(const Scenario& s, double u, const std::optional<HourlyIn
   b.month(s.horizon_months).add("resale value at horizon", -hardware.scaled(value_share));
   OptionResult& r = b.result();
   if (lead >= s.horizon_months)
-    r.notes.push_back(fmt::format("the lead time ({:.1f} months) is not shorter than the {}-month horizon: the "
-                                  "hardware never trains within it",
-                                  lead, s.horizon_months));
+    r.notes.push_back(
+        fmt::format("the lead time ({:.1f} months) is not shorter than the {}-month horizon: the "
+                    "hardware never trains within it",
+                    lead, s.horizon_months));
   if (o.cover == LeadTimeCover::kRent && (bridge_hourly || bridge_monthly)) {
     r.start_delay = bridge_hourly ? rental_start_delay(bridge_hourly->rent, w) : rental_start_delay(*bridge_monthly, w);
     r.notes.push_back(fmt::format("the {:.1f}-month lead time is bridged by renting", lead));
@@ -268,8 +273,9 @@ OptionResult build_buy(const Scenario& s, double u, const std::optional<HourlyIn
 OptionResult build_hybrid(const Scenario& s, const HybridInputs& hy, const HourlyInputs& h, double u) {
   const Workload& w = s.workload;
   const OwnInputs& o = s.own;
-  OptionBuilder b("hybrid", fmt::format("Hybrid: {:g}% on {}× local {}, rest by the hour", hy.local_share * 100,
-                                        hy.local_cards, hy.local_gpu),
+  OptionBuilder b("hybrid",
+                  fmt::format("Hybrid: {:g}% on {}× local {}, rest by the hour", hy.local_share * 100, hy.local_cards,
+                              hy.local_gpu),
                   s);
   if (hy.local_capex.micros() != 0) b.month(0).add("local hardware", hy.local_capex);
   // Local cards take local_share of the GPU-hours: busy fraction
@@ -279,8 +285,8 @@ OptionResult build_hybrid(const Scenario& s, const HybridInputs& hy, const Hourl
   const double share = u > 0 ? u_local * hy.local_cards / (w.gpus * u) : 0.0;
   const double u_rent = u * (1.0 - share);
   for (int m = 1; m <= s.horizon_months; ++m) {
-    const double kwh = energy_kwh_per_month(hy.local_gpu_busy, hy.local_gpu_idle, hy.local_cards, Watts(0), o.pue,
-                                            u_local);
+    const double kwh =
+        energy_kwh_per_month(hy.local_gpu_busy, hy.local_gpu_idle, hy.local_cards, Watts(0), o.pue, u_local);
     b.month(m).add("local power", o.electricity_per_kwh.scaled(kwh));
     const HourlyMonth hm = hourly_month(h, w, u_rent);
     b.month(m).add("compute", hm.compute);
@@ -404,8 +410,8 @@ Comparison compare(const Scenario& s) {
   }
   if (c.break_even_month) {
     if (why.empty()) c.deciding_input = "horizon";
-    why += fmt::format("{}owning catches up with {} in month {} of {}", why.empty() ? "" : "; ",
-                       c.break_even_versus, *c.break_even_month, s.horizon_months);
+    why += fmt::format("{}owning catches up with {} in month {} of {}", why.empty() ? "" : "; ", c.break_even_versus,
+                       *c.break_even_month, s.horizon_months);
   } else if (best_rent) {
     if (why.empty()) c.deciding_input = "horizon";
     why += fmt::format("{}owning does not catch up with {} within the {}-month horizon", why.empty() ? "" : "; ",

@@ -25,11 +25,11 @@ namespace gpuplan {
 
 /// What the team needs, whatever it runs on.
 struct Workload {
-  int gpus = 0;                 ///< cards busy while training
-  double utilisation = 0.0;     ///< busy fraction of the month (0–1), after training can start
-  int runs_per_month = 1;       ///< training runs (each billed and released separately when renting)
-  Bytes dataset{};              ///< kept in storage while renting, uploaded once
-  Bytes egress_per_month{};     ///< results, checkpoints and logs downloaded per month
+  int gpus = 0;                       ///< cards busy while training
+  double utilisation = 0.0;           ///< busy fraction of the month (0–1), after training can start
+  int runs_per_month = 1;             ///< training runs (each billed and released separately when renting)
+  Bytes dataset{};                    ///< kept in storage while renting, uploaded once
+  Bytes egress_per_month{};           ///< results, checkpoints and logs downloaded per month
   BytesPerSecond upload_bandwidth{};  ///< measured upload rate to the provider
 };
 
@@ -58,8 +58,8 @@ struct OwnInputs {
 
 /// One rental price and the add-ons billed with it.
 struct RentInputs {
-  std::string offer{};       ///< catalog offer id, or "" when given directly
-  std::string description{}; ///< "autodl RTX4090 (1 GPU)", for tables
+  std::string offer{};              ///< catalog offer id, or "" when given directly
+  std::string description{};        ///< "autodl RTX4090 (1 GPU)", for tables
   Money price = Money::zero(kCny);  ///< per instance per hour (monthly: per month)
   int gpus_per_instance = 1;
   Seconds granularity{};  ///< 0: billed exactly
@@ -68,15 +68,15 @@ struct RentInputs {
   Money egress_per_gb = Money::zero(kCny);
   double support_share = 0.0;
   Money support_minimum_monthly = Money::zero(kCny);
-  Seconds provisioning{};                   ///< order to a usable instance
-  std::vector<std::string> notes{};         ///< what was not priced, and where add-on prices came from
-  int commitment_months = 0;                ///< monthly: a committed-use term; months past the horizon are still owed
+  Seconds provisioning{};            ///< order to a usable instance
+  std::vector<std::string> notes{};  ///< what was not priced, and where add-on prices came from
+  int commitment_months = 0;         ///< monthly: a committed-use term; months past the horizon are still owed
 };
 
 struct HourlyInputs {
   RentInputs rent{};
-  Hours idle_per_run{};             ///< left running after a run ends (the forgotten instance)
-  bool auto_release = false;        ///< release on completion: no idle hours
+  Hours idle_per_run{};       ///< left running after a run ends (the forgotten instance)
+  bool auto_release = false;  ///< release on completion: no idle hours
 };
 
 struct SpotInputs {
@@ -89,7 +89,7 @@ struct SpotInputs {
 struct HybridInputs {
   double local_share = 0.0;  ///< share of GPU-hours done on local cards
   int local_cards = 0;
-  std::string local_gpu{};  ///< for labels
+  std::string local_gpu{};                ///< for labels
   Money local_capex = Money::zero(kCny);  ///< 0 when the local cards are already owned
   Watts local_gpu_busy{};
   Watts local_gpu_idle{};
@@ -116,15 +116,15 @@ struct CostLine {
 };
 
 struct OptionResult {
-  std::string key{};    ///< buy, rent_hourly, rent_monthly, spot, hybrid
-  std::string label{};  ///< "Buy 8× A100-80G"
+  std::string key{};               ///< buy, rent_hourly, rent_monthly, spot, hybrid
+  std::string label{};             ///< "Buy 8× A100-80G"
   std::vector<Money> cash_flow{};  ///< months 0..H, rounded to the minor unit
   std::vector<CostLine> breakdown{};
-  Money total = Money::zero(kCny);  ///< Σ cash_flow
-  double npv = 0.0;                 ///< Σ CF_m / (1 + r_m)^m, in currency units
+  Money total = Money::zero(kCny);                 ///< Σ cash_flow
+  double npv = 0.0;                                ///< Σ CF_m / (1 + r_m)^m, in currency units
   std::optional<double> cost_per_used_gpu_hour{};  ///< total / GPU-hours used; none when nothing is used
   double used_gpu_hours = 0.0;
-  Hours start_delay{};             ///< until training can start
+  Hours start_delay{};                    ///< until training can start
   std::optional<int> break_even_month{};  ///< buy vs this option: first month owning's cumulative ≤ this one's
   std::vector<std::string> notes{};
 };

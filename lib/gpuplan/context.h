@@ -20,7 +20,7 @@ namespace gpuplan {
 struct GlobalOptions {
   std::vector<std::string> catalog_files{};
   bool no_default_catalog = false;
-  std::optional<std::string> currency{};  ///< default: the scenario's, else CNY
+  std::optional<std::string> currency{};     ///< default: the scenario's, else CNY
   std::optional<std::string> today{};        ///< YYYY-MM-DD; default: the system date (UTC)
   std::optional<std::string> stale_after{};  ///< a duration; default: the catalog's setting (180d)
 };

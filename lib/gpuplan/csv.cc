@@ -59,7 +59,8 @@ void split(std::string_view s, char sep, const std::string& file, int line_no, s
     }
     if (i >= s.size()) break;
     if (s[i] != sep)
-      throw InputError(SourceLocation{file, line_no, static_cast<int>(i) + 1}, "", "expected a separator after a quoted field");
+      throw InputError(SourceLocation{file, line_no, static_cast<int>(i) + 1}, "",
+                       "expected a separator after a quoted field");
     ++i;
     if (i == s.size()) {  // a trailing separator: one more, empty, cell
       columns.push_back(static_cast<int>(i) + 1);

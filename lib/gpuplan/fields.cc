@@ -90,7 +90,8 @@ std::vector<std::string> split_ids(std::string_view text) {
 Value parse_kind(ValueKind kind, const Range& r, std::span<const Choice> choices, const std::string& t,
                  const FieldContext& ctx) {
   switch (kind) {
-    case ValueKind::kMoney: return parse_money_field(r, t, ctx);
+    case ValueKind::kMoney:
+      return parse_money_field(r, t, ctx);
     case ValueKind::kShare:
     case ValueKind::kFactor: {
       const double v = parse_share(t);
@@ -117,16 +118,22 @@ Value parse_kind(ValueKind kind, const Range& r, std::span<const Choice> choices
       if (below(rate.value(), r)) bad(fmt::format("{} must be greater than zero", t));
       return rate;
     }
-    case ValueKind::kCount: return parse_count_field(r, t);
-    case ValueKind::kNumber: return parse_number_field(r, t);
-    case ValueKind::kWhole: return parse_whole(r, t);
-    case ValueKind::kChoice: return parse_choice(choices, t);
+    case ValueKind::kCount:
+      return parse_count_field(r, t);
+    case ValueKind::kNumber:
+      return parse_number_field(r, t);
+    case ValueKind::kWhole:
+      return parse_whole(r, t);
+    case ValueKind::kChoice:
+      return parse_choice(choices, t);
     case ValueKind::kBool:
       if (t == "true") return true;
       if (t == "false") return false;
       bad(fmt::format("'{}' is not true or false", t));
-    case ValueKind::kText: return t;
-    case ValueKind::kList: return split_ids(t);
+    case ValueKind::kText:
+      return t;
+    case ValueKind::kList:
+      return split_ids(t);
   }
   throw std::logic_error("parse_kind: unknown kind");
 }
@@ -167,12 +174,21 @@ Json echo_value(ValueKind kind, const Value& v, std::span<const Choice> choices,
 Json value_schema(ValueKind kind, std::span<const Choice> choices, std::string_view label, bool nullable) {
   std::string type;
   switch (kind) {
-    case ValueKind::kWhole: type = "integer"; break;
-    case ValueKind::kBool: type = "boolean"; break;
+    case ValueKind::kWhole:
+      type = "integer";
+      break;
+    case ValueKind::kBool:
+      type = "boolean";
+      break;
     case ValueKind::kText:
-    case ValueKind::kChoice: type = "string"; break;
-    case ValueKind::kList: type = "array"; break;
-    default: type = "number";
+    case ValueKind::kChoice:
+      type = "string";
+      break;
+    case ValueKind::kList:
+      type = "array";
+      break;
+    default:
+      type = "number";
   }
   Json s = Json::object();
   if (nullable) {

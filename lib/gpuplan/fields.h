@@ -105,7 +105,8 @@ template <class T>
 void from_value(T& dst, const Value& v) {
   if constexpr (std::is_enum_v<T>) dst = static_cast<T>(std::get<int>(v));
   else if constexpr (std::is_same_v<T, Hours>) dst = Hours(std::get<Seconds>(v));
-  else if constexpr (std::is_same_v<T, double>) dst = std::holds_alternative<int>(v) ? std::get<int>(v) : std::get<double>(v);
+  else if constexpr (std::is_same_v<T, double>)
+    dst = std::holds_alternative<int>(v) ? std::get<int>(v) : std::get<double>(v);
   else dst = std::get<T>(v);
 }
 template <class T>
@@ -120,13 +121,21 @@ void from_value(std::optional<T>& dst, const Value& v) {
 }
 // Steps into a section; an absent optional section is nullptr.
 template <class T>
-T* step(T& x) { return &x; }
+T* step(T& x) {
+  return &x;
+}
 template <class T>
-const T* step(const T& x) { return &x; }
+const T* step(const T& x) {
+  return &x;
+}
 template <class T>
-T* step(std::optional<T>& x) { return x ? &*x : nullptr; }
+T* step(std::optional<T>& x) {
+  return x ? &*x : nullptr;
+}
 template <class T>
-const T* step(const std::optional<T>& x) { return x ? &*x : nullptr; }
+const T* step(const std::optional<T>& x) {
+  return x ? &*x : nullptr;
+}
 template <auto M, auto... Rest, class S>
 auto* walk(S* s) {
   if constexpr (sizeof...(Rest) == 0) {
@@ -170,7 +179,7 @@ constexpr auto member() {
 struct Echo {
   std::string_view key{};
   double divisor = 1;
-  bool skip = false;  ///< not echoed (it shows elsewhere, or only steers reading)
+  bool skip = false;        ///< not echoed (it shows elsewhere, or only steers reading)
   int money_decimals = -2;  ///< -2: the currency's minor digits; -1: every stored digit
 };
 

@@ -35,8 +35,7 @@ LinearFit fit_linear(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const E
   require_finite(X, "predictors");
   require_finite(y, "observations");
   const Eigen::Index n = X.rows(), p = X.cols();
-  if (n <= p)
-    throw FitError(fmt::format("{} points cannot determine {} parameters; need at least {}", n, p, p + 1));
+  if (n <= p) throw FitError(fmt::format("{} points cannot determine {} parameters; need at least {}", n, p, p + 1));
   Eigen::MatrixXd Xw = X;
   Eigen::VectorXd yw = y;
   if (weights) {
@@ -53,7 +52,8 @@ LinearFit fit_linear(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const E
   const Eigen::VectorXd resid = yw - Xw * f.coefficients;
   const double rss = resid.squaredNorm();
   const double mean = weights ? (weights->dot(y) / weights->sum()) : y.mean();
-  const double tss = weights ? (weights->array() * (y.array() - mean).square()).sum() : (y.array() - mean).square().sum();
+  const double tss =
+      weights ? (weights->array() * (y.array() - mean).square()).sum() : (y.array() - mean).square().sum();
   f.observations = n;
   f.parameters = p;
   f.residual_std_error = std::sqrt(rss / static_cast<double>(n - p));
@@ -340,8 +340,7 @@ void goodness(const std::vector<double>& throughput, ScalingFit& f) {
   for (const double v : throughput) tss += (v - mean) * (v - mean);
   f.r_squared = tss > 0 ? 1 - f.rss / tss : 1.0;
   const int kk = f.parameters + 1;
-  if (f.rss > 0 && m - kk - 1 > 0)
-    f.aicc = m * std::log(f.rss / m) + 2.0 * kk + 2.0 * kk * (kk + 1) / (m - kk - 1);
+  if (f.rss > 0 && m - kk - 1 > 0) f.aicc = m * std::log(f.rss / m) + 2.0 * kk + 2.0 * kk * (kk + 1) / (m - kk - 1);
 }
 
 }  // namespace
@@ -386,7 +385,8 @@ ProgressFit fit_progress(const std::vector<double>& steps, const std::vector<dou
   const std::size_t n = steps.size();
   if (n != elapsed.size()) throw std::logic_error("fit_progress: sizes differ");
   if (n < 4)
-    throw FitError(fmt::format("{} row{} cannot determine a rate after warm-up; need at least 4", n, n == 1 ? "" : "s"));
+    throw FitError(
+        fmt::format("{} row{} cannot determine a rate after warm-up; need at least 4", n, n == 1 ? "" : "s"));
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(steps[i]) || !std::isfinite(elapsed[i])) throw FitError("the data hold NaN or infinite values");
     if (i > 0 && !(steps[i] > steps[i - 1])) throw FitError(fmt::format("steps must increase (data row {})", i + 1));

@@ -44,7 +44,7 @@ struct ScalingFit {
   std::optional<double> aicc{};  ///< none for a perfect fit or too few points
   bool converged = false;
   int iterations = 0;
-  std::string message{};                 ///< why it stopped; what was constrained
+  std::string message{};                   ///< why it stopped; what was constrained
   std::vector<std::string> constrained{};  ///< parameters held at 0 because the free fit made them negative
 
   double predict(double n) const;
@@ -71,9 +71,9 @@ ScalingFit fit_scaling(const std::vector<double>& gpus, const std::vector<double
 /// later point; ETAs run from the last observation.
 struct ProgressFit {
   double seconds_per_step = 0, se_seconds_per_step = 0;
-  int observations = 0;      ///< rows after warm-up
-  int warmup_points = 0;     ///< rows dropped from the start
-  int downweighted = 0;      ///< increments the robust fit gave a weight below 0.5 (stalls)
+  int observations = 0;           ///< rows after warm-up
+  int warmup_points = 0;          ///< rows dropped from the start
+  int downweighted = 0;           ///< increments the robust fit gave a weight below 0.5 (stalls)
   double residual_std_error = 0;  ///< of an increment, seconds
   double mean_interval = 0;       ///< steps between log rows
   double last_step = 0, last_elapsed = 0;

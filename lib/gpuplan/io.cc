@@ -21,12 +21,18 @@ InputError file_error(const std::string& path, const std::string& what) {
 
 std::string errno_text(int err) {
   switch (err) {
-    case ENOENT: return "no such file";
-    case EACCES: return "permission denied";
-    case EISDIR: return "is a directory";
-    case ENOSPC: return "no space left on device";
-    case EROFS: return "read-only file system";
-    default: return std::strerror(err);
+    case ENOENT:
+      return "no such file";
+    case EACCES:
+      return "permission denied";
+    case EISDIR:
+      return "is a directory";
+    case ENOSPC:
+      return "no space left on device";
+    case EROFS:
+      return "read-only file system";
+    default:
+      return std::strerror(err);
   }
 }
 

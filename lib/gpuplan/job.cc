@@ -24,10 +24,9 @@ struct NetworkPreset {
 };
 // Nominal per-node link rates (reference data §2: InfiniBand EDR/HDR/NDR/XDR
 // 4x, Ethernet/RoCE port speeds).
-constexpr NetworkPreset kNetworks[] = {
-    {"eth_1g", 1},      {"eth_10g", 10},     {"eth_25g", 25},     {"eth_100g", 100},
-    {"roce_100g", 100}, {"roce_200g", 200},  {"roce_400g", 400},  {"ib_edr", 100},
-    {"ib_hdr", 200},    {"ib_ndr", 400},     {"ib_xdr", 800}};
+constexpr NetworkPreset kNetworks[] = {{"eth_1g", 1},      {"eth_10g", 10},    {"eth_25g", 25},    {"eth_100g", 100},
+                                       {"roce_100g", 100}, {"roce_200g", 200}, {"roce_400g", 400}, {"ib_edr", 100},
+                                       {"ib_hdr", 200},    {"ib_ndr", 400},    {"ib_xdr", 800}};
 
 }  // namespace
 
@@ -64,8 +63,8 @@ Seconds parse_deadline(std::string_view text, std::chrono::sys_seconds now) {
       if ((text[10] != 'T' && text[10] != ' ') || t.size() != 5 || t[2] != ':' ||
           std::from_chars(t.data(), t.data() + 2, h).ptr != t.data() + 2 ||
           std::from_chars(t.data() + 3, t.data() + 5, m).ptr != t.data() + 5 || h > 23 || m > 59 || h < 0 || m < 0)
-        throw std::invalid_argument(
-            fmt::format("'{}' is not a date (2026-12-20), a date and time (2026-12-20T18:00) or a duration (36h)", text));
+        throw std::invalid_argument(fmt::format(
+            "'{}' is not a date (2026-12-20), a date and time (2026-12-20T18:00) or a duration (36h)", text));
       at += std::chrono::hours(h) + std::chrono::minutes(m);
     }
     if (at <= now) throw std::invalid_argument(fmt::format("{} has passed", text));
@@ -82,8 +81,8 @@ namespace {
 struct JobDraft {
   std::vector<Given> given{};  ///< one per job_sections() entry
   std::optional<double> tokens{}, samples{}, epochs{};
-  bool tokens_key = false;     ///< job.tokens was written (a bad value is already a problem)
-  bool architecture = false;   ///< job.architecture was given
+  bool tokens_key = false;    ///< job.tokens was written (a bad value is already a problem)
+  bool architecture = false;  ///< job.architecture was given
   std::optional<BytesPerSecond> network_bandwidth{};
 };
 
@@ -127,7 +126,8 @@ void read_job(Fields& top, ResolvedJob& out, JobDraft& d, const FieldContext& ct
   if (const YAML::Node arch = f.get("architecture", false); arch.IsDefined()) {
     d.architecture = true;
     Fields af(top.diagnostics(), arch, "job.architecture", known_keys("job.architecture"));
-    d.given[section_index("job.architecture")] = detail::read_fields(af, out, job_section("job.architecture").rows, ctx);
+    d.given[section_index("job.architecture")] =
+        detail::read_fields(af, out, job_section("job.architecture").rows, ctx);
     af.finish();
   }
   f.finish();
@@ -136,7 +136,8 @@ void read_job(Fields& top, ResolvedJob& out, JobDraft& d, const FieldContext& ct
 void read_section(Fields& top, std::string_view name, ResolvedJob& out, JobDraft& d, const FieldContext& ctx) {
   Fields f(top.diagnostics(), detail::section(top, name), std::string(name), known_keys(name));
   d.given[section_index(name)] = detail::read_fields(f, out, job_section(name).rows, ctx);
-  if (name == "cluster") d.network_bandwidth = as<BytesPerSecond>(detail::read_row(f, job_section(name).rows, "network_bandwidth", ctx));
+  if (name == "cluster")
+    d.network_bandwidth = as<BytesPerSecond>(detail::read_row(f, job_section(name).rows, "network_bandwidth", ctx));
   if (name == "plan") {
     out.plan.deadline = f.value("deadline", false, [&](const std::string& t) { return parse_deadline(t, ctx.now); });
     if (out.plan.deadline) out.plan.deadline_text = *f.text("deadline", false);
@@ -242,8 +243,8 @@ void resolve(ResolvedJob& out, const JobDraft& d, const FieldContext& ctx, Defau
   defaults(out, "job", d, ctx, notes, report);
   if (d.architecture) {
     // Layers, hidden and heads come together or not at all (no defaults: they are estimated otherwise).
-    const auto missing = apply_defaults(out, job_section("job.architecture"), d.given[section_index("job.architecture")],
-                                        ctx, notes);
+    const auto missing =
+        apply_defaults(out, job_section("job.architecture"), d.given[section_index("job.architecture")], ctx, notes);
     for (const MissingField& m : missing) report(m.field, m.message);
     out.job.arch.given = missing.empty();
   }
@@ -295,8 +296,7 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   fctx.for_plan = use == JobUse::kPlan;
   fctx.now = ctx.now;
   const JobDraft d = read_draft(root, diag, out, fctx);
-  if (out.job.name.empty())
-    out.job.name = path.empty() ? "7B full fine-tune on 8×A100-80G (built-in defaults)" : path;
+  if (out.job.name.empty()) out.job.name = path.empty() ? "7B full fine-tune on 8×A100-80G (built-in defaults)" : path;
   DefaultNotes notes;
   const Report report = [&](const std::string& field, const std::string& message) {
     diag.fail(detail::node_at(root, field), field, message);
@@ -319,7 +319,8 @@ ResolvedJob load_job_with_flags(const std::string& path, std::vector<std::string
     for (const InputError& p : e.problems()) {
       SourceLocation where = p.where();
       for (const FlagOverride& f : flags)
-        if (where.file == fmt::format("--set {}={}", f.path, f.value)) where.file = fmt::format("{} {}", f.flag, f.value);
+        if (where.file == fmt::format("--set {}={}", f.path, f.value))
+          where.file = fmt::format("{} {}", f.flag, f.value);
       named.emplace_back(where, p.field(), p.message());
     }
     throw InputErrors(std::move(named));
@@ -349,7 +350,8 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
         if (it->first.IsScalar() && it->first.Scalar() == key) return YAML::Node(it->second);
     return YAML::Node(YAML::NodeType::Undefined);
   };
-  const auto scalar = [&](const YAML::Node& map, const char* key, const std::string& field) -> std::optional<std::string> {
+  const auto scalar = [&](const YAML::Node& map, const char* key,
+                          const std::string& field) -> std::optional<std::string> {
     const YAML::Node n = child(map, key);
     if (!n.IsDefined() || !n.IsScalar()) {
       diag.fail(n.IsDefined() ? n : map, field, "is required");
@@ -358,7 +360,8 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
     return n.Scalar();
   };
   if (!root.IsDefined() || !root.IsMap() || scalar(root, "command", "command").value_or("") != "fit scaling") {
-    diag.fail(root, "command", "is not 'fit scaling': save the fit with gpuplan fit scaling FILE --format json -o FILE");
+    diag.fail(root, "command",
+              "is not 'fit scaling': save the fit with gpuplan fit scaling FILE --format json -o FILE");
     diag.throw_if_any();
   }
   // Coefficients by model, and each model's AICc.
@@ -373,7 +376,8 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
     }
   };
   const YAML::Node coefs = child(root, "coefficients");
-  if (!coefs.IsDefined() || !coefs.IsSequence()) diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", "must be a list");
+  if (!coefs.IsDefined() || !coefs.IsSequence())
+    diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", "must be a list");
   else
     for (std::size_t i = 0; i < coefs.size(); ++i) {
       const std::string at = detail::item_path("coefficients", i);
@@ -405,7 +409,8 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
   diag.throw_if_any();
   // The USL unless Amdahl fits clearly better by AICc (fewer parameters, same data).
   std::string pick = coef.contains("usl") ? "usl" : "amdahl";
-  if (coef.contains("usl") && coef.contains("amdahl") && aicc["usl"] && aicc["amdahl"] && *aicc["amdahl"] < *aicc["usl"])
+  if (coef.contains("usl") && coef.contains("amdahl") && aicc["usl"] && aicc["amdahl"] &&
+      *aicc["amdahl"] < *aicc["usl"])
     pick = "amdahl";
   if (!coef.contains(pick) || !coef[pick].contains("sigma")) {
     diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", "has no usl or amdahl sigma");

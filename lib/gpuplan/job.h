@@ -19,9 +19,9 @@ enum class Objective { kCost, kTime };
 
 /// The `plan:` section of a job file (flags of `gpuplan plan` override it).
 struct PlanSettings {
-  std::optional<Seconds> deadline{};   ///< from now (see parse_deadline)
-  std::string deadline_text{};         ///< as written, for titles
-  std::optional<Money> budget{};       ///< in the display currency
+  std::optional<Seconds> deadline{};  ///< from now (see parse_deadline)
+  std::string deadline_text{};        ///< as written, for titles
+  std::optional<Money> budget{};      ///< in the display currency
   bool allow_spot = false, include_buy = false;
   int max_gpus = 0;
   Objective objective = Objective::kCost;
@@ -45,8 +45,8 @@ struct ResolvedJob {
   Bytes dataset{};                        ///< kept in storage during the run (cost rows)
   BytesPerSecond upload_bandwidth{};      ///< to the provider, before a rental starts (plan)
   PlanSettings plan{};
-  std::string cluster_gpu{};  ///< cluster.gpu as read (cluster.gpu points at its catalog entry)
-  int data_storage = 0;       ///< data.storage: 0 local NVMe, 1 network disk, 2 object storage
+  std::string cluster_gpu{};     ///< cluster.gpu as read (cluster.gpu points at its catalog entry)
+  int data_storage = 0;          ///< data.storage: 0 local NVMe, 1 network disk, 2 object storage
   bool checkpoint_auto = false;  ///< checkpoint.interval: auto (Young/Daly)
 };
 

@@ -45,7 +45,9 @@ std::optional<Fallback> global_batch(const ResolvedJob& r, const FieldContext&) 
 }
 
 Value activation_bytes(const ResolvedJob& r) { return Bytes(r.job.activation_bytes_per_sample); }
-void set_activation_bytes(ResolvedJob& r, const Value& v) { r.job.activation_bytes_per_sample = std::get<Bytes>(v).value(); }
+void set_activation_bytes(ResolvedJob& r, const Value& v) {
+  r.job.activation_bytes_per_sample = std::get<Bytes>(v).value();
+}
 bool vision(const ResolvedJob& r) { return is_vision_job(r.job); }
 bool not_vision(const ResolvedJob& r) { return !is_vision_job(r.job); }
 
@@ -61,12 +63,29 @@ constexpr F kJob[] = {
      .varies = &not_vision,
      .label = "model parameters"},
     // tokens, samples and epochs are resolved by hand (job.cc): tokens, or samples × epochs × sequence length.
-    {.key = "tokens", .kind = K::kCount, .at = job<&Job::tokens>, .range = {0, 1e17, true}, .fallback = "2B",
-     .why = "default: a fine-tuning corpus", .vary = true, .varies = &not_vision, .by_hand = true,
+    {.key = "tokens",
+     .kind = K::kCount,
+     .at = job<&Job::tokens>,
+     .range = {0, 1e17, true},
+     .fallback = "2B",
+     .why = "default: a fine-tuning corpus",
+     .vary = true,
+     .varies = &not_vision,
+     .by_hand = true,
      .label = "tokens processed in the whole run"},
-    {.key = "samples", .kind = K::kCount, .at = job<&Job::samples>, .range = {0, 1e17, true}, .vary = true,
-     .varies = &vision, .by_hand = true, .label = "samples (instead of tokens), per epoch"},
-    {.key = "epochs", .kind = K::kNumber, .range = {0, kInf, true}, .echo = {.skip = true}, .label = "passes over the samples"},
+    {.key = "samples",
+     .kind = K::kCount,
+     .at = job<&Job::samples>,
+     .range = {0, 1e17, true},
+     .vary = true,
+     .varies = &vision,
+     .by_hand = true,
+     .label = "samples (instead of tokens), per epoch"},
+    {.key = "epochs",
+     .kind = K::kNumber,
+     .range = {0, kInf, true},
+     .echo = {.skip = true},
+     .label = "passes over the samples"},
     {.key = "method",
      .kind = K::kChoice,
      .at = job<&Job::method>,
@@ -155,12 +174,24 @@ constexpr F kJob[] = {
 
 // Required together when the architecture is given (estimated from the parameters otherwise).
 constexpr F kArchitecture[] = {
-    {.key = "layers", .kind = K::kWhole, .at = member<&ResolvedJob::job, &Job::arch, &Architecture::layers>(),
-     .range = {1, 10000}, .missing = "is required", .label = "transformer layers"},
-    {.key = "hidden", .kind = K::kWhole, .at = member<&ResolvedJob::job, &Job::arch, &Architecture::hidden>(),
-     .range = {1, 1000000}, .missing = "is required", .label = "hidden size"},
-    {.key = "heads", .kind = K::kWhole, .at = member<&ResolvedJob::job, &Job::arch, &Architecture::heads>(),
-     .range = {1, 10000}, .missing = "is required", .label = "attention heads"},
+    {.key = "layers",
+     .kind = K::kWhole,
+     .at = member<&ResolvedJob::job, &Job::arch, &Architecture::layers>(),
+     .range = {1, 10000},
+     .missing = "is required",
+     .label = "transformer layers"},
+    {.key = "hidden",
+     .kind = K::kWhole,
+     .at = member<&ResolvedJob::job, &Job::arch, &Architecture::hidden>(),
+     .range = {1, 1000000},
+     .missing = "is required",
+     .label = "hidden size"},
+    {.key = "heads",
+     .kind = K::kWhole,
+     .at = member<&ResolvedJob::job, &Job::arch, &Architecture::heads>(),
+     .range = {1, 10000},
+     .missing = "is required",
+     .label = "attention heads"},
 };
 
 // ---- data ----
@@ -177,7 +208,10 @@ std::optional<Fallback> read_bandwidth(const ResolvedJob& r, const FieldContext&
 }
 
 constexpr F kData[] = {
-    {.key = "bytes_per_sample", .kind = K::kBytes, .at = job<&Job::bytes_per_sample>, .range = {0},
+    {.key = "bytes_per_sample",
+     .kind = K::kBytes,
+     .at = job<&Job::bytes_per_sample>,
+     .range = {0},
      .label = "bytes read per sample"},
     {.key = "storage",
      .kind = K::kChoice,
@@ -196,10 +230,18 @@ constexpr F kData[] = {
      .vary = true,
      .varies = [](const ResolvedJob& r) { return r.job.bytes_per_sample.value() > 0; },
      .label = "read bandwidth per node"},
-    {.key = "workers", .kind = K::kWhole, .at = job<&Job::workers>, .range = {1, 1024}, .fallback = "8",
-     .noted = &never, .label = "data-loader workers per GPU"},
-    {.key = "samples_per_second_per_worker", .kind = K::kNumber, .at = job<&Job::samples_per_second_per_worker>,
-     .range = {0, kInf, true}, .vary = true,
+    {.key = "workers",
+     .kind = K::kWhole,
+     .at = job<&Job::workers>,
+     .range = {1, 1024},
+     .fallback = "8",
+     .noted = &never,
+     .label = "data-loader workers per GPU"},
+    {.key = "samples_per_second_per_worker",
+     .kind = K::kNumber,
+     .at = job<&Job::samples_per_second_per_worker>,
+     .range = {0, kInf, true},
+     .vary = true,
      .varies = [](const ResolvedJob& r) { return r.job.samples_per_second_per_worker > 0; },
      .label = "CPU preprocessing rate per worker"},
 };
@@ -254,7 +296,11 @@ constexpr F kCheckpoint[] = {
      .parse = &parse_interval,
      .echo = {.skip = true},
      .label = "steps (200), a duration (30min) or auto"},
-    {.key = "mtbf", .kind = K::kDuration, .at = job<&Job::mtbf>, .range = {0, kInf, true}, .echo = {.skip = true},
+    {.key = "mtbf",
+     .kind = K::kDuration,
+     .at = job<&Job::mtbf>,
+     .range = {0, kInf, true},
+     .echo = {.skip = true},
      .label = "mean time between failures, for interval auto"},
 };
 
@@ -359,7 +405,11 @@ constexpr F kCost[] = {
      .vary = true,
      .varies = [](const ResolvedJob& r) { return r.plan.allow_spot; },
      .label = "spot interruptions per instance a day"},
-    {.key = "dataset", .kind = K::kBytes, .at = member<&ResolvedJob::dataset>(), .range = {0}, .vary = true,
+    {.key = "dataset",
+     .kind = K::kBytes,
+     .at = member<&ResolvedJob::dataset>(),
+     .range = {0},
+     .vary = true,
      .label = "data kept in storage during the run"},
     {.key = "upload_bandwidth",
      .kind = K::kRate,
@@ -374,7 +424,8 @@ constexpr F kCost[] = {
 
 // ---- plan (flags of `gpuplan plan` override it) ----
 
-constexpr Choice kObjectives[] = {{"cost", static_cast<int>(Objective::kCost)}, {"time", static_cast<int>(Objective::kTime)}};
+constexpr Choice kObjectives[] = {{"cost", static_cast<int>(Objective::kCost)},
+                                  {"time", static_cast<int>(Objective::kTime)}};
 
 Value budget(const ResolvedJob& r) { return r.plan.budget ? Value(*r.plan.budget) : Value(); }
 void set_budget(ResolvedJob& r, const Value& v) { r.plan.budget = std::get<Money>(v); }
@@ -383,19 +434,46 @@ void set_deadline(ResolvedJob& r, const Value& v) { r.plan.deadline = std::get<S
 
 constexpr F kPlan[] = {
     // Read by hand: a duration or a date counted from now (parse_deadline), and its text kept for titles.
-    {.key = "deadline", .kind = K::kDuration, .at = {&deadline_hours, &set_deadline}, .range = {1},
-     .echo = {.key = "deadline_hours", .divisor = 3600}, .vary = true, .by_hand = true,
+    {.key = "deadline",
+     .kind = K::kDuration,
+     .at = {&deadline_hours, &set_deadline},
+     .range = {1},
+     .echo = {.key = "deadline_hours", .divisor = 3600},
+     .vary = true,
+     .by_hand = true,
      .label = "finish within (36h) or by (2026-12-20)"},
-    {.key = "budget", .kind = K::kMoney, .at = {&budget, &set_budget}, .range = {0.01, kInf, true}, .vary = true,
+    {.key = "budget",
+     .kind = K::kMoney,
+     .at = {&budget, &set_budget},
+     .range = {0.01, kInf, true},
+     .vary = true,
      .label = "spend at most"},
-    {.key = "allow_spot", .kind = K::kBool, .at = plan<&PlanSettings::allow_spot>, .fallback = "false", .noted = &never,
+    {.key = "allow_spot",
+     .kind = K::kBool,
+     .at = plan<&PlanSettings::allow_spot>,
+     .fallback = "false",
+     .noted = &never,
      .label = "consider spot capacity"},
-    {.key = "include_buy", .kind = K::kBool, .at = plan<&PlanSettings::include_buy>, .fallback = "false",
-     .noted = &never, .label = "consider buying the cards"},
-    {.key = "max_gpus", .kind = K::kWhole, .at = plan<&PlanSettings::max_gpus>, .range = {1, 65536},
-     .fallback = "1024", .why = "default", .label = "the most cards considered"},
-    {.key = "objective", .kind = K::kChoice, .at = plan<&PlanSettings::objective>, .fallback = "cost",
-     .noted = &never, .choices = kObjectives, .label = "cost or time"},
+    {.key = "include_buy",
+     .kind = K::kBool,
+     .at = plan<&PlanSettings::include_buy>,
+     .fallback = "false",
+     .noted = &never,
+     .label = "consider buying the cards"},
+    {.key = "max_gpus",
+     .kind = K::kWhole,
+     .at = plan<&PlanSettings::max_gpus>,
+     .range = {1, 65536},
+     .fallback = "1024",
+     .why = "default",
+     .label = "the most cards considered"},
+    {.key = "objective",
+     .kind = K::kChoice,
+     .at = plan<&PlanSettings::objective>,
+     .fallback = "cost",
+     .noted = &never,
+     .choices = kObjectives,
+     .label = "cost or time"},
     {.key = "confidence",
      .kind = K::kShare,
      .at = plan<&PlanSettings::confidence>,
@@ -407,7 +485,10 @@ constexpr F kPlan[] = {
     {.key = "gpus", .kind = K::kList, .at = plan<&PlanSettings::gpus>, .label = "GPU ids or families considered"},
     {.key = "providers", .kind = K::kList, .at = plan<&PlanSettings::providers>, .label = "providers considered"},
     {.key = "regions", .kind = K::kList, .at = plan<&PlanSettings::regions>, .label = "regions considered"},
-    {.key = "market", .kind = K::kText, .at = plan<&PlanSettings::market>, .fallback = "CN",
+    {.key = "market",
+     .kind = K::kText,
+     .at = plan<&PlanSettings::market>,
+     .fallback = "CN",
      .why = "default: purchase prices and operating costs for China",
      .noted = [](const ResolvedJob& r, const FieldContext&) { return r.plan.include_buy; },
      .label = "region of purchase prices and operating costs"},

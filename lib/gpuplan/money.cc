@@ -27,8 +27,7 @@ inline std::int64_t divide_half_even(std::int64_t value, std::int64_t divisor) {
 
 std::int64_t checked(long double micros) {
   constexpr long double kLimit = static_cast<long double>(std::numeric_limits<std::int64_t>::max());
-  if (!std::isfinite(micros) || std::fabs(micros) >= kLimit)
-    throw std::invalid_argument("amount is out of range");
+  if (!std::isfinite(micros) || std::fabs(micros) >= kLimit) throw std::invalid_argument("amount is out of range");
   // rint rounds ties to even in the default rounding mode, as nearbyint does;
   // unlike nearbyint it may raise FE_INEXACT, which nothing here reads, and it
   // compiles to one instruction instead of a libm call (plan prices millions).
@@ -49,8 +48,6 @@ Currency::Currency(std::string_view code) {
   if (c == "JPY" || c == "KRW" || c == "VND" || c == "CLP" || c == "ISK") minor_digits_ = 0;
   if (c == "KWD" || c == "BHD" || c == "OMR" || c == "JOD" || c == "TND") minor_digits_ = 3;
 }
-
-
 
 std::string Currency::lower() const {
   std::string s(code());
@@ -169,8 +166,8 @@ std::string to_plain_string(Money m, int decimals) {
     if (shown > 6) shown = 6;
   }
   const bool negative = micros < 0;
-  const std::uint64_t magnitude = negative ? static_cast<std::uint64_t>(-(micros + 1)) + 1u
-                                           : static_cast<std::uint64_t>(micros);
+  const std::uint64_t magnitude =
+      negative ? static_cast<std::uint64_t>(-(micros + 1)) + 1u : static_cast<std::uint64_t>(micros);
   const std::uint64_t per = static_cast<std::uint64_t>(Money::kMicrosPerUnit);
   std::string out = fmt::format("{}{}", negative ? "-" : "", magnitude / per);
   if (shown > 0) {

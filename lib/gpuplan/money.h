@@ -104,8 +104,8 @@ template <>
 struct fmt::formatter<gpuplan::Money> : fmt::formatter<std::string_view> {
   template <class Ctx>
   auto format(const gpuplan::Money& m, Ctx& ctx) const {
-    const std::string text = gpuplan::to_pretty_string(m, m.currency().minor_digits()) + ' ' +
-                             std::string(m.currency().code());
+    const std::string text =
+        gpuplan::to_pretty_string(m, m.currency().minor_digits()) + ' ' + std::string(m.currency().code());
     return fmt::formatter<std::string_view>::format(text, ctx);
   }
 };

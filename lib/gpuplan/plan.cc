@@ -34,7 +34,9 @@ std::vector<PlanMode> modes_of(const PlanSource& s, bool allow_spot) {
 }  // namespace
 
 BillingMode billing(PlanMode m) {
-  return m == PlanMode::kMonthly ? BillingMode::kMonthly : m == PlanMode::kSpot ? BillingMode::kSpot : BillingMode::kHourly;
+  return m == PlanMode::kMonthly ? BillingMode::kMonthly
+         : m == PlanMode::kSpot  ? BillingMode::kSpot
+                                 : BillingMode::kHourly;
 }
 
 namespace {
@@ -89,7 +91,8 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
                                       cite(base->provenance)));
       }
       s.lead_time = Months(2);  // the article: procurement "拖两个月"
-      if (const OperatingCost* c = find_operating(cat, OperatingKind::kLeadTime, in.market)) s.lead_time = Seconds(c->number);
+      if (const OperatingCost* c = find_operating(cat, OperatingKind::kLeadTime, in.market))
+        s.lead_time = Seconds(c->number);
       s.electricity_per_kwh = Money::zero(fx.display());
       if (const OperatingCost* c = find_operating(cat, OperatingKind::kElectricityPerKwh, in.market); c && c->money)
         s.electricity_per_kwh = fx.convert(*c->money);
@@ -130,7 +133,8 @@ Evaluation evaluate(const PlanInputs& in, const PlanSource& s, PlanMode mode, in
     e.instances = servers;
     e.start_hours = s.lead_time.count() / 3600.0;
     const double kwh = (s.gpu->tdp.value() * gpus + s.server_power.value() * servers) * s.pue * e.work_hours / 1000.0;
-    const double biggest = s.card_price.units() * gpus + s.server_base.units() * servers + s.electricity_per_kwh.units() * kwh;
+    const double biggest =
+        s.card_price.units() * gpus + s.server_base.units() * servers + s.electricity_per_kwh.units() * kwh;
     if (!std::isfinite(biggest) || biggest >= kMaxRunCostUnits) {
       e.rejected = Rejection::kRange;
       return e;
@@ -155,7 +159,8 @@ Evaluation evaluate(const PlanInputs& in, const PlanSource& s, PlanMode mode, in
     e.start_hours = in.provisioning.count() / 3600.0;
     if (in.dataset.value() > 0 && in.upload_bandwidth.value() > 0)
       e.start_hours += (in.dataset / in.upload_bandwidth).count() / 3600.0;
-    const std::optional<RunCost> c = run_cost(s.prices, billing(mode), e.wall_hours, e.instances, in.dataset.value() / kGB);
+    const std::optional<RunCost> c =
+        run_cost(s.prices, billing(mode), e.wall_hours, e.instances, in.dataset.value() / kGB);
     if (!c) {
       e.rejected = Rejection::kRange;
       return e;
@@ -206,23 +211,34 @@ bool before(const PlanConfig& a, const PlanConfig& b, Objective o) {
 
 std::string_view to_string(PlanMode m) {
   switch (m) {
-    case PlanMode::kHourly: return "hourly";
-    case PlanMode::kMonthly: return "monthly";
-    case PlanMode::kSpot: return "spot";
-    case PlanMode::kBuy: return "buy";
+    case PlanMode::kHourly:
+      return "hourly";
+    case PlanMode::kMonthly:
+      return "monthly";
+    case PlanMode::kSpot:
+      return "spot";
+    case PlanMode::kBuy:
+      return "buy";
   }
   return "?";
 }
 
 std::string_view to_string(Rejection r) {
   switch (r) {
-    case Rejection::kPrecision: return "no tensor rate for the precision";
-    case Rejection::kMemory: return "does not fit in memory, even with ZeRO-3";
-    case Rejection::kBatch: return "more GPUs than the global batch has micro-batches";
-    case Rejection::kSpotStall: return "spot interruptions outpace progress";
-    case Rejection::kRange: return "cost beyond a trillion";
-    case Rejection::kDeadline: return "misses the deadline";
-    case Rejection::kBudget: return "over budget";
+    case Rejection::kPrecision:
+      return "no tensor rate for the precision";
+    case Rejection::kMemory:
+      return "does not fit in memory, even with ZeRO-3";
+    case Rejection::kBatch:
+      return "more GPUs than the global batch has micro-batches";
+    case Rejection::kSpotStall:
+      return "spot interruptions outpace progress";
+    case Rejection::kRange:
+      return "cost beyond a trillion";
+    case Rejection::kDeadline:
+      return "misses the deadline";
+    case Rejection::kBudget:
+      return "over budget";
   }
   return "?";
 }
@@ -311,8 +327,8 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
   if (measured && c.gpus > measured->max_measured_gpus)
     d.notes.push_back(fmt::format("scaling extrapolated beyond the {:g} GPUs measured", measured->max_measured_gpus));
   if (s.offer && c.gpus > s.offer->gpus && !s.network_from_offer)
-    d.notes.push_back(fmt::format("{} instances linked at {:g} Gb/s (cluster.network)", e.instances,
-                                  s.network.value() * 8 / 1e9));
+    d.notes.push_back(
+        fmt::format("{} instances linked at {:g} Gb/s (cluster.network)", e.instances, s.network.value() * 8 / 1e9));
   return d;
 }
 
@@ -324,8 +340,8 @@ struct Search {
   const TrainingModel& model;
   const Catalog& catalog;
   Currency currency;
-  double deadline_h;     ///< infinite without a deadline
-  std::int64_t budget;   ///< micro-units; the largest value without a budget
+  double deadline_h;    ///< infinite without a deadline
+  std::int64_t budget;  ///< micro-units; the largest value without a budget
 
   // How far a configuration misses: the smallest relaxation of the binding
   // constraints that would admit it, max(cost / budget, finish / deadline).
@@ -374,8 +390,8 @@ void search_source(const Search& s, PlanResult& r, std::size_t si) {
         reject(r, *e.rejected);
         continue;
       }
-      const PlanConfig c{e.finish_hours, e.cost.micros(), static_cast<std::uint16_t>(si), m,
-                         static_cast<std::int8_t>(zero), n};
+      const PlanConfig c{
+          e.finish_hours, e.cost.micros(), static_cast<std::uint16_t>(si), m, static_cast<std::int8_t>(zero), n};
       r.valid.push_back(c);
       if (c.finish_hours > s.deadline_h) reject(r, Rejection::kDeadline);
       else if (c.cost_micros > s.budget) reject(r, Rejection::kBudget);
@@ -515,16 +531,17 @@ std::string recommendation(const Search& s, const PlanResult& r, const std::opti
   const PlanDetail& d = *r.recommended;
   const std::string why = in.objective == Objective::kCost ? "the cheapest plan" : "the fastest plan";
   std::vector<std::string> limits;
-  if (in.deadline) limits.push_back(fmt::format("finishes {} before the deadline", hours_text(s.deadline_h - d.finish_hours)));
+  if (in.deadline)
+    limits.push_back(fmt::format("finishes {} before the deadline", hours_text(s.deadline_h - d.finish_hours)));
   if (in.budget) limits.push_back(fmt::format("{} under budget", money_text(*in.budget - d.cost)));
-  std::string sentence = fmt::format("Recommended: {}, done in {} for {}: {}{}{}.", label(d), hours_text(d.finish_hours),
-                                     money_text(d.cost), why, limits.empty() ? "" : " that ",
-                                     fmt::format("{}", fmt::join(limits, " and ")));
+  std::string sentence = fmt::format("Recommended: {}, done in {} for {}: {}{}{}.", label(d),
+                                     hours_text(d.finish_hours), money_text(d.cost), why,
+                                     limits.empty() ? "" : " that ", fmt::format("{}", fmt::join(limits, " and ")));
   if (risky && in.deadline)
-    sentence += fmt::format(" Cheaper on spot, {} meets the deadline in only {:.1f}% of {} simulated runs (below the "
-                            "{:g}% required).",
-                            label(*risky), risky->simulation->probability * 100, risky->simulation->trials,
-                            in.confidence * 100);
+    sentence += fmt::format(
+        " Cheaper on spot, {} meets the deadline in only {:.1f}% of {} simulated runs (below the "
+        "{:g}% required).",
+        label(*risky), risky->simulation->probability * 100, risky->simulation->trials, in.confidence * 100);
   if (cheap.source && &r.sources[d.config.source] != cheap.source)
     sentence += cheap.best ? fmt::format(" The cheapest card per hour, {}, {}.", cheap.text(s.currency),
                                          why_not(s, r, *cheap.best))
@@ -632,11 +649,11 @@ void explain_purchase(const Search& s, PlanResult& r) {
 // the best purchase, with why each was not chosen.
 void explain(const Search& s, const CheapestCard& cheap, PlanResult& r) {
   if (cheap.source)
-    r.explained.push_back(explained(s, r,
-                                    fmt::format("cheapest per GPU-hour: {} on {} {} ({:.2f} {}/GPU-h)",
-                                                cheap.source->gpu->id, cheap.source->offer->provider,
-                                                to_string(cheap.mode), cheap.rate, s.currency.code()),
-                                    cheap.best, cheap.best ? "" : unrunnable(s, *cheap.source->gpu)));
+    r.explained.push_back(
+        explained(s, r,
+                  fmt::format("cheapest per GPU-hour: {} on {} {} ({:.2f} {}/GPU-h)", cheap.source->gpu->id,
+                              cheap.source->offer->provider, to_string(cheap.mode), cheap.rate, s.currency.code()),
+                  cheap.best, cheap.best ? "" : unrunnable(s, *cheap.source->gpu)));
   explain_per_gpu(s, r);
   if (s.in.include_buy) explain_purchase(s, r);
 }
@@ -669,7 +686,10 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
   const TrainingModel model(in.job);
   PlanResult r;
   r.sources = build_sources(in, catalog, fx);
-  const Search s{in, model, catalog, fx.display(),
+  const Search s{in,
+                 model,
+                 catalog,
+                 fx.display(),
                  in.deadline ? in.deadline->count() / 3600.0 : std::numeric_limits<double>::infinity(),
                  in.budget ? in.budget->micros() : std::numeric_limits<std::int64_t>::max()};
   search(s, r);
@@ -685,9 +705,10 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
   if (r.feasible.empty() && !r.valid.empty()) r.near_misses = near_misses(s, r);
   explain(s, cheap, r);
   if (in.scaling)
-    r.notes.push_back(fmt::format("Scaling measured ({}): σ = {:.4g}, κ = {:.3g} replace the analytic communication "
-                                  "model; step on n GPUs = one GPU's step × (1 + σ(n−1) + κn(n−1)) / n.",
-                                  in.scaling->source, in.scaling->sigma, in.scaling->kappa));
+    r.notes.push_back(
+        fmt::format("Scaling measured ({}): σ = {:.4g}, κ = {:.3g} replace the analytic communication "
+                    "model; step on n GPUs = one GPU's step × (1 + σ(n−1) + κn(n−1)) / n.",
+                    in.scaling->source, in.scaling->sigma, in.scaling->kappa));
   return r;
 }
 

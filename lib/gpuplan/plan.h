@@ -33,17 +33,16 @@ std::string_view to_string(PlanMode m);
 /// The catalog billing mode a rental plan mode is priced by (kBuy: none; kHourly is returned).
 BillingMode billing(PlanMode m);
 
-
 /// Everything a search needs, resolved (job.h reads it from files and flags).
 struct PlanInputs {
   Job job{};
   /// Network between instances (nodes) when an offer states none, overlap and
   /// usable memory; `gpus_per_node` is the server size when buying.
   Cluster cluster{};
-  Bytes dataset{};                        ///< uploaded before a rental starts, kept in storage during the run
+  Bytes dataset{};                         ///< uploaded before a rental starts, kept in storage during the run
   BytesPerSecond upload_bandwidth{100e6};  ///< to the provider
-  Seconds provisioning{15 * 60};         ///< order to a usable rental instance (the article: within 15 minutes)
-  double spot_interruptions_per_day = 1;  ///< per instance
+  Seconds provisioning{15 * 60};           ///< order to a usable rental instance (the article: within 15 minutes)
+  double spot_interruptions_per_day = 1;   ///< per instance
   Seconds spot_restart{600};
   std::optional<Seconds> deadline{};  ///< from now, start delay included
   std::string deadline_text{};        ///< as the user wrote it (a date, or a duration), for titles
@@ -68,8 +67,8 @@ struct PlanInputs {
 /// What the search enumerates: a rental offer, or buying cards of one GPU.
 struct PlanSource {
   const Gpu* gpu = nullptr;
-  int gpus_per_node = 1;      ///< the instance's cards (a node); servers of cluster.gpus_per_node when buying
-  BytesPerSecond network{};   ///< between nodes
+  int gpus_per_node = 1;     ///< the instance's cards (a node); servers of cluster.gpus_per_node when buying
+  BytesPerSecond network{};  ///< between nodes
   bool network_from_offer = false;
   // Rental
   const Offer* offer = nullptr;
@@ -89,9 +88,9 @@ struct PlanSource {
 
 /// One evaluated configuration, compact (a search holds many).
 struct PlanConfig {
-  double finish_hours = 0;        ///< start delay + wall time (spot: expected)
-  std::int64_t cost_micros = 0;   ///< full cost in the display currency
-  std::uint16_t source = 0;       ///< index into PlanResult::sources
+  double finish_hours = 0;       ///< start delay + wall time (spot: expected)
+  std::int64_t cost_micros = 0;  ///< full cost in the display currency
+  std::uint16_t source = 0;      ///< index into PlanResult::sources
   PlanMode mode = PlanMode::kHourly;
   std::int8_t zero_stage = 0;
   std::int32_t gpus = 0;
@@ -120,25 +119,25 @@ struct PlanDetail {
   double start_hours = 0;  ///< provisioning + upload, or the purchase lead time
   double finish_hours = 0;
   Money cost = Money::zero(kCny);
-  RunCost run{};                                 ///< rentals
-  Money hardware = Money::zero(kCny);            ///< buying: cards + servers
-  Money power = Money::zero(kCny);               ///< buying: energy for the run
-  Money resale_after = Money::zero(kCny);        ///< buying: what the hardware is worth when the run ends
+  RunCost run{};                           ///< rentals
+  Money hardware = Money::zero(kCny);      ///< buying: cards + servers
+  Money power = Money::zero(kCny);         ///< buying: energy for the run
+  Money resale_after = Money::zero(kCny);  ///< buying: what the hardware is worth when the run ends
   std::optional<SpotOverhead> spot{};
-  std::optional<SpotSimulation> simulation{};    ///< spot plans with a deadline
+  std::optional<SpotSimulation> simulation{};  ///< spot plans with a deadline
   std::vector<std::string> notes{};
 };
 
 struct NearMiss {
   PlanDetail plan{};
-  std::optional<Money> budget_needed{};  ///< when over budget
+  std::optional<Money> budget_needed{};           ///< when over budget
   std::optional<double> deadline_needed_hours{};  ///< when late
 };
 
 /// A notable rejected configuration (--explain): the best one for a GPU, or
 /// the cheapest offer per GPU-hour, and why it was not chosen.
 struct Rejected {
-  std::string what{};  ///< "cheapest per GPU-hour", "best on H800"
+  std::string what{};                ///< "cheapest per GPU-hour", "best on H800"
   std::optional<PlanDetail> plan{};  ///< none when nothing about it fits at all
   std::string why{};
 };
@@ -151,7 +150,7 @@ struct PlanResult {
   std::vector<PlanConfig> feasible{};  ///< meet the deadline and the budget, in search order
   std::vector<PlanConfig> frontier{};  ///< Pareto frontier of (finish time, cost), fastest first
   std::optional<PlanDetail> cheapest{}, fastest{}, recommended{};
-  std::string recommendation{};        ///< one sentence with the reason
+  std::string recommendation{};         ///< one sentence with the reason
   std::vector<NearMiss> near_misses{};  ///< when nothing is feasible
   std::vector<Rejected> explained{};
   std::vector<std::string> notes{};

@@ -277,7 +277,8 @@ Json to_json(const Report& report) {
   doc["command"] = report.command;
   doc["inputs"] = report.inputs.is_null() ? Json::object() : report.inputs;
   for (const Table& t : report.tables) {
-    if (doc.find(t.name) != nullptr) throw std::logic_error(fmt::format("table name '{}' shadows a JSON member", t.name));
+    if (doc.find(t.name) != nullptr)
+      throw std::logic_error(fmt::format("table name '{}' shadows a JSON member", t.name));
     Json rows = Json::array();
     const std::size_t data_rows = t.last_row_is_total && !t.rows.empty() ? t.rows.size() - 1 : t.rows.size();
     const auto object = [&](const std::vector<Cell>& row, std::size_t first) {
@@ -345,8 +346,8 @@ std::string render(const Report& report, Format format, const RenderOptions& opt
       return to_json(report).dump();
     case Format::kXlsx:
       if (!report.xlsx)
-        throw UsageError(fmt::format("--format xlsx: `gpuplan {}` has no workbook (compare, estimate, plan and prices do)",
-                                     report.command));
+        throw UsageError(fmt::format(
+            "--format xlsx: `gpuplan {}` has no workbook (compare, estimate, plan and prices do)", report.command));
       return report.xlsx();
     case Format::kMd: {
       std::string out;

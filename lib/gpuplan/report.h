@@ -23,7 +23,8 @@ using Cell = std::variant<std::monostate, std::string, std::int64_t, double, Mon
 struct Column {
   std::string key;    ///< snake_case with the unit: "price_cny", "gpu_hours"; CSV header and JSON key.
   std::string label;  ///< header in tables and Markdown: "CNY/GPU-h".
-  int decimals = 2;   ///< for double and Money cells; Money < 0 means exact, double < 0 means -decimals significant digits.
+  int decimals =
+      2;  ///< for double and Money cells; Money < 0 means exact, double < 0 means -decimals significant digits.
   bool brief = true;  ///< shown in the terminal table and Markdown (CSV/JSON show all).
 };
 
@@ -50,10 +51,10 @@ struct Report {
   std::string title{};    ///< first line of the terminal table.
   Json inputs{};          ///< echoed in JSON: what the report was computed from.
   std::vector<Table> tables{};
-  std::size_t primary = 0;          ///< the table CSV and TSV print
+  std::size_t primary = 0;             ///< the table CSV and TSV print
   std::vector<std::string> figures{};  ///< terminal charts, printed after the tables (table and md)
-  Json extra{};                     ///< further JSON members (an object), e.g. "fx_rates".
-  std::vector<std::string> notes{}; ///< printed under tables and Markdown; JSON "notes".
+  Json extra{};                        ///< further JSON members (an object), e.g. "fx_rates".
+  std::vector<std::string> notes{};    ///< printed under tables and Markdown; JSON "notes".
   /// The report as an XLSX workbook with live formulas, for the commands that
   /// have one; built only when --format xlsx asks for it.
   std::function<std::string()> xlsx{};

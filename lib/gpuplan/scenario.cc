@@ -153,7 +153,9 @@ class Resolver {
     for (const MissingField& m : apply_defaults(s_, sec, d_.given[section_index(section)], ctx_, notes_))
       report_(m.field, m.message);
   }
-  void note(const std::string& field, const std::string& value, const std::string& why) { notes_.add(field, value, why); }
+  void note(const std::string& field, const std::string& value, const std::string& why) {
+    notes_.add(field, value, why);
+  }
   void fail(const std::string& field, const std::string& message) { report_(field, message); }
   Money convert(Money m) const { return ctx_.fx->convert(m); }
   const Catalog& catalog() const { return *ctx_.catalog; }
@@ -190,7 +192,8 @@ void check_buy(Resolver& rv) {
             "applies only with lead_time_cover: delay_cost (the lead time is bridged by renting)");
   // The lead time is a cost too (SPEC): with no training and no bridge it must be priced.
   if (!delay_given && o.cover == LeadTimeCover::kDelayCost && o.lead_time > Seconds(0))
-    rv.fail("buy.delay_cost_per_month", "is required with lead_time_cover: delay_cost (what a month without training costs)");
+    rv.fail("buy.delay_cost_per_month",
+            "is required with lead_time_cover: delay_cost (what a month without training costs)");
 }
 
 // A committed-use price of `term` as a price per instance-month.
@@ -238,10 +241,11 @@ void provider_add_ons(const Resolver& rv, RentInputs& r, const Provider& p) {
       priced = true;
     }
   if (!priced)
-    r.notes.push_back(
-        fmt::format("{} has no storage price in the catalog: storage not costed (set rent.storage_per_gb_month)", p.id));
+    r.notes.push_back(fmt::format(
+        "{} has no storage price in the catalog: storage not costed (set rent.storage_per_gb_month)", p.id));
   if (!p.egress_per_gb)
-    r.notes.push_back(fmt::format("{} has no egress price in the catalog: egress not costed (set rent.egress_per_gb)", p.id));
+    r.notes.push_back(
+        fmt::format("{} has no egress price in the catalog: egress not costed (set rent.egress_per_gb)", p.id));
   if (p.egress_per_gb) r.egress_per_gb = rv.convert(p.egress_per_gb->amount);
   // A support plan is a choice, not part of the price: named, not charged,
   // unless the scenario sets rent.support.
@@ -334,7 +338,8 @@ bool resolve_mode(Resolver& rv, const RentRequest& q, std::string_view mode_key,
   const std::string field = fmt::format("rent.{}", mode_key);
   // Every amount starts at zero in the report currency.
   const Currency cur = rv.scenario().currency;
-  for (Money* m : {&r.price, &r.storage_per_gb_month, &r.egress_per_gb, &r.support_minimum_monthly}) *m = Money::zero(cur);
+  for (Money* m : {&r.price, &r.storage_per_gb_month, &r.egress_per_gb, &r.support_minimum_monthly})
+    *m = Money::zero(cur);
   bool enabled = q.enabled;
   if (q.offer) named_offer(rv, q, field, mode, r);
   else if (!q.price && enabled && !(mode == BillingMode::kSpot && q.discount))

@@ -16,11 +16,11 @@ namespace gpuplan {
 
 struct ResolvedScenario {
   Scenario scenario{};
-  std::string source{};                    ///< the file, or "built-in defaults"
+  std::string source{};                      ///< the file, or "built-in defaults"
   std::vector<std::string> defaults_used{};  ///< "buy.card_price = 100,000.00 CNY (catalog purchase a100-80g-cn)"
-  Json inputs{};                           ///< every resolved input, echoed in JSON
-  std::vector<std::string> fx_notes{};     ///< the exchange rates applied, with their dates
-  Json fx_used{};                          ///< the same as JSON
+  Json inputs{};                             ///< every resolved input, echoed in JSON
+  std::vector<std::string> fx_notes{};       ///< the exchange rates applied, with their dates
+  Json fx_used{};                            ///< the same as JSON
 };
 
 /// `path` empty: the built-in default scenario (8×A100-80G team in Qingdao).

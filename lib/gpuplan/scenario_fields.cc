@@ -200,7 +200,8 @@ std::optional<Fallback> money_record(const Scenario& s, const FieldContext& ctx,
       c->money->currency() == m.currency()
           ? ""
           : fmt::format(", converted from {} {}", to_plain_string(*c->money, -1), c->money->currency().code());
-  return Fallback{m, fmt::format("{} {}", to_plain_string(m, -1), m.currency().code()), from_record(*c, extra, converted)};
+  return Fallback{m, fmt::format("{} {}", to_plain_string(m, -1), m.currency().code()),
+                  from_record(*c, extra, converted)};
 }
 std::optional<Fallback> electricity(const Scenario& s, const FieldContext& ctx) {
   return money_record(s, ctx, OperatingKind::kElectricityPerKwh, 1.0, "");
@@ -443,14 +444,16 @@ constexpr F kHourlyOwn[] = {
 };
 
 constexpr F kMonthlyOwn[] = {
-    {.key = "commitment", .kind = K::kDuration, .range = {0, std::numeric_limits<double>::infinity(), true},
+    {.key = "commitment",
+     .kind = K::kDuration,
+     .range = {0, std::numeric_limits<double>::infinity(), true},
      .label = "committed-use term (1y, 3y)"},
 };
 
-Value per_day(const Scenario& s) {
-  return s.spot ? Value(s.spot->interruptions.interruptions_per_hour * 24) : Value();
+Value per_day(const Scenario& s) { return s.spot ? Value(s.spot->interruptions.interruptions_per_hour * 24) : Value(); }
+void set_per_day(Scenario& s, const Value& v) {
+  s.spot->interruptions.interruptions_per_hour = std::get<double>(v) / 24;
 }
-void set_per_day(Scenario& s, const Value& v) { s.spot->interruptions.interruptions_per_hour = std::get<double>(v) / 24; }
 
 Value parse_interval(const std::string& t, const FieldContext&) {
   if (t == "auto") return Value();

@@ -46,8 +46,10 @@ struct InputList {
 std::string format_value(ValueKind kind, double v) {
   switch (kind) {
     // No thousands separators: these are cells of CSV too.
-    case ValueKind::kMoney: return fmt::format("{:.{}f}", v, std::abs(v) < 10 ? 4 : std::abs(v) < 1000 ? 2 : 0);
-    case ValueKind::kShare: return fmt::format("{:.3g}%", v * 100);
+    case ValueKind::kMoney:
+      return fmt::format("{:.{}f}", v, std::abs(v) < 10 ? 4 : std::abs(v) < 1000 ? 2 : 0);
+    case ValueKind::kShare:
+      return fmt::format("{:.3g}%", v * 100);
     case ValueKind::kDuration: {
       const double h = v / 3600;
       if (h >= 730 * 0.999) return fmt::format("{:.3g}mo", h / 730);
@@ -55,8 +57,10 @@ std::string format_value(ValueKind kind, double v) {
       if (h >= 1) return fmt::format("{:.3g}h", h);
       return fmt::format("{:.3g}min", v / 60);
     }
-    case ValueKind::kWatts: return fmt::format("{:.4g}W", v);
-    case ValueKind::kBytes: return v >= 1e12 ? fmt::format("{:.3g}TB", v / 1e12) : fmt::format("{:.4g}GB", v / 1e9);
+    case ValueKind::kWatts:
+      return fmt::format("{:.4g}W", v);
+    case ValueKind::kBytes:
+      return v >= 1e12 ? fmt::format("{:.3g}TB", v / 1e12) : fmt::format("{:.4g}GB", v / 1e9);
     case ValueKind::kRate:
       return v >= 1e9 ? fmt::format("{:.3g}GB/s", v / 1e9) : fmt::format("{:.4g}MB/s", v / 1e6);
     case ValueKind::kCount:
@@ -69,28 +73,39 @@ std::string format_value(ValueKind kind, double v) {
     case ValueKind::kChoice:
     case ValueKind::kBool:
     case ValueKind::kText:
-    case ValueKind::kList: return fmt::format("{:.4g}", v);
-    case ValueKind::kFactor: return fmt::format("×{:.3g}", v);
+    case ValueKind::kList:
+      return fmt::format("{:.4g}", v);
+    case ValueKind::kFactor:
+      return fmt::format("×{:.3g}", v);
   }
   return fmt::format("{:g}", v);
 }
 
 std::string value_unit(ValueKind kind, Currency currency) {
   switch (kind) {
-    case ValueKind::kMoney: return std::string(currency.code());
-    case ValueKind::kShare: return "share";
-    case ValueKind::kDuration: return "s";
-    case ValueKind::kWatts: return "W";
-    case ValueKind::kBytes: return "B";
-    case ValueKind::kRate: return "B/s";
-    case ValueKind::kCount: return "count";
+    case ValueKind::kMoney:
+      return std::string(currency.code());
+    case ValueKind::kShare:
+      return "share";
+    case ValueKind::kDuration:
+      return "s";
+    case ValueKind::kWatts:
+      return "W";
+    case ValueKind::kBytes:
+      return "B";
+    case ValueKind::kRate:
+      return "B/s";
+    case ValueKind::kCount:
+      return "count";
     case ValueKind::kNumber:
     case ValueKind::kWhole:
     case ValueKind::kChoice:
     case ValueKind::kBool:
     case ValueKind::kText:
-    case ValueKind::kList: return "number";
-    case ValueKind::kFactor: return "factor";
+    case ValueKind::kList:
+      return "number";
+    case ValueKind::kFactor:
+      return "factor";
   }
   return "number";
 }
@@ -133,7 +148,8 @@ Sensitivity analyse(std::vector<SensitivityInput> inputs, const SensitivityEvalu
     }
     out.ranked.push_back(std::move(s));
   }
-  std::stable_sort(out.ranked.begin(), out.ranked.end(), [](const Swing& a, const Swing& b) { return a.swing > b.swing; });
+  std::stable_sort(out.ranked.begin(), out.ranked.end(),
+                   [](const Swing& a, const Swing& b) { return a.swing > b.swing; });
   out.inputs = std::move(inputs);
   return out;
 }
@@ -154,12 +170,13 @@ void add_rows(InputList<Subject>& list, const Root& base, const Section<Root>& s
     // An open upper bound is kept just inside (a 100% spot discount would make spot free).
     const double hi = row.range.hi_open ? row.range.hi * 0.99 : row.range.hi;
     const double lo = std::isinf(row.range.lo) ? 0.0 : row.range.lo;
-    list.add(field_path(section.name, row.key), row.kind, as_number(v),
-             [set = row.at.set, get = row.at.get, at](Subject& s, double x) {
-               Root& r = at(s);
-               set(r, with_number(get(r), x));
-             },
-             lo, std::isinf(hi) ? 1e300 : hi, row.whole);
+    list.add(
+        field_path(section.name, row.key), row.kind, as_number(v),
+        [set = row.at.set, get = row.at.get, at](Subject& s, double x) {
+          Root& r = at(s);
+          set(r, with_number(get(r), x));
+        },
+        lo, std::isinf(hi) ? 1e300 : hi, row.whole);
   }
 }
 
@@ -185,10 +202,13 @@ void add_rent_prices(ScenarioInputs& list, const Scenario& base) {
         [](Scenario& s, double v) { set_money(s.monthly->price, v); });
   if (base.spot) {
     if (base.spot->discount)
-      add("rent.spot.discount", ValueKind::kShare, *base.spot->discount, [](Scenario& s, double v) {
-        s.spot->discount = v;
-        s.spot->rent.price = s.hourly->rent.price.scaled(1.0 - v);
-      }, 0, 0.99);
+      add(
+          "rent.spot.discount", ValueKind::kShare, *base.spot->discount,
+          [](Scenario& s, double v) {
+            s.spot->discount = v;
+            s.spot->rent.price = s.hourly->rent.price.scaled(1.0 - v);
+          },
+          0, 0.99);
     else
       add("rent.spot.price", ValueKind::kMoney, base.spot->rent.price.units(),
           [](Scenario& s, double v) { set_money(s.spot->rent.price, v); });
@@ -197,21 +217,23 @@ void add_rent_prices(ScenarioInputs& list, const Scenario& base) {
 }
 
 void add_rent_add_ons(ScenarioInputs& list, const Scenario& base) {
-  const RentInputs* any = base.hourly ? &base.hourly->rent : base.monthly ? &*base.monthly : base.spot ? &base.spot->rent : nullptr;
+  const RentInputs* any = base.hourly    ? &base.hourly->rent
+                          : base.monthly ? &*base.monthly
+                          : base.spot    ? &base.spot->rent
+                                         : nullptr;
   if (!any) return;
   const auto each = [](Scenario& s, const std::function<void(RentInputs&)>& f) {
     if (s.hourly) f(s.hourly->rent);
     if (s.monthly) f(*s.monthly);
     if (s.spot) f(s.spot->rent);
   };
-  list.add("rent.storage_per_gb_month", ValueKind::kMoney, any->storage_per_gb_month.units(), [each](Scenario& s, double v) {
-    each(s, [v](RentInputs& r) { set_money(r.storage_per_gb_month, v); });
-  });
-  list.add("rent.egress_per_gb", ValueKind::kMoney, any->egress_per_gb.units(), [each](Scenario& s, double v) {
-    each(s, [v](RentInputs& r) { set_money(r.egress_per_gb, v); });
-  });
-  list.add("rent.support", ValueKind::kShare, any->support_share,
-           [each](Scenario& s, double v) { each(s, [v](RentInputs& r) { r.support_share = v; }); }, 0, 1);
+  list.add("rent.storage_per_gb_month", ValueKind::kMoney, any->storage_per_gb_month.units(),
+           [each](Scenario& s, double v) { each(s, [v](RentInputs& r) { set_money(r.storage_per_gb_month, v); }); });
+  list.add("rent.egress_per_gb", ValueKind::kMoney, any->egress_per_gb.units(),
+           [each](Scenario& s, double v) { each(s, [v](RentInputs& r) { set_money(r.egress_per_gb, v); }); });
+  list.add(
+      "rent.support", ValueKind::kShare, any->support_share,
+      [each](Scenario& s, double v) { each(s, [v](RentInputs& r) { r.support_share = v; }); }, 0, 1);
 }
 
 }  // namespace
@@ -269,9 +291,10 @@ ScenarioSubject job_subject(const ResolvedJob& job, const PlanInputs& base, cons
                             const CurrencyConverter& fx) {
   InputList<JobVariation> list;
   add_rows(list, job, job_section("job"), &job_of);
-  list.add("MFU of every GPU", ValueKind::kFactor, 1.0, [](JobVariation& v, double x) { v.mfu_factor = x; }, 0.01, 100);
-  list.add("every catalog price", ValueKind::kFactor, 1.0, [](JobVariation& v, double x) { v.price_factor = x; }, 0.01,
-           100);
+  list.add(
+      "MFU of every GPU", ValueKind::kFactor, 1.0, [](JobVariation& v, double x) { v.mfu_factor = x; }, 0.01, 100);
+  list.add(
+      "every catalog price", ValueKind::kFactor, 1.0, [](JobVariation& v, double x) { v.price_factor = x; }, 0.01, 100);
   for (const char* section : {"cluster", "data", "checkpoint", "cost", "plan"})
     add_rows(list, job, job_section(section), &job_of);
 

@@ -30,7 +30,7 @@ struct SensitivityInput {
   ValueKind kind = ValueKind::kNumber;
   double base = 0;
   double min = -1e300, max = 1e300;  ///< clamped to (shares ≤ 100%, PUE ≥ 1)
-  bool whole = false;                 ///< rounded to a whole number (months, runs, cards)
+  bool whole = false;                ///< rounded to a whole number (months, runs, cards)
 };
 
 /// The decision metric and the decision for one set of inputs.
@@ -43,10 +43,10 @@ struct SensitivityOutcome {
 using SensitivityEvaluate = std::function<SensitivityOutcome(std::size_t index, double value)>;
 
 struct Swing {
-  std::size_t input = 0;      ///< index into Sensitivity::inputs
+  std::size_t input = 0;                 ///< index into Sensitivity::inputs
   double low_value = 0, high_value = 0;  ///< after clamping and rounding
   SensitivityOutcome low{}, high{};
-  double swing = 0;           ///< |metric(high) − metric(low)|; a missing metric counts as the largest swing
+  double swing = 0;  ///< |metric(high) − metric(low)|; a missing metric counts as the largest swing
   bool flips = false;
   std::optional<double> flip_value{};  ///< where the decision changes, nearest the base
 };
@@ -55,8 +55,8 @@ struct Sensitivity {
   double range = 0.2;
   std::vector<SensitivityInput> inputs{};
   SensitivityOutcome base{};
-  std::vector<Swing> ranked{};             ///< largest swing first
-  std::vector<std::string> not_varied{};   ///< inputs at zero
+  std::vector<Swing> ranked{};            ///< largest swing first
+  std::vector<std::string> not_varied{};  ///< inputs at zero
 };
 
 /// Runs the analysis. Throws std::invalid_argument for a range outside (0, 1).

@@ -59,18 +59,24 @@ BytesPerSecond intra_node_bandwidth(const Gpu& gpu) {
 
 std::string_view to_string(Method m) {
   switch (m) {
-    case Method::kPretrain: return "pretrain";
-    case Method::kFullFinetune: return "full_finetune";
-    case Method::kLora: return "lora";
+    case Method::kPretrain:
+      return "pretrain";
+    case Method::kFullFinetune:
+      return "full_finetune";
+    case Method::kLora:
+      return "lora";
   }
   return "?";
 }
 
 std::string_view to_string(Recompute r) {
   switch (r) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
   }
   return "?";
 }
@@ -95,8 +101,7 @@ double training_flops_per_token(const Job& job) {
   double flops = k * job.parameters;
   // Attention: forward 2·n_layer·n_ctx·d_model per token (Kaplan et al. 2020,
   // Table 1), with the same forward/backward multiple.
-  if (job.arch.given && job.sequence_length > 0)
-    flops += k * job.arch.layers * job.sequence_length * job.arch.hidden;
+  if (job.arch.given && job.sequence_length > 0) flops += k * job.arch.layers * job.sequence_length * job.arch.hidden;
   return flops;
 }
 
@@ -132,7 +137,7 @@ TrainingModel::TrainingModel(const Job& job) : job_(job) {
   // Checkpoints: weights and optimizer states (the fp32 master, momentum and
   // variance; LoRA: the adapters only, nothing of the frozen base).
   checkpoint_size_ = Bytes(job.method == Method::kLora ? t * (bytes_per_weight(job.precision) + optimizer_bytes(job))
-                                                        : weights_ + optimizer_);
+                                                       : weights_ + optimizer_);
 }
 
 double TrainingModel::memory_bytes(int gpus, int zero_stage) const {
@@ -275,8 +280,9 @@ std::pair<double, std::string> default_mfu(const Gpu& gpu) {
   // Table 2). Consumer cards lack NVLink and run from GDDR: 30% (assumption).
   if (gpu.form_factor == "consumer")
     return {0.30, "default for consumer GPUs (assumption: no NVLink, GDDR memory); calibrate with `gpuplan fit mfu`"};
-  return {0.40, "default for data-centre GPUs: published runs reach 21-46% (Chowdhery et al. 2022, Table 3); "
-                "Llama 2's A100 hours imply about 40%"};
+  return {0.40,
+          "default for data-centre GPUs: published runs reach 21-46% (Chowdhery et al. 2022, Table 3); "
+          "Llama 2's A100 hours imply about 40%"};
 }
 
 Estimate estimate(const Job& job, const Cluster& c) {
@@ -287,9 +293,9 @@ Estimate estimate(const Job& job, const Cluster& c) {
     throw std::invalid_argument(fmt::format("{} has no {} rate in the catalog", gpu.id, to_string(job.precision)));
   // Data parallelism: every GPU processes at least one micro-batch per step.
   if (job.global_batch < static_cast<double>(c.gpus) * job.micro_batch)
-    throw std::invalid_argument(fmt::format(
-        "job.global_batch: {:g} per step cannot keep {} GPUs busy at micro_batch {} (needs at least {})",
-        job.global_batch, c.gpus, job.micro_batch, static_cast<double>(c.gpus) * job.micro_batch));
+    throw std::invalid_argument(
+        fmt::format("job.global_batch: {:g} per step cannot keep {} GPUs busy at micro_batch {} (needs at least {})",
+                    job.global_batch, c.gpus, job.micro_batch, static_cast<double>(c.gpus) * job.micro_batch));
   const TrainingModel model(job);
   Estimate e;
   if (job.mfu) {
@@ -327,9 +333,10 @@ Estimate estimate(const Job& job, const Cluster& c) {
     e.scaling_efficiency = 1.0;
   }
   if (!job.arch.given && !per_sample(job))
-    e.notes.push_back(fmt::format("architecture not given: activations estimated for a GPT-3-shaped model "
-                                  "({} layers, hidden {}); give job.architecture for the attention FLOPs",
-                                  shape(job).layers, shape(job).hidden));
+    e.notes.push_back(
+        fmt::format("architecture not given: activations estimated for a GPT-3-shaped model "
+                    "({} layers, hidden {}); give job.architecture for the attention FLOPs",
+                    shape(job).layers, shape(job).hidden));
   return e;
 }
 

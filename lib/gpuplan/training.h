@@ -28,42 +28,42 @@ struct Architecture {
 
 struct Job {
   std::string name{};
-  double parameters = 0;           ///< N
-  double tokens = 0;               ///< D, tokens processed in the whole run (0 for per-sample jobs)
-  double samples = 0;              ///< samples processed in the whole run (samples × epochs)
+  double parameters = 0;  ///< N
+  double tokens = 0;      ///< D, tokens processed in the whole run (0 for per-sample jobs)
+  double samples = 0;     ///< samples processed in the whole run (samples × epochs)
   Method method = Method::kFullFinetune;
-  double lora_trainable = 0.005;   ///< LoRA: trainable share of the parameters
+  double lora_trainable = 0.005;  ///< LoRA: trainable share of the parameters
   Precision precision = Precision::kBf16;
   Optimizer optimizer = Optimizer::kAdamW;
-  int zero_stage = 0;              ///< 0–3
+  int zero_stage = 0;  ///< 0–3
   Recompute recompute = Recompute::kSelective;
-  double global_batch = 0;         ///< sequences (or samples) per optimizer step
-  double sequence_length = 0;      ///< tokens per sequence (0 for per-sample jobs)
-  int micro_batch = 1;             ///< sequences per GPU per forward pass
+  double global_batch = 0;     ///< sequences (or samples) per optimizer step
+  double sequence_length = 0;  ///< tokens per sequence (0 for per-sample jobs)
+  int micro_batch = 1;         ///< sequences per GPU per forward pass
   Architecture arch{};
-  double forward_flops_per_sample = 0;  ///< non-transformer jobs: forward FLOPs per sample
+  double forward_flops_per_sample = 0;     ///< non-transformer jobs: forward FLOPs per sample
   double activation_bytes_per_sample = 0;  ///< non-transformer jobs: activation memory per sample
   // Data loading
   Bytes bytes_per_sample{};
-  BytesPerSecond read_bandwidth{};        ///< per node
-  int workers = 8;                        ///< data-loader workers per GPU
+  BytesPerSecond read_bandwidth{};           ///< per node
+  int workers = 8;                           ///< data-loader workers per GPU
   double samples_per_second_per_worker = 0;  ///< CPU preprocessing rate; 0 = not limiting
   // Checkpointing
   BytesPerSecond checkpoint_bandwidth{};  ///< write bandwidth per node (all nodes write when ZeRO shards the states)
   std::optional<double> checkpoint_every_steps{};
   std::optional<Seconds> checkpoint_every{};
-  std::optional<Seconds> mtbf{};          ///< for checkpoint interval "auto" (Young/Daly)
-  std::optional<double> mfu{};            ///< model FLOPs utilisation override (0–1)
+  std::optional<Seconds> mtbf{};  ///< for checkpoint interval "auto" (Young/Daly)
+  std::optional<double> mfu{};    ///< model FLOPs utilisation override (0–1)
 };
 
 struct Cluster {
   const Gpu* gpu = nullptr;
   int gpus = 8;
   int gpus_per_node = 8;
-  std::string network{};          ///< "ib_hdr", "eth_1g", ... (for display)
+  std::string network{};               ///< "ib_hdr", "eth_1g", ... (for display)
   BytesPerSecond network_bandwidth{};  ///< per node, between nodes
-  double comm_overlap = 0.5;      ///< share of the backward pass that can hide gradient communication
-  double usable_memory = 0.9;     ///< share of VRAM usable after CUDA context and fragmentation
+  double comm_overlap = 0.5;           ///< share of the backward pass that can hide gradient communication
+  double usable_memory = 0.9;          ///< share of VRAM usable after CUDA context and fragmentation
 };
 
 struct MemoryBreakdown {
@@ -78,8 +78,8 @@ struct StepBreakdown {
   /// "compute", "data loading", "communication", "checkpointing": static text, so
   /// that a search evaluating millions of shapes allocates nothing.
   std::string_view bottleneck{};
-  double gpu_utilisation = 0;  ///< compute ÷ step
-  Seconds checkpoint_write{};  ///< one checkpoint, all writers together (0: not checkpointed)
+  double gpu_utilisation = 0;            ///< compute ÷ step
+  Seconds checkpoint_write{};            ///< one checkpoint, all writers together (0: not checkpointed)
   double checkpoint_interval_steps = 0;  ///< 0: not checkpointed
 };
 
@@ -104,21 +104,21 @@ struct Shape {
 };
 
 struct Estimate {
-  double flops_per_token = 0;   ///< 0 for per-sample jobs
+  double flops_per_token = 0;  ///< 0 for per-sample jobs
   Flops total_flops{};
   double mfu = 0;
   std::string mfu_source{};
-  FlopsPerSecond per_gpu{};     ///< achieved: peak × MFU
+  FlopsPerSecond per_gpu{};  ///< achieved: peak × MFU
   MemoryBreakdown memory{};
   double steps = 0;
   StepBreakdown step{};
   Seconds wall{};
   double gpu_hours = 0;
-  double speedup_vs_one_node = 0;   ///< throughput on the cluster ÷ on one node (1 when one node)
-  double scaling_efficiency = 0;    ///< speed-up ÷ nodes
+  double speedup_vs_one_node = 0;  ///< throughput on the cluster ÷ on one node (1 when one node)
+  double scaling_efficiency = 0;   ///< speed-up ÷ nodes
   std::optional<double> checkpoint_interval_steps{};
   Bytes checkpoint_size{};
-  Seconds checkpoint_write{};     ///< one checkpoint, all writers together
+  Seconds checkpoint_write{};  ///< one checkpoint, all writers together
   std::vector<std::string> notes{};
 };
 
@@ -154,7 +154,7 @@ class TrainingModel {
   double flops_per_token_ = 0, step_flops_ = 0, steps_ = 0;
   Flops total_flops_{};
   double weights_ = 0, grads_ = 0, optimizer_ = 0, activations_ = 0;  ///< bytes, unsharded
-  double grad_bytes_ = 0;  ///< gradient buffer all-reduced each step
+  double grad_bytes_ = 0;                                             ///< gradient buffer all-reduced each step
   Bytes checkpoint_size_{};
 };
 

@@ -33,16 +33,15 @@ std::pair<double, std::string_view> split_number(std::string_view text) {
   const char* first = digits.data();
   const char* last = digits.data() + digits.size();
   const auto [ptr, ec] = std::from_chars(first, last, value, std::chars_format::general);
-  if (ec == std::errc::result_out_of_range)
-    throw std::invalid_argument(fmt::format("'{}' is out of range", text));
+  if (ec == std::errc::result_out_of_range) throw std::invalid_argument(fmt::format("'{}' is out of range", text));
   if (ec != std::errc() || !std::isfinite(value))
     throw std::invalid_argument(fmt::format("'{}' is not a number", text));
   const std::string_view number(first, static_cast<std::size_t>(ptr - first));
   const std::string_view int_part = negative ? number.substr(1) : number;
   // YAML 1.1 reads 010 as octal 8; refuse the ambiguity rather than guess.
   if (int_part.size() >= 2 && int_part[0] == '0' && std::isdigit(static_cast<unsigned char>(int_part[1])))
-    throw std::invalid_argument(fmt::format("'{}' has a leading zero (write {} or quote it as text)", text,
-                                            fmt::format("{:g}", value)));
+    throw std::invalid_argument(
+        fmt::format("'{}' has a leading zero (write {} or quote it as text)", text, fmt::format("{:g}", value)));
   std::string_view unit(ptr, static_cast<std::size_t>(last - ptr));
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   if (!unit.empty() && (unit.front() == '_' || unit.front() == ','))
@@ -71,10 +70,20 @@ double scale(std::string_view text, const std::array<UnitFactor, N>& units, std:
 constexpr double kMinute = 60.0, kHour = 3600.0, kDay = 86400.0;
 constexpr double kMonth = 730.0 * kHour, kYear = 8760.0 * kHour;
 
-constexpr std::array<UnitFactor, 14> kDurationUnits{{
-    {"s", 1.0}, {"sec", 1.0}, {"min", kMinute}, {"h", kHour}, {"hr", kHour}, {"d", kDay}, {"day", kDay},
-    {"days", kDay}, {"w", 7 * kDay}, {"wk", 7 * kDay}, {"mo", kMonth}, {"month", kMonth}, {"months", kMonth},
-    {"y", kYear}}};
+constexpr std::array<UnitFactor, 14> kDurationUnits{{{"s", 1.0},
+                                                     {"sec", 1.0},
+                                                     {"min", kMinute},
+                                                     {"h", kHour},
+                                                     {"hr", kHour},
+                                                     {"d", kDay},
+                                                     {"day", kDay},
+                                                     {"days", kDay},
+                                                     {"w", 7 * kDay},
+                                                     {"wk", 7 * kDay},
+                                                     {"mo", kMonth},
+                                                     {"month", kMonth},
+                                                     {"months", kMonth},
+                                                     {"y", kYear}}};
 
 constexpr std::array<UnitFactor, 12> kSizeUnits{{{"B", 1.0},
                                                  {"kB", 1e3},
@@ -90,12 +99,12 @@ constexpr std::array<UnitFactor, 12> kSizeUnits{{{"B", 1.0},
                                                  {"PiB", kGiB * 1024 * 1024}}};
 
 // Byte rates (B/s) and bit rates (b/s, bps). Case matters: GB/s is eight times Gb/s.
-constexpr std::array<UnitFactor, 21> kRateUnits{{
-    {"B/s", 1.0},        {"kB/s", 1e3},        {"KB/s", 1e3},         {"MB/s", 1e6},        {"GB/s", 1e9},
-    {"TB/s", 1e12},      {"MiB/s", 1048576.0}, {"GiB/s", kGiB},       {"bps", 1.0 / 8},     {"kbps", 1e3 / 8},
-    {"Kbps", 1e3 / 8},   {"Mbps", 1e6 / 8},    {"Gbps", 1e9 / 8},     {"Tbps", 1e12 / 8},   {"b/s", 1.0 / 8},
-    {"kb/s", 1e3 / 8},   {"Kb/s", 1e3 / 8},    {"Mb/s", 1e6 / 8},     {"Gb/s", 1e9 / 8},    {"Tb/s", 1e12 / 8},
-    {"Pb/s", 1e15 / 8}}};
+constexpr std::array<UnitFactor, 21> kRateUnits{
+    {{"B/s", 1.0},      {"kB/s", 1e3},        {"KB/s", 1e3},     {"MB/s", 1e6},      {"GB/s", 1e9},
+     {"TB/s", 1e12},    {"MiB/s", 1048576.0}, {"GiB/s", kGiB},   {"bps", 1.0 / 8},   {"kbps", 1e3 / 8},
+     {"Kbps", 1e3 / 8}, {"Mbps", 1e6 / 8},    {"Gbps", 1e9 / 8}, {"Tbps", 1e12 / 8}, {"b/s", 1.0 / 8},
+     {"kb/s", 1e3 / 8}, {"Kb/s", 1e3 / 8},    {"Mb/s", 1e6 / 8}, {"Gb/s", 1e9 / 8},  {"Tb/s", 1e12 / 8},
+     {"Pb/s", 1e15 / 8}}};
 
 constexpr std::array<UnitFactor, 5> kCountUnits{{{"K", 1e3}, {"k", 1e3}, {"M", 1e6}, {"B", 1e9}, {"T", 1e12}}};
 
@@ -118,13 +127,10 @@ Bytes parse_size(std::string_view text) {
 }
 
 BytesPerSecond parse_rate(std::string_view text) {
-  return BytesPerSecond(
-      scale(text, kRateUnits, "a rate", "MB/s, GB/s for bytes; Mbps, Gbps, Gb/s for bits", true));
+  return BytesPerSecond(scale(text, kRateUnits, "a rate", "MB/s, GB/s for bytes; Mbps, Gbps, Gb/s for bits", true));
 }
 
-double parse_count(std::string_view text) {
-  return scale(text, kCountUnits, "a count", "K, M, B, T or none", false);
-}
+double parse_count(std::string_view text) { return scale(text, kCountUnits, "a count", "K, M, B, T or none", false); }
 
 double parse_share(std::string_view text) {
   const auto [value, unit] = split_number(text);
@@ -133,14 +139,10 @@ double parse_share(std::string_view text) {
   throw std::invalid_argument(fmt::format("'{}' is not a share unit (write 85% or 0.85)", unit));
 }
 
-Watts parse_power(std::string_view text) {
-  return Watts(scale(text, kPowerUnits, "a power", "W, kW", true));
-}
+Watts parse_power(std::string_view text) { return Watts(scale(text, kPowerUnits, "a power", "W, kW", true)); }
 
 Date parse_date(std::string_view text) {
-  const auto bad = [&] {
-    return std::invalid_argument(fmt::format("'{}' is not a date (write YYYY-MM-DD)", text));
-  };
+  const auto bad = [&] { return std::invalid_argument(fmt::format("'{}' is not a date (write YYYY-MM-DD)", text)); };
   if (text.size() != 10 || text[4] != '-' || text[7] != '-') throw bad();
   int y = 0;
   unsigned m = 0, d = 0;

@@ -33,7 +33,10 @@ class Quantity {
   constexpr double value() const { return value_; }
   constexpr Quantity operator+(Quantity o) const { return Quantity(value_ + o.value_); }
   constexpr Quantity operator-(Quantity o) const { return Quantity(value_ - o.value_); }
-  constexpr Quantity& operator+=(Quantity o) { value_ += o.value_; return *this; }
+  constexpr Quantity& operator+=(Quantity o) {
+    value_ += o.value_;
+    return *this;
+  }
   constexpr Quantity operator*(double k) const { return Quantity(value_ * k); }
   constexpr Quantity operator/(double k) const { return Quantity(value_ / k); }
   constexpr double operator/(Quantity o) const { return value_ / o.value_; }
@@ -43,7 +46,9 @@ class Quantity {
   double value_ = 0.0;
 };
 template <class Tag>
-constexpr Quantity<Tag> operator*(double k, Quantity<Tag> q) { return q * k; }
+constexpr Quantity<Tag> operator*(double k, Quantity<Tag> q) {
+  return q * k;
+}
 
 using Bytes = Quantity<struct BytesTag>;                    ///< bytes
 using BytesPerSecond = Quantity<struct BytesPerSecondTag>;  ///< bytes per second

@@ -17,10 +17,18 @@ std::string escape(std::string_view s) {
   out.reserve(s.size());
   for (const char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
       default:
         // XML 1.0 allows no control characters but tab, newline and return.
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') continue;
@@ -63,8 +71,8 @@ double date_serial(int year, unsigned month, unsigned day) {
 std::string round_half_even(const std::string& x, int digits) {
   const std::string scale = fmt::format("1E{}", digits);
   const std::string a = fmt::format("ABS(ROUND({},6))*{}", x, scale);
-  return fmt::format("IF(ABS(MOD({0},1)-0.5)<1E-7,SIGN({1})*(INT({0})+MOD(INT({0}),2))/{2},ROUND({1},{3}))", a, x, scale,
-                     digits);
+  return fmt::format("IF(ABS(MOD({0},1)-0.5)<1E-7,SIGN({1})*(INT({0})+MOD(INT({0}),2))/{2},ROUND({1},{3}))", a, x,
+                     scale, digits);
 }
 
 std::string with_half_even_rounding(std::string_view f) {
@@ -91,8 +99,9 @@ std::string with_half_even_rounding(std::string_view f) {
         comma = k;
       }
     }
-    const std::string_view digits =
-        comma == std::string_view::npos || close == std::string_view::npos ? "" : f.substr(comma + 1, close - comma - 1);
+    const std::string_view digits = comma == std::string_view::npos || close == std::string_view::npos
+                                        ? ""
+                                        : f.substr(comma + 1, close - comma - 1);
     if (digits.size() != 1 || digits[0] < '0' || digits[0] > '5') {
       out += f.substr(i, at + 6 - i);
       i = at + 6;
@@ -113,7 +122,8 @@ std::string column_letters(int col) {
 }
 
 std::string cell_ref(int row, int col, bool absolute) {
-  return absolute ? fmt::format("${}${}", column_letters(col), row + 1) : fmt::format("{}{}", column_letters(col), row + 1);
+  return absolute ? fmt::format("${}${}", column_letters(col), row + 1)
+                  : fmt::format("{}{}", column_letters(col), row + 1);
 }
 
 void Sheet::put(int row, int col, Cell cell) {
@@ -146,9 +156,10 @@ void Sheet::formula_text(int row, int col, std::string formula, std::string cach
 }
 
 std::string Sheet::xml() const {
-  std::string out = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<worksheet xmlns=\"{}\" "
-                                "xmlns:r=\"{}\">",
-                                kMainNs, kRelNs);
+  std::string out = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<worksheet xmlns=\"{}\" "
+      "xmlns:r=\"{}\">",
+      kMainNs, kRelNs);
   out += "<sheetViews><sheetView workbookViewId=\"0\">";
   const auto [fr, fc] = freeze_;
   if (fr > 0 || fc > 0) {
@@ -231,9 +242,10 @@ std::string Workbook::bytes() const {
       "<Override PartName=\"/xl/styles.xml\" "
       "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml\"/>");
   for (std::size_t i = 0; i < sheets_.size(); ++i)
-    types += fmt::format("<Override PartName=\"/xl/worksheets/sheet{}.xml\" "
-                         "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml\"/>",
-                         i + 1);
+    types += fmt::format(
+        "<Override PartName=\"/xl/worksheets/sheet{}.xml\" "
+        "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml\"/>",
+        i + 1);
   types += "</Types>";
   files.emplace_back("[Content_Types].xml", types);
   files.emplace_back("_rels/.rels",
@@ -241,11 +253,13 @@ std::string Workbook::bytes() const {
                                  "xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship "
                                  "Id=\"rId1\" Type=\"{}/officeDocument\" Target=\"xl/workbook.xml\"/></Relationships>",
                                  kRelNs));
-  std::string wb = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<workbook xmlns=\"{}\" "
-                               "xmlns:r=\"{}\"><bookViews><workbookView/></bookViews><sheets>",
-                               kMainNs, kRelNs);
-  std::string rels = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Relationships "
-                     "xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">";
+  std::string wb = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<workbook xmlns=\"{}\" "
+      "xmlns:r=\"{}\"><bookViews><workbookView/></bookViews><sheets>",
+      kMainNs, kRelNs);
+  std::string rels =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Relationships "
+      "xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">";
   for (std::size_t i = 0; i < sheets_.size(); ++i) {
     wb += fmt::format("<sheet name=\"{}\" sheetId=\"{}\" r:id=\"rId{}\"/>", escape(sheets_[i]->name()), i + 1, i + 1);
     rels += fmt::format("<Relationship Id=\"rId{}\" Type=\"{}/worksheet\" Target=\"worksheets/sheet{}.xml\"/>", i + 1,
@@ -267,15 +281,16 @@ std::string Workbook::bytes() const {
   // #,##0.00 are built in; 164 money in the workbook's currency, 165 six
   // decimals, 166 a percentage with one decimal.
   const int digits = currency_.minor_digits();
-  const std::string money_fmt = fmt::format("#,##0{}{} &quot;{}&quot;", digits > 0 ? "." : "", std::string(static_cast<std::size_t>(digits), '0'),
-                                            currency_.code());
+  const std::string money_fmt = fmt::format("#,##0{}{} &quot;{}&quot;", digits > 0 ? "." : "",
+                                            std::string(static_cast<std::size_t>(digits), '0'), currency_.code());
   // Inputs (unit prices: 0.6248 per kWh) show up to four more decimals than the currency's.
-  const std::string input_fmt = fmt::format("#,##0.{}## &quot;{}&quot;", std::string(static_cast<std::size_t>(std::max(digits, 2)), '0'),
-                                            currency_.code());
+  const std::string input_fmt = fmt::format(
+      "#,##0.{}## &quot;{}&quot;", std::string(static_cast<std::size_t>(std::max(digits, 2)), '0'), currency_.code());
   const std::string styles = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<styleSheet xmlns=\"{}\">"
       "<numFmts count=\"5\"><numFmt numFmtId=\"164\" formatCode=\"{}\"/><numFmt numFmtId=\"165\" "
-      "formatCode=\"0.000000\"/><numFmt numFmtId=\"166\" formatCode=\"0.0%\"/><numFmt numFmtId=\"167\" formatCode=\"yyyy-mm-dd\"/><numFmt numFmtId=\"168\" formatCode=\"{}\"/></numFmts>"
+      "formatCode=\"0.000000\"/><numFmt numFmtId=\"166\" formatCode=\"0.0%\"/><numFmt numFmtId=\"167\" "
+      "formatCode=\"yyyy-mm-dd\"/><numFmt numFmtId=\"168\" formatCode=\"{}\"/></numFmts>"
       "<fonts count=\"4\"><font><sz val=\"11\"/><name val=\"Calibri\"/></font><font><b/><sz val=\"11\"/><name "
       "val=\"Calibri\"/></font><font><b/><sz val=\"14\"/><name val=\"Calibri\"/></font><font><i/><sz val=\"11\"/><name "
       "val=\"Calibri\"/></font></fonts>"
@@ -294,12 +309,15 @@ std::string Workbook::bytes() const {
       "<xf numFmtId=\"165\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
       "<xf numFmtId=\"164\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
       "<xf numFmtId=\"166\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
-      "<xf numFmtId=\"168\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
+      "<xf numFmtId=\"168\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" "
+      "applyFill=\"1\"/>"
       "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyFill=\"1\"/>"
-      "<xf numFmtId=\"166\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
+      "<xf numFmtId=\"166\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" "
+      "applyFill=\"1\"/>"
       "<xf numFmtId=\"0\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" quotePrefix=\"1\"/>"
       "<xf numFmtId=\"167\" fontId=\"0\" fillId=\"0\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\"/>"
-      "<xf numFmtId=\"167\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" applyFill=\"1\"/>"
+      "<xf numFmtId=\"167\" fontId=\"0\" fillId=\"2\" borderId=\"0\" xfId=\"0\" applyNumberFormat=\"1\" "
+      "applyFill=\"1\"/>"
       "</cellXfs><cellStyles count=\"1\"><cellStyle name=\"Normal\" xfId=\"0\" builtinId=\"0\"/></cellStyles>"
       "</styleSheet>",
       kMainNs, money_fmt, input_fmt);

@@ -82,8 +82,8 @@ class Sheet {
   struct Cell {
     enum class Kind : std::uint8_t { kNumber, kText, kFormula, kFormulaText } kind = Kind::kNumber;
     double number = 0;
-    std::string text{};     ///< text, or the formula
-    std::string cached{};   ///< a text formula's cached result
+    std::string text{};    ///< text, or the formula
+    std::string cached{};  ///< a text formula's cached result
     Style style = Style::kDefault;
   };
   void put(int row, int col, Cell cell);

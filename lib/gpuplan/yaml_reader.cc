@@ -190,7 +190,8 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
 Fields::Fields(Diagnostics& diag, const YAML::Node& map, std::string path, std::vector<std::string_view> known)
     : diag_(diag), map_(map), path_(std::move(path)), problems_at_start_(diag.count()), known_(std::move(known)) {
   is_map_ = map_.IsMap();
-  if (!is_map_) diag_.fail(map_, path_, map_.IsNull() ? "is empty; expected a map of fields" : "must be a map of fields");
+  if (!is_map_)
+    diag_.fail(map_, path_, map_.IsNull() ? "is empty; expected a map of fields" : "must be a map of fields");
 }
 
 std::string Fields::field(std::string_view key) const {
@@ -239,9 +240,9 @@ void Fields::finish() {
     std::vector<std::string_view> candidates = known_;
     for (const std::string& k : used_) candidates.push_back(k);
     const std::string_view near = nearest(key, candidates);
-    diag_.fail(it->first, field(key),
-               near.empty() ? "is not a known field"
-                            : fmt::format("is not a known field; did you mean '{}'?", field(near)));
+    diag_.fail(
+        it->first, field(key),
+        near.empty() ? "is not a known field" : fmt::format("is not a known field; did you mean '{}'?", field(near)));
   }
 }
 

@@ -34,9 +34,10 @@ int main(int argc, char** argv) {
   const auto t2 = std::chrono::steady_clock::now();
   const double read_s = std::chrono::duration<double>(t1 - t0).count();
   const double fit_s = std::chrono::duration<double>(t2 - t1).count();
-  fmt::print("rows {}: read {:.3f} s, USL fit {:.3f} s ({} iterations), total {:.3f} s = {:.2f} M rows/s "
-             "(target: total <= 0.5 s)\n",
-             rows, read_s, fit_s, f.iterations, read_s + fit_s, static_cast<double>(rows) / (read_s + fit_s) / 1e6);
+  fmt::print(
+      "rows {}: read {:.3f} s, USL fit {:.3f} s ({} iterations), total {:.3f} s = {:.2f} M rows/s "
+      "(target: total <= 0.5 s)\n",
+      rows, read_s, fit_s, f.iterations, read_s + fit_s, static_cast<double>(rows) / (read_s + fit_s) / 1e6);
   fmt::print("fit: lambda {:.2f} sigma {:.5f} kappa {:.6f} (true 1000, 0.03, 0.0005)\n", f.lambda, f.sigma, f.kappa);
   return 0;
 }

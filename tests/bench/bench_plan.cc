@@ -68,14 +68,17 @@ int main(int argc, char** argv) {
   std::sort(search_ms.begin(), search_ms.end());
   const double med = total_ms[total_ms.size() / 2];
   const double med_search = search_ms[search_ms.size() / 2];
-  fmt::print("built-in catalog: {} offers and {} GPUs to buy, 1-1024 cards, every billing mode: {} configurations "
-             "({} feasible, {} on the frontier)\n",
-             cat.offers.size(), cat.gpus.size(), configs, feasible, frontier);
-  fmt::print("whole plan (search, frontier, recommendation with spot Monte Carlo, explanations): median {:.2f} ms "
-             "of {} runs = {:.1f} M configurations/s (target: <= 20 ms)\n",
-             med, runs, static_cast<double>(configs) / med / 1e3);
-  fmt::print("search without a deadline (no Monte Carlo):                                 median {:.2f} ms = "
-             "{:.1f} M configurations/s (target: >= 10 M/s on one core)\n",
-             med_search, static_cast<double>(configs) / med_search / 1e3);
+  fmt::print(
+      "built-in catalog: {} offers and {} GPUs to buy, 1-1024 cards, every billing mode: {} configurations "
+      "({} feasible, {} on the frontier)\n",
+      cat.offers.size(), cat.gpus.size(), configs, feasible, frontier);
+  fmt::print(
+      "whole plan (search, frontier, recommendation with spot Monte Carlo, explanations): median {:.2f} ms "
+      "of {} runs = {:.1f} M configurations/s (target: <= 20 ms)\n",
+      med, runs, static_cast<double>(configs) / med / 1e3);
+  fmt::print(
+      "search without a deadline (no Monte Carlo):                                 median {:.2f} ms = "
+      "{:.1f} M configurations/s (target: >= 10 M/s on one core)\n",
+      med_search, static_cast<double>(configs) / med_search / 1e3);
   return 0;
 }

@@ -9,8 +9,8 @@ ValidationResult validate_catalogs(const std::vector<std::string>& files, bool w
   Catalog merged = with_builtin ? builtin_catalog() : Catalog{};
   Table t;
   t.name = "files";
-  t.columns = {{"file", "file"},      {"status", "status"},       {"problems", "problems"},
-               {"gpus", "gpus"},      {"providers", "providers"}, {"offers", "offers"},
+  t.columns = {{"file", "file"},           {"status", "status"},       {"problems", "problems"},
+               {"gpus", "gpus"},           {"providers", "providers"}, {"offers", "offers"},
                {"purchases", "purchases"}, {"operating", "operating"}, {"fx_rates", "fx rates"}};
   for (const std::string& file : files) {
     try {
@@ -21,8 +21,8 @@ ValidationResult validate_catalogs(const std::vector<std::string>& files, bool w
       merged = merge(std::move(merged), c);
     } catch (const InputErrors& e) {
       out.problems.insert(out.problems.end(), e.problems().begin(), e.problems().end());
-      t.add_row({file, std::string("invalid"), static_cast<std::int64_t>(e.problems().size()), Cell{}, Cell{},
-                 Cell{}, Cell{}, Cell{}, Cell{}});
+      t.add_row({file, std::string("invalid"), static_cast<std::int64_t>(e.problems().size()), Cell{}, Cell{}, Cell{},
+                 Cell{}, Cell{}, Cell{}});
     } catch (const InputError& e) {
       out.problems.push_back(e);
       t.add_row({file, std::string("invalid"), std::int64_t{1}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}});

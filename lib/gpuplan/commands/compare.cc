@@ -47,9 +47,7 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
   const int label_w = 8;
   const int plot_w = std::max(10, width - label_w - 2);
   std::vector<std::string> grid(static_cast<std::size_t>(height), std::string(static_cast<std::size_t>(plot_w), ' '));
-  const auto col_of = [&](double month) {
-    return static_cast<int>(std::lround(month / months * (plot_w - 1)));
-  };
+  const auto col_of = [&](double month) { return static_cast<int>(std::lround(month / months * (plot_w - 1))); };
   const auto row_of = [&](double value) {
     return height - 1 - static_cast<int>(std::lround((value - lo) / (hi - lo) * (height - 1)));
   };
@@ -77,11 +75,13 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
   for (int r = 0; r < height; ++r) {
     const double value = hi - (hi - lo) * r / (height - 1);
     const bool label = r == 0 || r == height - 1 || r == height / 2;
-    std::string line = fmt::format("{:>{}} |{}", label ? short_money(value) : "", label_w, grid[static_cast<std::size_t>(r)]);
+    std::string line =
+        fmt::format("{:>{}} |{}", label ? short_money(value) : "", label_w, grid[static_cast<std::size_t>(r)]);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
-  out += std::string(static_cast<std::size_t>(label_w) + 1, ' ') + "+" + std::string(static_cast<std::size_t>(plot_w), '-') + "\n";
+  out += std::string(static_cast<std::size_t>(label_w) + 1, ' ') + "+" +
+         std::string(static_cast<std::size_t>(plot_w), '-') + "\n";
   std::string axis(static_cast<std::size_t>(plot_w) + 10, ' ');
   const auto put = [&](int col, const std::string& text) {
     for (std::size_t k = 0; k < text.size() && static_cast<std::size_t>(col) + k < axis.size(); ++k)
@@ -94,8 +94,9 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
   while (!axis_line.empty() && axis_line.back() == ' ') axis_line.pop_back();
   out += axis_line + "\n";
   if (c.break_even_month)
-    out += fmt::format("{}':' owning breaks even with {} in month {}\n", std::string(static_cast<std::size_t>(label_w) + 2, ' '),
-                       c.break_even_versus, *c.break_even_month);
+    out +=
+        fmt::format("{}':' owning breaks even with {} in month {}\n",
+                    std::string(static_cast<std::size_t>(label_w) + 2, ' '), c.break_even_versus, *c.break_even_month);
   return out;
 }
 
@@ -119,9 +120,8 @@ Table options_table(const Comparison& c, Currency currency) {
   for (const OptionResult& o : c.options) {
     std::string notes;
     for (const auto& n : o.notes) notes += (notes.empty() ? "" : "; ") + n;
-    opts.add_row({o.key, o.label, o.total, Money::from_micros(std::llround(o.npv * 1e6), currency),
-                  o.used_gpu_hours, o.cost_per_used_gpu_hour ? Cell{*o.cost_per_used_gpu_hour} : Cell{},
-                  o.start_delay.count(),
+    opts.add_row({o.key, o.label, o.total, Money::from_micros(std::llround(o.npv * 1e6), currency), o.used_gpu_hours,
+                  o.cost_per_used_gpu_hour ? Cell{*o.cost_per_used_gpu_hour} : Cell{}, o.start_delay.count(),
                   o.break_even_month ? Cell{static_cast<std::int64_t>(*o.break_even_month)} : Cell{},
                   notes.empty() ? Cell{} : Cell{notes}});
   }
@@ -132,8 +132,9 @@ Table breakdown_table(const Comparison& c, Currency currency) {
   Table breakdown;
   breakdown.name = "breakdown";
   breakdown.title = "Cost breakdown over the horizon";
-  breakdown.columns = {{"option", "option"}, {"item", "item"}, {"amount_" + currency.lower(), std::string(currency.code()),
-                                                                currency.minor_digits()}};
+  breakdown.columns = {{"option", "option"},
+                       {"item", "item"},
+                       {"amount_" + currency.lower(), std::string(currency.code()), currency.minor_digits()}};
   for (const OptionResult& o : c.options)
     for (const CostLine& l : o.breakdown) breakdown.add_row({o.key, l.item, l.amount});
   return breakdown;
@@ -231,8 +232,8 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   const Currency currency = rs.scenario.currency;
   Report rep;
   rep.command = "compare";
-  rep.title = fmt::format("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, currency.code(),
-                          rs.scenario.name);
+  rep.title =
+      fmt::format("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, currency.code(), rs.scenario.name);
   rep.tables = {options_table(c, currency), breakdown_table(c, currency), cash_flow_table(c, currency, q.monthly)};
   if (q.monthly) rep.primary = 2;
   if (q.chart) rep.figures.push_back(cumulative_chart(c));

@@ -15,10 +15,10 @@
 namespace gpuplan {
 
 struct CompareQuery {
-  std::string scenario_file{};     ///< empty: built-in defaults
+  std::string scenario_file{};      ///< empty: built-in defaults
   std::vector<std::string> sets{};  ///< --set path=value
-  bool monthly = false;            ///< show (and CSV-export) the monthly cash flow
-  bool chart = false;              ///< add the cumulative-cost chart
+  bool monthly = false;             ///< show (and CSV-export) the monthly cash flow
+  bool chart = false;               ///< add the cumulative-cost chart
 };
 
 Report compare_report(const Context& ctx, const CompareQuery& query);

@@ -27,7 +27,6 @@ namespace {
 
 using xlsx::Style;
 
-
 using V = xlsx::Value;
 using Inputs = xlsx::Assumptions;
 
@@ -40,18 +39,20 @@ struct RentRefs {
   V price, gpi, instances, granularity, minimum, storage, egress, support, support_min;
 };
 
-RentRefs rent_inputs(Inputs& in, const std::string& p, const RentInputs& r, const Workload& w, const std::string& what) {
+RentRefs rent_inputs(Inputs& in, const std::string& p, const RentInputs& r, const Workload& w,
+                     const std::string& what) {
   RentRefs x;
   x.price = in.input(p + "price", what + ": price per instance", r.price.units(), Style::kInputMoney,
                      p == "m_" ? "per instance-month" : "per instance-hour",
                      r.description + (r.offer.empty() ? "" : " (catalog " + r.offer + ")"));
-  x.gpi = in.input(p + "gpus_per_instance", what + ": GPUs per instance", r.gpus_per_instance, Style::kInputNumber, "GPUs");
+  x.gpi =
+      in.input(p + "gpus_per_instance", what + ": GPUs per instance", r.gpus_per_instance, Style::kInputNumber, "GPUs");
   x.granularity = in.input(p + "granularity_h", what + ": billing granularity", r.granularity.count() / 3600.0,
                            Style::kInputNumber, "hours", "0 = billed exactly");
   x.minimum = in.input(p + "minimum_h", what + ": minimum billed per run", r.minimum_billing.count() / 3600.0,
                        Style::kInputNumber, "hours");
-  x.storage = in.input(p + "storage_per_gb_month", what + ": storage", r.storage_per_gb_month.units(), Style::kInputMoney,
-                       "per GB-month");
+  x.storage = in.input(p + "storage_per_gb_month", what + ": storage", r.storage_per_gb_month.units(),
+                       Style::kInputMoney, "per GB-month");
   x.egress = in.input(p + "egress_per_gb", what + ": egress", r.egress_per_gb.units(), Style::kInputMoney, "per GB");
   x.support = in.input(p + "support", what + ": support", r.support_share, Style::kInputPercent, "share of the bill");
   x.support_min = in.input(p + "support_minimum", what + ": support minimum", r.support_minimum_monthly.units(),
@@ -67,9 +68,9 @@ RentRefs rent_inputs(Inputs& in, const std::string& p, const RentInputs& r, cons
 struct HourlyParts {
   V compute, idle, storage, egress, support, total;
 };
-HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, const V& u, const V& runs, const V& factor,
-                         const V& idle_per_run, const V& auto_release, const std::string& what, const RentInputs& ri,
-                         const Workload& w) {
+HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, const V& u, const V& runs,
+                         const V& factor, const V& idle_per_run, const V& auto_release, const std::string& what,
+                         const RentInputs& ri, const Workload& w) {
   const double u_value = u.v, idle_h_value = idle_per_run.v;
   const int runs_value = static_cast<int>(runs.v);
   HourlyParts h;
@@ -77,28 +78,29 @@ HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, co
   const int nruns = std::max(1, runs_value);
   const double run = busy / nruns;
   const double idle = (busy > 0 && auto_release.v == 0) ? idle_h_value : 0.0;
-  const V busy_v = in.derived(p + "busy_h", what + ": busy hours a month", fmt::format("730*{}*{}", u.ref, factor.ref), busy,
-                              Style::kNumber, "hours");
-  const V run_v = in.derived(p + "run_h", what + ": hours per run", fmt::format("{}/MAX(1,{})", busy_v.ref, runs.ref), run,
-                             Style::kNumber, "hours");
+  const V busy_v = in.derived(p + "busy_h", what + ": busy hours a month", fmt::format("730*{}*{}", u.ref, factor.ref),
+                              busy, Style::kNumber, "hours");
+  const V run_v = in.derived(p + "run_h", what + ": hours per run", fmt::format("{}/MAX(1,{})", busy_v.ref, runs.ref),
+                             run, Style::kNumber, "hours");
   const V idle_v = in.derived(p + "idle_h", what + ": left running per run",
-                              fmt::format("IF(AND({}>0,{}=0),{},0)", busy_v.ref, auto_release.ref, idle_per_run.ref), idle,
-                              Style::kNumber, "hours");
+                              fmt::format("IF(AND({}>0,{}=0),{},0)", busy_v.ref, auto_release.ref, idle_per_run.ref),
+                              idle, Style::kNumber, "hours");
   const double bw = billed_run_hours(run, ri.granularity, ri.minimum_billing) * nruns * r.instances.v;
   const double ba = billed_run_hours(run + idle, ri.granularity, ri.minimum_billing) * nruns * r.instances.v;
-  const V work = in.derived(p + "billed_work_h", what + ": billed instance-hours (work)",
-                            fmt::format("{}*MAX(1,{})*{}", billed_formula(run_v.ref, r.granularity, r.minimum), runs.ref,
-                                        r.instances.ref),
-                            bw, Style::kNumber, "instance-hours");
-  const V all = in.derived(p + "billed_all_h", what + ": billed instance-hours (with idle)",
-                           fmt::format("{}*MAX(1,{})*{}",
-                                       billed_formula(fmt::format("({}+{})", run_v.ref, idle_v.ref), r.granularity, r.minimum),
-                                       runs.ref, r.instances.ref),
-                           ba, Style::kNumber, "instance-hours");
+  const V work = in.derived(
+      p + "billed_work_h", what + ": billed instance-hours (work)",
+      fmt::format("{}*MAX(1,{})*{}", billed_formula(run_v.ref, r.granularity, r.minimum), runs.ref, r.instances.ref),
+      bw, Style::kNumber, "instance-hours");
+  const V all =
+      in.derived(p + "billed_all_h", what + ": billed instance-hours (with idle)",
+                 fmt::format("{}*MAX(1,{})*{}",
+                             billed_formula(fmt::format("({}+{})", run_v.ref, idle_v.ref), r.granularity, r.minimum),
+                             runs.ref, r.instances.ref),
+                 ba, Style::kNumber, "instance-hours");
   h.compute = in.derived(p + "compute", what + ": compute a month", fmt::format("{}*{}", r.price.ref, work.ref),
                          r.price.v * bw, Style::kMoney);
-  h.idle = in.derived(p + "idle", what + ": idle hours billed a month", fmt::format("{}*({}-{})", r.price.ref, all.ref, work.ref),
-                      r.price.v * (ba - bw), Style::kMoney);
+  h.idle = in.derived(p + "idle", what + ": idle hours billed a month",
+                      fmt::format("{}*({}-{})", r.price.ref, all.ref, work.ref), r.price.v * (ba - bw), Style::kMoney);
   const double dataset = w.dataset.value() / kGB, egress = w.egress_per_month.value() / kGB;
   h.storage = in.derived(p + "storage", what + ": storage a month", fmt::format("{}*dataset_gb", r.storage.ref),
                          r.storage.v * dataset, Style::kMoney);
@@ -106,8 +108,8 @@ HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, co
                         r.egress.v * egress, Style::kMoney);
   const double bill = h.compute.v + h.idle.v + h.storage.v + h.egress.v;
   h.support = in.derived(p + "support_month", what + ": support a month",
-                         fmt::format("IF({0}>0,MAX(({1}+{2}+{3}+{4})*{0},{5}),0)", r.support.ref, h.compute.ref, h.idle.ref,
-                                     h.storage.ref, h.egress.ref, r.support_min.ref),
+                         fmt::format("IF({0}>0,MAX(({1}+{2}+{3}+{4})*{0},{5}),0)", r.support.ref, h.compute.ref,
+                                     h.idle.ref, h.storage.ref, h.egress.ref, r.support_min.ref),
                          r.support.v > 0 ? std::max(bill * r.support.v, r.support_min.v) : 0.0, Style::kMoney);
   return h;
 }
@@ -151,14 +153,13 @@ void buy_derived(Inputs& gen, const Scenario& s, const V& cards, const V& card_p
                  const V& life, const V& residual, const V& busy_w, const V& idle_w, const V& server_w, Refs& x) {
   const OwnInputs& o = s.own;
   const double hardware_v = o.card_price.units() * o.cards + o.server_base.units() + o.network.units();
-  x.hardware = gen.derived("hardware", "hardware (paid in month 0)",
-                           fmt::format("{}*{}+{}+{}", card_price.ref, cards.ref, base.ref, net.ref), hardware_v,
-                           Style::kMoney);
+  x.hardware =
+      gen.derived("hardware", "hardware (paid in month 0)",
+                  fmt::format("{}*{}+{}+{}", card_price.ref, cards.ref, base.ref, net.ref), hardware_v, Style::kMoney);
   // Power = (busy W × cards × u + idle W × cards × (1 − u) + server W) × PUE × 730 h / 1000 (compare.cc).
   const double u = s.workload.utilisation;
-  const double kwh_v =
-      (o.gpu_busy.value() * o.cards * u + o.gpu_idle.value() * o.cards * (1 - u) + o.server.value()) * o.pue *
-      kHoursPerMonth / 1000.0;
+  const double kwh_v = (o.gpu_busy.value() * o.cards * u + o.gpu_idle.value() * o.cards * (1 - u) + o.server.value()) *
+                       o.pue * kHoursPerMonth / 1000.0;
   x.kwh = gen.derived("buy_kwh_per_month", "energy a month in service",
                       fmt::format("({0}*{1}*{2}+{3}*{1}*(1-{2})+{4})*{5}*730/1000", busy_w.ref, cards.ref, x.u.ref,
                                   idle_w.ref, server_w.ref, x.pue.ref),
@@ -187,12 +188,13 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                       o.cover == LeadTimeCover::kRent && bridge_possible ? 1 : 0, Style::kInputNumber, "1 or 0");
   x.delay = field(gen, "buy", "delay_cost_per_month", "delay_cost_per_month", o.delay_cost_per_month.units(),
                   Style::kInputMoney, CUR);
-  const V life = field(gen, "buy", "useful_life", "useful_life_months", o.useful_life / Months(1), Style::kInputNumber,
-                       "months");
+  const V life =
+      field(gen, "buy", "useful_life", "useful_life_months", o.useful_life / Months(1), Style::kInputNumber, "months");
   const V residual = field(gen, "buy", "residual_value", "residual_value", o.residual_share, Style::kInputPercent,
                            "share of hardware");
   const V busy_w = field(gen, "buy", "gpu_power", "gpu_power_w", o.gpu_busy.value(), Style::kInputNumber, "W");
-  const V idle_w = field(gen, "buy", "gpu_idle_power", "gpu_idle_power_w", o.gpu_idle.value(), Style::kInputNumber, "W");
+  const V idle_w =
+      field(gen, "buy", "gpu_idle_power", "gpu_idle_power_w", o.gpu_idle.value(), Style::kInputNumber, "W");
   const V server_w = field(gen, "buy", "server_power", "server_power_w", o.server.value(), Style::kInputNumber, "W");
   x.pue = field(gen, "buy", "pue", "pue", o.pue, Style::kInputNumber, "ratio");
   x.tariff = field(gen, "buy", "electricity_per_kwh", "electricity_per_kwh", o.electricity_per_kwh.units(),
@@ -207,10 +209,10 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
 void hourly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   gen.heading("Rent by the hour");
   x.hr = rent_inputs(gen, "h_", s.hourly->rent, s.workload, "hourly");
-  x.h_idle_per_run = gen.input("h_idle_per_run_h", "hourly: left running after each run", s.hourly->idle_per_run.count(),
-                               Style::kInputNumber, "hours");
-  x.h_auto = gen.input("h_auto_release", "hourly: released automatically (1) or not (0)", s.hourly->auto_release ? 1 : 0,
-                       Style::kInputNumber, "1 or 0");
+  x.h_idle_per_run = gen.input("h_idle_per_run_h", "hourly: left running after each run",
+                               s.hourly->idle_per_run.count(), Style::kInputNumber, "hours");
+  x.h_auto = gen.input("h_auto_release", "hourly: released automatically (1) or not (0)",
+                       s.hourly->auto_release ? 1 : 0, Style::kInputNumber, "1 or 0");
   const V one{"1", 1};
   x.hp = hourly_parts(gen, "h_", *x.hr, x.u, x.runs, one, x.h_idle_per_run, x.h_auto, "hourly", s.hourly->rent,
                       s.workload);
@@ -223,8 +225,9 @@ void monthly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const RentRefs& mr = *x.mr;
   x.m_commit = gen.input("m_commitment_months", "monthly: committed term (0 = none)", s.monthly->commitment_months,
                          Style::kInputNumber, "months", "months past the horizon are still owed");
-  x.m_compute = gen.derived("m_compute", "monthly: compute a month", fmt::format("{}*{}", mr.price.ref, mr.instances.ref),
-                            mr.price.v * mr.instances.v, Style::kMoney);
+  x.m_compute =
+      gen.derived("m_compute", "monthly: compute a month", fmt::format("{}*{}", mr.price.ref, mr.instances.ref),
+                  mr.price.v * mr.instances.v, Style::kMoney);
   x.m_storage = gen.derived("m_storage", "monthly: storage a month", fmt::format("{}*dataset_gb", mr.storage.ref),
                             mr.storage.v * w.dataset.value() / kGB, Style::kMoney);
   x.m_egress = gen.derived("m_egress", "monthly: egress a month", fmt::format("{}*egress_gb_per_month", mr.egress.ref),
@@ -249,19 +252,20 @@ void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x
   const V given = gen.input("s_interval_h", "spot: checkpoint interval (0 = Young/Daly optimum)",
                             p.interval ? p.interval->count() / 3600 : 0.0, Style::kInputNumber, "hours");
   const double lambda = p.interruptions_per_hour * sr.instances.v;
-  const V lam = gen.derived("s_lambda_per_h", "spot: interruptions an hour of the job (rate × instances)",
-                            fmt::format("{}/24*{}", per_day.ref, sr.instances.ref), lambda, Style::kPrecise, "per hour");
+  const V lam =
+      gen.derived("s_lambda_per_h", "spot: interruptions an hour of the job (rate × instances)",
+                  fmt::format("{}/24*{}", per_day.ref, sr.instances.ref), lambda, Style::kPrecise, "per hour");
   // τ = sqrt(2·C·MTBF) unless given; C = 0: continuous checkpoints (τ = 0).
   const double tau = std::isfinite(ov.interval.count()) ? ov.interval.count() / 3600 : 0.0;
   const V tau_v = gen.derived("s_tau_h", "spot: checkpoint interval used",
                               fmt::format("IF({0}>0,{0},IF({1}>0,SQRT(2*{2}/{1}),0))", given.ref, lam.ref, cw.ref), tau,
                               Style::kPrecise, "hours");
   // Daly: T/W = (1 + C/τ) / (1 − λ(R + (τ + C)/2)); never interrupted: 1 + C/τ for a given τ, else 1.
-  const V factor = gen.derived(
-      "s_wall_per_work", "spot: wall time per hour of work (Daly)",
-      fmt::format("IF({0}=0,IF({1}>0,1+{2}/{1},1),(1+IF({1}>0,{2}/{1},0))/(1-{0}*({3}+({1}+{2})/2)))", lam.ref,
-                  tau_v.ref, cw.ref, rs_.ref),
-      ov.wall_per_work, Style::kPrecise, "ratio");
+  const V factor =
+      gen.derived("s_wall_per_work", "spot: wall time per hour of work (Daly)",
+                  fmt::format("IF({0}=0,IF({1}>0,1+{2}/{1},1),(1+IF({1}>0,{2}/{1},0))/(1-{0}*({3}+({1}+{2})/2)))",
+                              lam.ref, tau_v.ref, cw.ref, rs_.ref),
+                  ov.wall_per_work, Style::kPrecise, "ratio");
   const V one{"1", 1}, zero{"0", 0}, yes{"1", 1};
   x.sp_work = hourly_parts(gen, "s_work_", sr, x.u, x.runs, one, zero, yes, "spot (work)", s.spot->rent, s.workload);
   x.sp_wall = hourly_parts(gen, "s_wall_", sr, x.u, x.runs, factor, zero, yes, "spot (with interruptions)",
@@ -277,8 +281,10 @@ void hybrid_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                             Style::kInputPercent, "share");
   const V lc = gen.input("y_local_cards", fmt::format("hybrid: local cards ({})", y.local_gpu), y.local_cards,
                          Style::kInputNumber, "cards");
-  x.y_capex = gen.input("y_local_capex", "hybrid: local hardware (month 0)", y.local_capex.units(), Style::kInputMoney, CUR);
-  const V lb = gen.input("y_gpu_power_w", "hybrid: local GPU power busy", y.local_gpu_busy.value(), Style::kInputNumber, "W");
+  x.y_capex =
+      gen.input("y_local_capex", "hybrid: local hardware (month 0)", y.local_capex.units(), Style::kInputMoney, CUR);
+  const V lb =
+      gen.input("y_gpu_power_w", "hybrid: local GPU power busy", y.local_gpu_busy.value(), Style::kInputNumber, "W");
   const V li = gen.input("y_gpu_idle_power_w", "hybrid: local GPU power idle", y.local_gpu_idle.value(),
                          Style::kInputNumber, "W");
   const double ul = std::min(1.0, y.local_share * w.gpus * w.utilisation / y.local_cards);
@@ -288,11 +294,12 @@ void hybrid_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const V u_rent = gen.derived("y_u_rent", "hybrid: rented utilisation",
                                fmt::format("IF({0}>0,{0}*(1-{1}*{2}/(gpus*{0})),0)", x.u.ref, u_local.ref, lc.ref),
                                w.utilisation * (1 - eff), Style::kPercent);
-  const double ykwh = (y.local_gpu_busy.value() * y.local_cards * ul + y.local_gpu_idle.value() * y.local_cards * (1 - ul)) *
-                      s.own.pue * kHoursPerMonth / 1000.0;
+  const double ykwh =
+      (y.local_gpu_busy.value() * y.local_cards * ul + y.local_gpu_idle.value() * y.local_cards * (1 - ul)) *
+      s.own.pue * kHoursPerMonth / 1000.0;
   x.y_power = gen.derived("y_local_power", "hybrid: local power a month",
-                          fmt::format("{}*({}*{}*{}+{}*{}*(1-{}))*{}*730/1000", x.tariff.ref, lb.ref, lc.ref, u_local.ref,
-                                      li.ref, lc.ref, u_local.ref, x.pue.ref),
+                          fmt::format("{}*({}*{}*{}+{}*{}*(1-{}))*{}*730/1000", x.tariff.ref, lb.ref, lc.ref,
+                                      u_local.ref, li.ref, lc.ref, u_local.ref, x.pue.ref),
                           s.own.electricity_per_kwh.units() * ykwh, Style::kMoney);
   const V one{"1", 1};
   x.yp = hourly_parts(gen, "y_", *x.hr, u_rent, x.runs, one, x.h_idle_per_run, x.h_auto, "hybrid (rented part)",
@@ -311,11 +318,11 @@ std::string month_total(const HourlyParts& h) {
 std::string buy_month(const Refs& x, const std::string& month, const std::string& in_service) {
   std::string bridge = "0";
   if (x.hp)
-    bridge = fmt::format("ROUND(({}+{}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", x.hp->compute.ref, x.hp->idle.ref,
-                         x.hp->storage.ref, x.hp->egress.ref, x.hp->support.ref, in_service);
+    bridge = fmt::format("ROUND(({}+{}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", x.hp->compute.ref,
+                         x.hp->idle.ref, x.hp->storage.ref, x.hp->egress.ref, x.hp->support.ref, in_service);
   else if (x.m_compute)
-    bridge = fmt::format("ROUND(({}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", x.m_compute->ref,
-                         x.m_storage->ref, x.m_egress->ref, x.m_support->ref, in_service);
+    bridge = fmt::format("ROUND(({}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", x.m_compute->ref, x.m_storage->ref,
+                         x.m_egress->ref, x.m_support->ref, in_service);
   return fmt::format(
       "IF({0}=0,ROUND({1},2)+ROUND({2},2),ROUND({3}*{4}*{5},2)+ROUND({6}*{5},2)+ROUND({7}*{5},2)+"
       "IF({5}<1,IF({8}=1,{9},ROUND({10}*(1-{5}),2)),0))-IF({0}=horizon_months,ROUND({1}*{11},2),0)",
@@ -324,13 +331,15 @@ std::string buy_month(const Refs& x, const std::string& month, const std::string
 }
 
 // One option's cash flow in one month, as a formula over the Assumptions sheet.
-std::string month_formula(const std::string& key, const Refs& x, const std::string& month, const std::string& in_service) {
+std::string month_formula(const std::string& key, const Refs& x, const std::string& month,
+                          const std::string& in_service) {
   if (key == "buy") return buy_month(x, month, in_service);
   if (key == "rent_hourly") return fmt::format("IF({}=0,0,{})", month, month_total(*x.hp));
   if (key == "rent_monthly")
-    return fmt::format("IF({0}=0,0,ROUND({1},2)+ROUND({2},2)+ROUND({3},2)+ROUND({4},2)+IF({0}=horizon_months,"
-                       "{1}*MAX(0,{5}-horizon_months),0))",
-                       month, x.m_compute->ref, x.m_storage->ref, x.m_egress->ref, x.m_support->ref, x.m_commit->ref);
+    return fmt::format(
+        "IF({0}=0,0,ROUND({1},2)+ROUND({2},2)+ROUND({3},2)+ROUND({4},2)+IF({0}=horizon_months,"
+        "{1}*MAX(0,{5}-horizon_months),0))",
+        month, x.m_compute->ref, x.m_storage->ref, x.m_egress->ref, x.m_support->ref, x.m_commit->ref);
   if (key == "spot")
     return fmt::format("IF({0}=0,0,ROUND({1},2)+ROUND({2}-{1},2)+ROUND({3},2)+ROUND({4},2)+ROUND({5},2))", month,
                        x.sp_work->compute.ref, x.sp_wall->compute.ref, x.sp_wall->storage.ref, x.sp_wall->egress.ref,
@@ -422,15 +431,17 @@ void summary_options(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
     sum.text(r, 0, opt.key);
     sum.text(r, 1, opt.label);
     sum.formula(r, 2, fmt::format("{}!{}", cfname, at(l.total_row, l.first + k)), opt.total.units(), Style::kMoney);
-    sum.formula(r, 3, fmt::format("SUMPRODUCT({0}!{1}2:{1}{2},{0}!{3}2:{3}{2})", cfname, col, H + 2,
-                                  xlsx::column_letters(l.factor)),
-                opt.npv, Style::kMoney);
+    sum.formula(
+        r, 3,
+        fmt::format("SUMPRODUCT({0}!{1}2:{1}{2},{0}!{3}2:{3}{2})", cfname, col, H + 2, xlsx::column_letters(l.factor)),
+        opt.npv, Style::kMoney);
     // GPU-hours used: every month at the utilisation; buying counts its
     // in-service months, and the waiting months only when bridged by renting.
     std::string used = "gpus*730*utilisation*horizon_months";
     if (opt.key == "buy")
-      used = fmt::format("gpus*730*utilisation*(SUM({0}!{1}3:{1}{2})+IF(cover_by_renting=1,horizon_months-SUM({0}!{1}3:{1}{2}),0))",
-                         cfname, xlsx::column_letters(l.in_service), H + 2);
+      used = fmt::format(
+          "gpus*730*utilisation*(SUM({0}!{1}3:{1}{2})+IF(cover_by_renting=1,horizon_months-SUM({0}!{1}3:{1}{2}),0))",
+          cfname, xlsx::column_letters(l.in_service), H + 2);
     sum.formula(r, 4, used, opt.used_gpu_hours, Style::kNumber);
     sum.formula(r, 5, fmt::format("IF({0}>0,{1}/{0},\"\")", at(r, 4), at(r, 2)), opt.cost_per_used_gpu_hour.value_or(0),
                 Style::kMoney);
@@ -478,8 +489,8 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
 void summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Comparison& c, const Layout& l) {
   sum.text(0, 0, fmt::format("Buy vs rent over {} months ({})", c.scenario.horizon_months, c.scenario.currency.code()),
            Style::kTitle);
-  const std::vector<std::string> heads = {"option", "label", "total", "NPV", "GPU-h used", "per used GPU-h",
-                                          "break-even month (buy vs this)"};
+  const std::vector<std::string> heads = {
+      "option", "label", "total", "NPV", "GPU-h used", "per used GPU-h", "break-even month (buy vs this)"};
   for (std::size_t j = 0; j < heads.size(); ++j) sum.text(2, static_cast<int>(j), heads[j], Style::kHeader);
   sum.freeze(3);
   sum.width(0, 16);
@@ -488,9 +499,10 @@ void summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Compariso
   summary_options(sum, c, l);
   int r = summary_decision(sum, c, l);
   sum.text(r++, 0, c.recommendation, Style::kNote);
-  sum.text(r++, 0, fmt::format("Scenario: {}. Generated by gpuplan; the cached values are gpuplan's, and every total is "
-                               "a formula over the Assumptions sheet.",
-                               rs.source),
+  sum.text(r++, 0,
+           fmt::format("Scenario: {}. Generated by gpuplan; the cached values are gpuplan's, and every total is "
+                       "a formula over the Assumptions sheet.",
+                       rs.source),
            Style::kNote);
   for (const auto& n : rs.fx_notes) sum.text(r++, 0, n, Style::kNote);
 }

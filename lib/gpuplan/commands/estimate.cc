@@ -69,8 +69,8 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl) {
   add("wall time", human_seconds(e.wall));
   add("GPU-hours", fmt::format("{:.0f}", e.gpu_hours));
   if (e.checkpoint_interval_steps)
-    add("checkpoints", fmt::format("{:.1f} GB every {:.0f} steps", e.checkpoint_size.value() / kGB,
-                                   *e.checkpoint_interval_steps));
+    add("checkpoints",
+        fmt::format("{:.1f} GB every {:.0f} steps", e.checkpoint_size.value() / kGB, *e.checkpoint_interval_steps));
   return sum;
 }
 
@@ -93,8 +93,12 @@ Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl) {
   Table fit;
   fit.name = "fit";
   fit.title = fmt::format("Fit on every catalog GPU with {} (ZeRO stage {})", to_string(job.precision), job.zero_stage);
-  fit.columns = {{"gpu", "gpu"}, {"memory_gb", "mem GB", 0}, {"need_gb_per_gpu", fmt::format("GB/GPU at {}", cl.gpus), 1},
-                 {"fits", fmt::format("fits at {}", cl.gpus)}, {"minimum_gpus", "min GPUs"}, {"reason", "reason"}};
+  fit.columns = {{"gpu", "gpu"},
+                 {"memory_gb", "mem GB", 0},
+                 {"need_gb_per_gpu", fmt::format("GB/GPU at {}", cl.gpus), 1},
+                 {"fits", fmt::format("fits at {}", cl.gpus)},
+                 {"minimum_gpus", "min GPUs"},
+                 {"reason", "reason"}};
   for (const Gpu& g : catalog.gpus) {
     if (!g.dense_tflops.contains(job.precision)) continue;
     const MemoryBreakdown m = memory_per_gpu(job, g, cl.gpus, cl.usable_memory);
@@ -104,8 +108,8 @@ Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl) {
       Job z3 = job;
       z3.zero_stage = 3;
       const auto with_zero3 = minimum_gpus(z3, g, 4096, cl.usable_memory);
-      reason = with_zero3 ? fmt::format("needs sharding: ZeRO-3 fits on {}", *with_zero3)
-                          : "does not fit even with ZeRO-3";
+      reason =
+          with_zero3 ? fmt::format("needs sharding: ZeRO-3 fits on {}", *with_zero3) : "does not fit even with ZeRO-3";
     }
     fit.add_row({g.id, g.memory.value() / kGB, m.total.value() / kGB, m.fits,
                  min ? Cell{static_cast<std::int64_t>(*min)} : Cell{}, reason.empty() ? Cell{} : Cell{reason}});
@@ -145,11 +149,22 @@ void add_cost_row(CostRows& out, const Offer& o, const OfferPrices& prices, Bill
     return;
   }
   if (mode == BillingMode::kMonthly) note = fmt::format("{:g} month(s), paid whether used or not", c->months);
-  EstimateCostLine line{o.id, o.provider, o.region, std::string(to_string(mode)), o.gpus, n,
-                        prices.price(mode)->units(), o.billing_granularity.count() / 3600.0,
-                        o.minimum_billing.count() / 3600.0, wall_h > 0 ? hours / wall_h : 1.0,
-                        prices.storage_priced ? prices.storage_per_gb_month.units() : 0.0, prices.support_share,
-                        c->billed_instance_hours, c->compute.units(), c->storage.units(), c->support.units(),
+  EstimateCostLine line{o.id,
+                        o.provider,
+                        o.region,
+                        std::string(to_string(mode)),
+                        o.gpus,
+                        n,
+                        prices.price(mode)->units(),
+                        o.billing_granularity.count() / 3600.0,
+                        o.minimum_billing.count() / 3600.0,
+                        wall_h > 0 ? hours / wall_h : 1.0,
+                        prices.storage_priced ? prices.storage_per_gb_month.units() : 0.0,
+                        prices.support_share,
+                        c->billed_instance_hours,
+                        c->compute.units(),
+                        c->storage.units(),
+                        c->support.units(),
                         c->total.units()};
   out.rows.push_back(CostRow{&o, std::string(to_string(mode)), n, c->billed_instance_hours, c->compute, c->storage,
                              c->support, c->total, std::move(note), std::move(line)});
@@ -176,7 +191,8 @@ CostRows cost_rows(const Context& ctx, const CurrencyConverter& fx, const Resolv
     }
     if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, wall_h, n, wall_h, dataset_gb, "");
   }
-  std::stable_sort(out.rows.begin(), out.rows.end(), [](const CostRow& a, const CostRow& b) { return a.total < b.total; });
+  std::stable_sort(out.rows.begin(), out.rows.end(),
+                   [](const CostRow& a, const CostRow& b) { return a.total < b.total; });
   return out;
 }
 
@@ -186,11 +202,16 @@ Table costs_table(const std::vector<CostRow>& rows, const Gpu& gpu, Currency cur
   Table costs;
   costs.name = "costs";
   costs.title = fmt::format("Cost on every {} offer, cheapest first", gpu.id);
-  costs.columns = {{"offer", "offer", 0, false},     {"provider", "provider"},
-                   {"region", "region"},             {"mode", "mode"},
-                   {"instances", "inst"},            {"billed_instance_hours", "billed inst-h", 1},
-                   {"compute_" + cur, "compute " + CUR, 2}, {"storage_" + cur, "storage", 2},
-                   {"support_" + cur, "support", 2}, {"total_" + cur, "total " + CUR, 2},
+  costs.columns = {{"offer", "offer", 0, false},
+                   {"provider", "provider"},
+                   {"region", "region"},
+                   {"mode", "mode"},
+                   {"instances", "inst"},
+                   {"billed_instance_hours", "billed inst-h", 1},
+                   {"compute_" + cur, "compute " + CUR, 2},
+                   {"storage_" + cur, "storage", 2},
+                   {"support_" + cur, "support", 2},
+                   {"total_" + cur, "total " + CUR, 2},
                    {"note", "note"}};
   for (const CostRow& r : rows)
     costs.add_row({r.offer->id, r.offer->provider, r.offer->region, r.mode, static_cast<std::int64_t>(r.instances),
@@ -243,18 +264,20 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
                     const CurrencyConverter& fx) {
   for (const auto& w : rj.warnings) rep.notes.push_back(w);
   if (!e.memory.fits)
-    rep.notes.push_back(fmt::format("Does not fit: {:.1f} GB per GPU needed, {:.1f} GB usable on {}. See the fit "
-                                    "table for the minimum card count (and ZeRO stage) per GPU.",
-                                    e.memory.total.value() / kGB, e.memory.usable.value() / kGB, rj.cluster.gpu->id));
+    rep.notes.push_back(
+        fmt::format("Does not fit: {:.1f} GB per GPU needed, {:.1f} GB usable on {}. See the fit "
+                    "table for the minimum card count (and ZeRO stage) per GPU.",
+                    e.memory.total.value() / kGB, e.memory.usable.value() / kGB, rj.cluster.gpu->id));
   for (const auto& n : e.notes) rep.notes.push_back(n);
   rep.notes.push_back(
       "Step = max(compute, data loading) + exposed communication + amortised checkpoints; FLOPs = 6·N·D "
       "(8·N·D with full recompute, 4·N·D for LoRA) plus attention when the architecture is given.");
   if (costs.spot)
-    rep.notes.push_back(fmt::format("Spot rows: {:g} interruption(s) a day per instance (cost.spot_interruptions_per_day; "
-                                    "any instance's interruption stops the job), checkpoint write {}, restart 10 min, "
-                                    "checkpoints at the Young/Daly interval.",
-                                    rj.spot_interruptions_per_day, human_seconds(e.checkpoint_write)));
+    rep.notes.push_back(
+        fmt::format("Spot rows: {:g} interruption(s) a day per instance (cost.spot_interruptions_per_day; "
+                    "any instance's interruption stops the job), checkpoint write {}, restart 10 min, "
+                    "checkpoints at the Young/Daly interval.",
+                    rj.spot_interruptions_per_day, human_seconds(e.checkpoint_write)));
   if (costs.out_of_range > 0)
     rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond a trillion.", costs.out_of_range));
   rep.notes.push_back(fmt::format("Job: {}. {}", rj.source, ctx.catalog_note()));

@@ -18,8 +18,8 @@ namespace gpuplan {
 struct EstimateQuery {
   std::string job_file{};
   std::vector<std::string> sets{};
-  std::optional<std::string> mfu{};  ///< --mfu, a share
-  std::optional<std::string> gpu{};  ///< --gpu, overrides cluster.gpu
+  std::optional<std::string> mfu{};   ///< --mfu, a share
+  std::optional<std::string> gpu{};   ///< --gpu, overrides cluster.gpu
   std::optional<std::string> gpus{};  ///< --gpus, overrides cluster.gpus
 };
 

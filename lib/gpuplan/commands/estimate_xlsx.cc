@@ -24,8 +24,9 @@ std::string estimate_workbook(const EstimateWorkbook& d) {
   const double k = training_flops_multiplier(j);
   in.heading("Job");
   xlsx::Value step_flops, steps;
-  const xlsx::Value mult = in.input("flops_multiplier", "training FLOPs per forward FLOP", k, Style::kInputNumber, "×",
-                                    per_sample ? "3 (4 with full recompute)" : "6 dense, 4 LoRA, +2 with full recompute");
+  const xlsx::Value mult =
+      in.input("flops_multiplier", "training FLOPs per forward FLOP", k, Style::kInputNumber, "×",
+               per_sample ? "3 (4 with full recompute)" : "6 dense, 4 LoRA, +2 with full recompute");
   const xlsx::Value batch = in.input("global_batch", "global batch", j.global_batch, Style::kInputNumber,
                                      per_sample ? "samples per step" : "sequences per step");
   if (per_sample) {
@@ -39,34 +40,38 @@ std::string estimate_workbook(const EstimateWorkbook& d) {
   } else {
     const xlsx::Value n = in.input("parameters", "parameters (N)", j.parameters, Style::kInputNumber, "parameters");
     const xlsx::Value tokens = in.input("tokens", "tokens (D)", j.tokens, Style::kInputNumber, "tokens");
-    const xlsx::Value seq = in.input("sequence_length", "sequence length", j.sequence_length, Style::kInputNumber, "tokens");
+    const xlsx::Value seq =
+        in.input("sequence_length", "sequence length", j.sequence_length, Style::kInputNumber, "tokens");
     const double attention = e.flops_per_token - k * j.parameters;
-    const xlsx::Value att = in.input("attention_flops_per_token", "attention FLOPs per token", attention,
-                                     Style::kInputNumber, "FLOPs", "multiplier × layers × sequence × hidden (0 without the architecture)");
-    const xlsx::Value fpt = in.derived("flops_per_token", "FLOPs per token", fmt::format("{}*{}+{}", mult.ref, n.ref, att.ref),
-                                       e.flops_per_token, Style::kNumber, "FLOPs");
+    const xlsx::Value att =
+        in.input("attention_flops_per_token", "attention FLOPs per token", attention, Style::kInputNumber, "FLOPs",
+                 "multiplier × layers × sequence × hidden (0 without the architecture)");
+    const xlsx::Value fpt =
+        in.derived("flops_per_token", "FLOPs per token", fmt::format("{}*{}+{}", mult.ref, n.ref, att.ref),
+                   e.flops_per_token, Style::kNumber, "FLOPs");
     step_flops = in.derived("step_flops", "FLOPs per step", fmt::format("{}*{}*{}", fpt.ref, batch.ref, seq.ref),
                             e.flops_per_token * j.global_batch * j.sequence_length, Style::kNumber, "FLOPs");
-    steps = in.derived("steps", "steps", fmt::format("ROUNDUP({}/({}*{})-1E-9,0)", tokens.ref, batch.ref, seq.ref), e.steps,
-                       Style::kInteger);
+    steps = in.derived("steps", "steps", fmt::format("ROUNDUP({}/({}*{})-1E-9,0)", tokens.ref, batch.ref, seq.ref),
+                       e.steps, Style::kInteger);
   }
   in.heading(fmt::format("Cluster: {}× {}", d.gpus, d.gpu));
   const xlsx::Value gpus = in.input("gpus", "GPUs", d.gpus, Style::kInputNumber, "GPUs",
                                     "the per-step times below are for this count: rerun gpuplan to change it");
-  const xlsx::Value peak = in.input("peak_tflops", fmt::format("dense peak ({})", to_string(j.precision)), d.peak_tflops,
-                                    Style::kInputNumber, "TFLOP/s per GPU");
+  const xlsx::Value peak = in.input("peak_tflops", fmt::format("dense peak ({})", to_string(j.precision)),
+                                    d.peak_tflops, Style::kInputNumber, "TFLOP/s per GPU");
   const xlsx::Value mfu = in.input("mfu", "MFU", e.mfu, Style::kInputPercent, "share", e.mfu_source);
   const xlsx::Value data = in.input("data_seconds_per_step", "data loading per step", e.step.data.count(),
                                     Style::kInputNumber, "s", "overlaps compute");
   const xlsx::Value comm = in.input("allreduce_seconds_per_step", "gradient all-reduce per step",
                                     e.step.communication.count(), Style::kInputNumber, "s");
-  const xlsx::Value bwd = in.input("backward_share", "backward share of the compute", backward_share(j),
-                                   Style::kInputPercent, "share");
-  const xlsx::Value overlap = in.input("comm_overlap", "backward time that hides communication", d.comm_overlap,
-                                       Style::kInputPercent, "share");
+  const xlsx::Value bwd =
+      in.input("backward_share", "backward share of the compute", backward_share(j), Style::kInputPercent, "share");
+  const xlsx::Value overlap =
+      in.input("comm_overlap", "backward time that hides communication", d.comm_overlap, Style::kInputPercent, "share");
   const xlsx::Value ckpt = in.input("checkpoint_seconds_per_step", "checkpointing per step (amortised)",
                                     e.step.checkpoint.count(), Style::kInputNumber, "s");
-  const xlsx::Value dataset = in.input("dataset_gb", "dataset kept in storage", d.dataset_gb, Style::kInputNumber, "GB");
+  const xlsx::Value dataset =
+      in.input("dataset_gb", "dataset kept in storage", d.dataset_gb, Style::kInputNumber, "GB");
   in.heading("Time (training.cc: step = max(compute, data) + exposed communication + checkpoints)");
   const xlsx::Value compute = in.derived("compute_seconds_per_step", "compute per step",
                                          fmt::format("{}/({}*{}*1E12*{})", step_flops.ref, gpus.ref, peak.ref, mfu.ref),
@@ -74,18 +79,32 @@ std::string estimate_workbook(const EstimateWorkbook& d) {
   const xlsx::Value exposed = in.derived("exposed_seconds_per_step", "exposed communication per step",
                                          fmt::format("MAX(0,{}-{}*{}*{})", comm.ref, compute.ref, bwd.ref, overlap.ref),
                                          e.step.exposed_communication.count(), Style::kPrecise, "s");
-  const xlsx::Value step = in.derived("step_seconds", "step", fmt::format("MAX({},{})+{}+{}", compute.ref, data.ref,
-                                                                         exposed.ref, ckpt.ref),
-                                      e.step.step.count(), Style::kPrecise, "s");
+  const xlsx::Value step =
+      in.derived("step_seconds", "step", fmt::format("MAX({},{})+{}+{}", compute.ref, data.ref, exposed.ref, ckpt.ref),
+                 e.step.step.count(), Style::kPrecise, "s");
   const xlsx::Value wall = in.derived("wall_hours", "wall time", fmt::format("{}*{}/3600", step.ref, steps.ref),
                                       e.wall.count() / 3600, Style::kNumber, "hours");
-  in.derived("gpu_hours", "GPU-hours", fmt::format("{}*{}", wall.ref, gpus.ref), e.gpu_hours, Style::kNumber, "GPU-hours");
+  in.derived("gpu_hours", "GPU-hours", fmt::format("{}*{}", wall.ref, gpus.ref), e.gpu_hours, Style::kNumber,
+             "GPU-hours");
 
   // Costs: one row per offer and mode, each formula over its own (editable) price.
-  const std::vector<std::string> heads = {"offer", "provider", "region", "mode", "GPUs per instance", "instances",
-                                          "price per instance", "billing granularity (h)", "minimum (h)",
-                                          "run time factor", "run hours", "billed instance-hours",
-                                          "storage per GB-month", "support share", "compute", "storage", "support",
+  const std::vector<std::string> heads = {"offer",
+                                          "provider",
+                                          "region",
+                                          "mode",
+                                          "GPUs per instance",
+                                          "instances",
+                                          "price per instance",
+                                          "billing granularity (h)",
+                                          "minimum (h)",
+                                          "run time factor",
+                                          "run hours",
+                                          "billed instance-hours",
+                                          "storage per GB-month",
+                                          "support share",
+                                          "compute",
+                                          "storage",
+                                          "support",
                                           "total " + CUR};
   for (std::size_t i = 0; i < heads.size(); ++i) c.text(0, static_cast<int>(i), heads[i], Style::kHeader);
   c.freeze(1, 1);
@@ -108,10 +127,10 @@ std::string estimate_workbook(const EstimateWorkbook& d) {
     const bool monthly = l.mode == "monthly";
     // Monthly: whole months of 730 h per instance; else each instance's run
     // rounded up to the granularity, at least the minimum (cost/run.cc).
-    const std::string billed =
-        monthly ? fmt::format("ROUNDUP({}/730-1E-9,0)*730*{}", at(10), at(5))
-                : fmt::format("IF({0}<=0,0,MAX(IF({1}>0,ROUNDUP({0}/{1}-1E-9,0)*{1},{0}),{2}))*{3}", at(10), at(7), at(8),
-                              at(5));
+    const std::string billed = monthly
+                                   ? fmt::format("ROUNDUP({}/730-1E-9,0)*730*{}", at(10), at(5))
+                                   : fmt::format("IF({0}<=0,0,MAX(IF({1}>0,ROUNDUP({0}/{1}-1E-9,0)*{1},{0}),{2}))*{3}",
+                                                 at(10), at(7), at(8), at(5));
     c.formula(r, 11, billed, l.billed_hours, Style::kNumber);
     c.number(r, 12, l.storage_per_gb_month, Style::kInputMoney);
     c.number(r, 13, l.support_share, Style::kInputPercent);
@@ -119,7 +138,8 @@ std::string estimate_workbook(const EstimateWorkbook& d) {
               Style::kMoney);
     c.formula(r, 15, fmt::format("{}*{}*{}/730", at(12), dataset.ref, at(10)), l.storage, Style::kMoney);
     c.formula(r, 16, fmt::format("(ROUND({},2)+ROUND({},2))*{}", at(14), at(15), at(13)), l.support, Style::kMoney);
-    c.formula(r, 17, fmt::format("ROUND({},2)+ROUND({},2)+ROUND({},2)", at(14), at(15), at(16)), l.total, Style::kMoney);
+    c.formula(r, 17, fmt::format("ROUND({},2)+ROUND({},2)+ROUND({},2)", at(14), at(15), at(16)), l.total,
+              Style::kMoney);
     ++r;
   }
   return wb.bytes();

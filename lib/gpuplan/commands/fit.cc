@@ -38,9 +38,9 @@ auto fit_or_input_error(const std::string& file, F f) {
 
 std::string column_or(const CsvTable& t, const std::string& wanted, const char* flag) {
   if (t.has(wanted)) return wanted;
-  throw InputError(SourceLocation{t.file(), 1, 0}, wanted,
-                   fmt::format("no such column (the header has: {}; choose one with {})", fmt::join(t.header(), ", "),
-                               flag));
+  throw InputError(
+      SourceLocation{t.file(), 1, 0}, wanted,
+      fmt::format("no such column (the header has: {}; choose one with {})", fmt::join(t.header(), ", "), flag));
 }
 
 // A chart of the measured points and the fitted curves, within 80 columns.
@@ -51,28 +51,35 @@ std::string scaling_chart(const std::vector<double>& n, const std::vector<double
   for (const auto& [c, f] : fits)
     for (int col = 0; col < w; ++col) y_max = std::max(y_max, f->predict(1 + (n_max - 1) * col / (w - 1)));
   std::vector<std::string> grid(h, std::string(w, ' '));
-  const auto row_of = [&](double y) { return std::clamp(h - 1 - static_cast<int>(std::lround(y / y_max * (h - 1))), 0, h - 1); };
-  const auto col_of = [&](double v) { return std::clamp(static_cast<int>(std::lround((v - 1) / (n_max - 1) * (w - 1))), 0, w - 1); };
+  const auto row_of = [&](double y) {
+    return std::clamp(h - 1 - static_cast<int>(std::lround(y / y_max * (h - 1))), 0, h - 1);
+  };
+  const auto col_of = [&](double v) {
+    return std::clamp(static_cast<int>(std::lround((v - 1) / (n_max - 1) * (w - 1))), 0, w - 1);
+  };
   for (const auto& [c, f] : fits)
     for (int col = 0; col < w; ++col)
-      grid[static_cast<std::size_t>(row_of(f->predict(1 + (n_max - 1) * col / (w - 1))))][static_cast<std::size_t>(col)] = c;
-  for (std::size_t i = 0; i < n.size(); ++i) grid[static_cast<std::size_t>(row_of(x[i]))][static_cast<std::size_t>(col_of(n[i]))] = '*';
+      grid[static_cast<std::size_t>(row_of(f->predict(1 + (n_max - 1) * col / (w - 1))))]
+          [static_cast<std::size_t>(col)] = c;
+  for (std::size_t i = 0; i < n.size(); ++i)
+    grid[static_cast<std::size_t>(row_of(x[i]))][static_cast<std::size_t>(col_of(n[i]))] = '*';
   std::string out = "Throughput against GPUs (* measured";
   for (const auto& [c, f] : fits) out += fmt::format(", {} {}", c, f->model == ScalingModel::kUsl ? "USL" : "Amdahl");
   out += ")\n";
   for (int r = 0; r < h; ++r) {
     const bool show = r == 0 || r == h - 1 || r == h / 2;
     const double v = y_max * (h - 1 - r) / (h - 1);
-    const std::string tick = v >= 1e6 ? fmt::format("{:.1f}M", v / 1e6) : v >= 1e4 ? fmt::format("{:.1f}k", v / 1e3)
-                                                                                    : fmt::format("{:.4g}", v);
-    std::string line = fmt::format("{:>{}} |{}", show ? tick : "", label,
-                                   grid[static_cast<std::size_t>(r)]);
+    const std::string tick = v >= 1e6   ? fmt::format("{:.1f}M", v / 1e6)
+                             : v >= 1e4 ? fmt::format("{:.1f}k", v / 1e3)
+                                        : fmt::format("{:.4g}", v);
+    std::string line = fmt::format("{:>{}} |{}", show ? tick : "", label, grid[static_cast<std::size_t>(r)]);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
   out += std::string(label + 1, ' ') + "+" + std::string(w, '-') + "\n";
   const std::string right = fmt::format("{:g} GPUs", n_max);
-  out += std::string(label + 2, ' ') + "1" + std::string(static_cast<std::size_t>(w - 1) - right.size(), ' ') + right + "\n";
+  out += std::string(label + 2, ' ') + "1" + std::string(static_cast<std::size_t>(w - 1) - right.size(), ' ') + right +
+         "\n";
   return out;
 }
 
@@ -84,7 +91,8 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   for (const std::string& t : q.predict) {
     const double p = flag_number("--predict", t);
     if (p != std::floor(p) || p > 1e7)
-      throw InputError(SourceLocation{"--predict " + t}, "", fmt::format("{} is not a GPU count (a whole number, 1 to 10,000,000)", t));
+      throw InputError(SourceLocation{"--predict " + t}, "",
+                       fmt::format("{} is not a GPU count (a whole number, 1 to 10,000,000)", t));
     predict.push_back(p);
   }
   const CsvTable t = CsvTable::load(q.file);
@@ -94,7 +102,8 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   const std::vector<double> x = positive_column(t, ycol);
   std::vector<ScalingFit> fits;
   std::string usl_refused;
-  if (q.model == "usl") fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kUsl); }));
+  if (q.model == "usl")
+    fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kUsl); }));
   if (q.model == "both") {
     // With too few points for the USL's three parameters, Amdahl's two may still be determined.
     try {
@@ -103,7 +112,8 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
       usl_refused = e.what();
     }
   }
-  if (q.model != "usl") fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kAmdahl); }));
+  if (q.model != "usl")
+    fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kAmdahl); }));
   const auto name = [](const ScalingFit& f) { return std::string(f.model == ScalingModel::kUsl ? "usl" : "amdahl"); };
 
   Report rep;
@@ -112,14 +122,15 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
 
   Table models;
   models.name = "models";
-  models.columns = {{"model", "model"},         {"r_squared", "R²", -6},      {"residual_std_error", "resid SE", 4},
-                    {"aicc", "AICc", 2},        {"peak_gpus", "N*", 1},      {"peak_throughput", "X(N*)", 2},
+  models.columns = {{"model", "model"},         {"r_squared", "R²", -6}, {"residual_std_error", "resid SE", 4},
+                    {"aicc", "AICc", 2},        {"peak_gpus", "N*", 1},  {"peak_throughput", "X(N*)", 2},
                     {"converged", "converged"}, {"note", "note"}};
   Table coef;
   coef.name = "coefficients";
   coef.title = "Coefficients (95% confidence intervals)";
-  coef.columns = {{"model", "model"}, {"parameter", "parameter"}, {"estimate", "estimate", -7},
-                  {"std_error", "std error", -4}, {"ci_low", "low", -6}, {"ci_high", "high", -6}};
+  coef.columns = {{"model", "model"},           {"parameter", "parameter"},
+                  {"estimate", "estimate", -7}, {"std_error", "std error", -4},
+                  {"ci_low", "low", -6},        {"ci_high", "high", -6}};
   for (const ScalingFit& f : fits) {
     const auto peak = f.peak_gpus();
     std::string note;
@@ -134,7 +145,9 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
       coef.add_row({name(f), std::string(p), v, fixed ? Cell{} : Cell{se}, fixed ? Cell{} : Cell{v - tq * se},
                     fixed ? Cell{} : Cell{v + tq * se}});
     };
-    const auto held = [&](const char* p) { return std::find(f.constrained.begin(), f.constrained.end(), p) != f.constrained.end(); };
+    const auto held = [&](const char* p) {
+      return std::find(f.constrained.begin(), f.constrained.end(), p) != f.constrained.end();
+    };
     row("lambda", f.lambda, f.se_lambda, false);
     row("sigma", f.sigma, f.se_sigma, held("sigma"));
     if (f.model == ScalingModel::kUsl) row("kappa", f.kappa, f.se_kappa, held("kappa"));
@@ -156,7 +169,8 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   Table pred;
   pred.name = "predictions";
   pred.title = "Predictions (95% prediction intervals)";
-  pred.columns = {{"gpus", "GPUs", -6}, {"model", "model"}, {"throughput", "predicted", 2}, {"low", "low", 2}, {"high", "high", 2}};
+  pred.columns = {
+      {"gpus", "GPUs", -6}, {"model", "model"}, {"throughput", "predicted", 2}, {"low", "low", 2}, {"high", "high", 2}};
   for (const double p : predict) {
     for (const ScalingFit& f : fits) {
       const auto [lo, hi] = f.prediction_interval(p);
@@ -188,17 +202,22 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   if (fits.size() == 2 && fits[0].aicc && fits[1].aicc) {
     const double d = *fits[1].aicc - *fits[0].aicc;
     rep.notes.push_back(fmt::format("AICc prefers {} by {:.1f} ({}).", d > 0 ? "the USL" : "Amdahl", std::abs(d),
-                                    std::abs(d) < 2 ? "not a meaningful difference" : std::abs(d) < 10 ? "some support" : "strong support"));
+                                    std::abs(d) < 2    ? "not a meaningful difference"
+                                    : std::abs(d) < 10 ? "some support"
+                                                       : "strong support"));
   }
   if (!usl_refused.empty()) rep.notes.push_back("USL not fitted: " + usl_refused + ".");
-  rep.notes.push_back("X(N) = λN / (1 + σ(N−1) + κN(N−1)) (Gunther 2007), Amdahl with κ = 0; least squares by "
-                      "Levenberg-Marquardt; N* = sqrt((1−σ)/κ).");
+  rep.notes.push_back(
+      "X(N) = λN / (1 + σ(N−1) + κN(N−1)) (Gunther 2007), Amdahl with κ = 0; least squares by "
+      "Levenberg-Marquardt; N* = sqrt((1−σ)/κ).");
   rep.notes.push_back("Save the fit for plan: gpuplan fit scaling FILE --format json -o scaling.json");
   return rep;
 }
 
 double parse_timestamp(std::string_view s) {
-  const auto bad = [&] { return std::invalid_argument(fmt::format("'{}' is not a timestamp (YYYY-MM-DDTHH:MM:SS)", s)); };
+  const auto bad = [&] {
+    return std::invalid_argument(fmt::format("'{}' is not a timestamp (YYYY-MM-DDTHH:MM:SS)", s));
+  };
   if (s.size() < 19 || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':') throw bad();
   const Date d = parse_date(s.substr(0, 10));
   int hh = 0, mm = 0;
@@ -225,8 +244,9 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
         break;
       }
     if (tcol.empty())
-      throw InputError(SourceLocation{t.file(), 1, 0}, "elapsed_s",
-                       fmt::format("no time column (the header has: {}; choose one with --time)", fmt::join(t.header(), ", ")));
+      throw InputError(
+          SourceLocation{t.file(), 1, 0}, "elapsed_s",
+          fmt::format("no time column (the header has: {}; choose one with --time)", fmt::join(t.header(), ", ")));
   }
   std::vector<double> elapsed;
   const std::vector<std::string> raw = t.text(tcol);
@@ -263,19 +283,19 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
                           p.warmup_points);
   Table rate;
   rate.name = "rate";
-  rate.columns = {{"quantity", "quantity"}, {"value", "value", 4}, {"low", "low", 4}, {"high", "high", 4}, {"unit", "unit"}};
+  rate.columns = {
+      {"quantity", "quantity"}, {"value", "value", 4}, {"low", "low", 4}, {"high", "high", 4}, {"unit", "unit"}};
   const double b = p.seconds_per_step, se = p.se_seconds_per_step;
   rate.add_row({std::string("seconds per step"), b, b - tq * se, b + tq * se, std::string("s")});
-  rate.add_row({std::string("steps per second"), 1 / b, 1 / (b + tq * se), b - tq * se > 0 ? Cell{1 / (b - tq * se)} : Cell{},
-                std::string("1/s")});
+  rate.add_row({std::string("steps per second"), 1 / b, 1 / (b + tq * se),
+                b - tq * se > 0 ? Cell{1 / (b - tq * se)} : Cell{}, std::string("1/s")});
   rate.add_row({std::string("last step"), p.last_step, Cell{}, Cell{}, std::string("step")});
   rate.add_row({std::string("elapsed at last step"), p.last_elapsed / 3600, Cell{}, Cell{}, std::string("h")});
   rep.tables.push_back(std::move(rate));
   std::optional<double> total;
   if (q.total_steps) total = flag_number("--total-steps", *q.total_steps);
   if (q.total_tokens) {
-    if (!q.tokens_per_step)
-      throw UsageError("--total-tokens needs --tokens-per-step");
+    if (!q.tokens_per_step) throw UsageError("--total-tokens needs --tokens-per-step");
     total = flag_number("--total-tokens", *q.total_tokens) / flag_number("--tokens-per-step", *q.tokens_per_step);
   }
   if (total && !(*total > 0 && *total < 1e15))
@@ -283,13 +303,17 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
                      fmt::format("{:g} is not a step count (greater than zero, below 1e15)", *total));
   if (total) {
     if (*total < p.last_step)
-      throw InputError(SourceLocation{"--total-steps"}, "", fmt::format("{:g} is before the last logged step {:g}", *total, p.last_step));
+      throw InputError(SourceLocation{"--total-steps"}, "",
+                       fmt::format("{:g} is before the last logged step {:g}", *total, p.last_step));
     const auto at = p.elapsed_at(*total);
     Table eta;
     eta.name = "eta";
     eta.title = "ETA (95% prediction interval)";
-    eta.columns = {{"total_steps", "total steps", 0}, {"elapsed_hours", "elapsed h", 2}, {"low_hours", "low", 2},
-                   {"high_hours", "high", 2}, {"remaining_hours", "remaining h", 2}};
+    eta.columns = {{"total_steps", "total steps", 0},
+                   {"elapsed_hours", "elapsed h", 2},
+                   {"low_hours", "low", 2},
+                   {"high_hours", "high", 2},
+                   {"remaining_hours", "remaining h", 2}};
     eta.add_row({*total, at.value / 3600, at.low / 3600, at.high / 3600, (at.value - p.last_elapsed) / 3600});
     rep.tables.push_back(std::move(eta));
     rep.primary = 1;
@@ -310,10 +334,13 @@ Report fit_mfu_report(const Context& ctx, const MfuQuery& q) {
   const Gpu* gpu = ctx.catalog().find_gpu(q.gpu);
   if (!gpu) throw InputError(SourceLocation{"--gpu"}, "", fmt::format("unknown GPU id '{}'", q.gpu));
   const auto prec = parse_precision(q.precision);
-  if (!prec) throw InputError(SourceLocation{"--precision"}, "", fmt::format("{} not in {{fp32, tf32, bf16, fp16, fp8}}", q.precision));
+  if (!prec)
+    throw InputError(SourceLocation{"--precision"}, "",
+                     fmt::format("{} not in {{fp32, tf32, bf16, fp16, fp8}}", q.precision));
   const auto peak_it = gpu->dense_tflops.find(*prec);
   if (peak_it == gpu->dense_tflops.end())
-    throw InputError(SourceLocation{"--precision"}, "", fmt::format("{} has no {} rate in the catalog", gpu->id, q.precision));
+    throw InputError(SourceLocation{"--precision"}, "",
+                     fmt::format("{} has no {} rate in the catalog", gpu->id, q.precision));
   const int gpus = static_cast<int>(flag_whole("--gpus", q.gpus, 1, 1e6));
   double achieved = 0;  // FLOP/s over the whole job
   std::string basis;
@@ -344,8 +371,11 @@ Report fit_mfu_report(const Context& ctx, const MfuQuery& q) {
   rep.title = fmt::format("Model FLOPs utilisation on {}× {} ({})", gpus, gpu->id, q.precision);
   Table t;
   t.name = "mfu";
-  t.columns = {{"gpu", "gpu"}, {"gpus", "gpus"}, {"achieved_tflops_per_gpu", "achieved TFLOP/s/GPU", 1},
-               {"peak_tflops_per_gpu", "peak", 1}, {"mfu", "MFU", 4}};
+  t.columns = {{"gpu", "gpu"},
+               {"gpus", "gpus"},
+               {"achieved_tflops_per_gpu", "achieved TFLOP/s/GPU", 1},
+               {"peak_tflops_per_gpu", "peak", 1},
+               {"mfu", "MFU", 4}};
   t.add_row({gpu->id, static_cast<std::int64_t>(gpus), achieved / gpus / 1e12, peak_it->second, mfu});
   rep.tables.push_back(std::move(t));
   Json in = Json::object();
@@ -360,8 +390,9 @@ Report fit_mfu_report(const Context& ctx, const MfuQuery& q) {
                                  "the whole job on {} GPU(s)?",
                                  basis, mfu * 100, gpus));
   rep.notes.push_back(fmt::format("From {}. Pass it on: gpuplan estimate JOB --mfu {:.1f}%", basis, mfu * 100));
-  rep.notes.push_back("This MFU counts 6·N FLOPs per token (Chowdhery et al. 2022); estimate adds the attention "
-                      "term when the job gives its architecture, so it predicts a few percent fewer tokens/s.");
+  rep.notes.push_back(
+      "This MFU counts 6·N FLOPs per token (Chowdhery et al. 2022); estimate adds the attention "
+      "term when the job gives its architecture, so it predicts a few percent fewer tokens/s.");
   return rep;
 }
 

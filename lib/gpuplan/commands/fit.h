@@ -18,7 +18,7 @@ struct ScalingQuery {
   std::string x = "gpus";
   std::string y = "throughput";
   std::vector<std::string> predict{};  ///< GPU counts, as given (checked strictly)
-  std::string model = "both";  ///< usl, amdahl, both
+  std::string model = "both";          ///< usl, amdahl, both
   bool chart = true;
 };
 Report fit_scaling_report(const Context& ctx, const ScalingQuery& q);
@@ -26,7 +26,7 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q);
 struct ProgressQuery {
   std::string file{};
   std::string step = "step";
-  std::string time{};  ///< default: elapsed_s, elapsed, or timestamp, whichever the file has
+  std::string time{};                        ///< default: elapsed_s, elapsed, or timestamp, whichever the file has
   std::optional<std::string> total_steps{};  ///< numbers as given on the command line (checked strictly)
   std::optional<std::string> total_tokens{};
   std::optional<std::string> tokens_per_step{};
@@ -37,7 +37,7 @@ struct MfuQuery {
   std::string gpu{};
   std::string gpus = "1";  ///< as given (checked strictly)
   std::string precision = "bf16";
-  std::optional<std::string> parameters{};         ///< with tokens_per_second
+  std::optional<std::string> parameters{};  ///< with tokens_per_second
   std::optional<std::string> tokens_per_second{};
   std::optional<std::string> samples_per_second{};  ///< with flops_per_sample (forward)
   std::optional<std::string> flops_per_sample{};

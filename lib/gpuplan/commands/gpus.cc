@@ -56,7 +56,8 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
   in["filters"]["gpu"] = std::move(f);
   rep.inputs = std::move(in);
   rep.tables.push_back(std::move(t));
-  rep.notes.push_back(ctx.catalog_note() + ". '-' = not supported or not in any source. NVLink is total bidirectional per GPU.");
+  rep.notes.push_back(ctx.catalog_note() +
+                      ". '-' = not supported or not in any source. NVLink is total bidirectional per GPU.");
   rep.notes.push_back("Sources: --format csv or json.");
   return rep;
 }

@@ -57,13 +57,13 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
   // A stale price is flagged wherever it is used, not only by `prices`.
   const Provenance* priced = nullptr;
   if (buy) priced = &s.card->price.provenance;
-  else if (const auto& p = s.offer->price(billing(d.config.mode)))
-    priced = &p->provenance;
+  else if (const auto& p = s.offer->price(billing(d.config.mode))) priced = &p->provenance;
   if (priced && priced->as_of + std::chrono::duration_cast<std::chrono::days>(ctx.stale_after) < ctx.today)
     note = fmt::format("stale price (as_of {})", format_date(priced->as_of));
   for (const auto& n : d.notes) note += (note.empty() ? "" : "; ") + n;
   if (d.spot && d.spot->feasible)
-    note += fmt::format("{}+{:.1f}% time for interruptions", note.empty() ? "" : "; ", (d.spot->wall_per_work - 1) * 100);
+    note +=
+        fmt::format("{}+{:.1f}% time for interruptions", note.empty() ? "" : "; ", (d.spot->wall_per_work - 1) * 100);
   Cell probability{};
   if (d.simulation) probability = d.simulation->probability;
   const auto money_or_empty = [](bool has, Money m) { return has ? Cell{m} : Cell{}; };
@@ -201,7 +201,8 @@ Table frontier_table(const std::vector<PlanDetail>& frontier, const Roles& roles
                      const Context& ctx) {
   Table t;
   t.name = "frontier";
-  t.title = fmt::format("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", frontier.size());
+  t.title =
+      fmt::format("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", frontier.size());
   t.columns = plan_columns(ctx.currency.lower(), std::string(ctx.currency.code()), ctx.currency.minor_digits());
   t.text_max_rows = 12;
   t.columns.insert(t.columns.begin(), Column{"role", "role", 0, false});
@@ -236,15 +237,17 @@ Table explain_table(const PlanResult& r, const Context& ctx) {
   Table t;
   t.name = "rejected";
   t.title = "Why notable configurations were not chosen (--explain)";
-  t.columns = {{"what", "configuration"}, {"gpus", "GPUs"}, {"mode", "mode"}, {"finish_hours", "done in h", 1},
+  t.columns = {{"what", "configuration"},
+               {"gpus", "GPUs"},
+               {"mode", "mode"},
+               {"finish_hours", "done in h", 1},
                {"cost_" + ctx.currency.lower(), std::string(ctx.currency.code()), ctx.currency.minor_digits()},
                {"why", "why not"}};
   for (const Rejected& x : r.explained) {
     if (x.plan)
       t.add_row({x.what, static_cast<std::int64_t>(x.plan->config.gpus), std::string(to_string(x.plan->config.mode)),
                  x.plan->finish_hours, x.plan->cost, x.why});
-    else
-      t.add_row({x.what, Cell{}, Cell{}, Cell{}, Cell{}, x.why});
+    else t.add_row({x.what, Cell{}, Cell{}, Cell{}, Cell{}, x.why});
   }
   return t;
 }
@@ -253,7 +256,8 @@ Table explain_table(const PlanResult& r, const Context& ctx) {
 Table rejections_table(const PlanResult& r) {
   Table t;
   t.name = "rejections";
-  t.title = fmt::format("Why the {} configurations failed (first reason each)", group_thousands(std::to_string(r.evaluated)));
+  t.title =
+      fmt::format("Why the {} configurations failed (first reason each)", group_thousands(std::to_string(r.evaluated)));
   t.columns = {{"reason", "reason"}, {"configurations", "configurations"}};
   for (int i = 0; i < kRejectionCount; ++i)
     if (const auto n = r.rejected[static_cast<std::size_t>(i)])
@@ -326,8 +330,10 @@ Json plan_extra(const PlanResult& r, const CurrencyConverter& fx) {
   search["feasible"] = static_cast<long long>(r.feasible.size());
   search["frontier"] = static_cast<long long>(r.frontier.size());
   Json rej = Json::object();
-  static constexpr const char* kKeys[] = {"precision", "memory", "batch", "spot_stall", "out_of_range", "deadline", "budget"};
-  for (int i = 0; i < kRejectionCount; ++i) rej[kKeys[i]] = static_cast<long long>(r.rejected[static_cast<std::size_t>(i)]);
+  static constexpr const char* kKeys[] = {"precision",    "memory",   "batch", "spot_stall",
+                                          "out_of_range", "deadline", "budget"};
+  for (int i = 0; i < kRejectionCount; ++i)
+    rej[kKeys[i]] = static_cast<long long>(r.rejected[static_cast<std::size_t>(i)]);
   search["rejected"] = std::move(rej);
   Json ex = Json::object();
   ex["search"] = std::move(search);
@@ -356,7 +362,8 @@ void infeasible_notes(Report& rep, const PlanInputs& in, const PlanResult& r, Cu
                                     to_string(m.plan.config.mode), fmt::format("{}", fmt::join(change, " and "))));
   }
   if (r.valid.empty())
-    rep.notes.push_back("No configuration fits in memory at any count up to --max-gpus: see gpuplan estimate's fit table.");
+    rep.notes.push_back(
+        "No configuration fits in memory at any count up to --max-gpus: see gpuplan estimate's fit table.");
 }
 
 // How the answer was reached: the search's size, the rejections, the cost model.
@@ -373,14 +380,15 @@ void search_notes(Report& rep, const PlanInputs& in, const PlanResult& r) {
       counts.push_back(fmt::format("{} {}", group_thousands(std::to_string(n)), to_string(static_cast<Rejection>(i))));
   if (!counts.empty()) rep.notes.push_back(fmt::format("Rejected: {}.", fmt::join(counts, "; ")));
   if (r.frontier.size() > 12)
-    rep.notes.push_back(fmt::format("The frontier shows 12 of its {} plans; --format csv or json lists them all.", r.frontier.size()));
+    rep.notes.push_back(
+        fmt::format("The frontier shows 12 of its {} plans; --format csv or json lists them all.", r.frontier.size()));
   rep.notes.push_back(
       "Time = start (provisioning + dataset upload; buying: the lead time) + run time (spot: expected, with "
       "interruptions); cost = billed compute + storage + support (buying: hardware + power; its resale value is "
       "shown, not deducted).");
   if (in.allow_spot && in.deadline)
-    rep.notes.push_back(fmt::format("P(on time): share of {} simulated spot runs (seed {}) that finish by the deadline.",
-                                    in.trials, in.seed));
+    rep.notes.push_back(fmt::format(
+        "P(on time): share of {} simulated spot runs (seed {}) that finish by the deadline.", in.trials, in.seed));
 }
 
 // Notes: warnings, the answer, then how it was reached and from what.

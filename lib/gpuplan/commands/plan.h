@@ -21,7 +21,7 @@ struct PlanQuery {
   // Flags that stand for `plan:` fields of the job file (and --mfu for job.mfu).
   std::optional<std::string> deadline{}, budget{}, max_gpus{}, objective{}, confidence{}, mfu{};
   std::vector<std::string> gpus{}, providers{}, regions{};
-  std::optional<bool> allow_spot{};   ///< given: overrides plan.allow_spot (--allow-spot=false too)
+  std::optional<bool> allow_spot{};  ///< given: overrides plan.allow_spot (--allow-spot=false too)
   std::optional<bool> include_buy{};
   bool explain = false;
   std::optional<std::string> scaling_file{};  ///< a saved `fit scaling` JSON

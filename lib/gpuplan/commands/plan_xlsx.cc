@@ -27,8 +27,8 @@ Limits limits_inputs(xlsx::Workbook& wb, xlsx::Sheet& a, const PlanWorkbook& d) 
   Limits x;
   x.deadline = in.input("deadline_hours", "deadline (0 = none)", d.deadline_hours.value_or(0), Style::kInputNumber,
                         "hours from now");
-  x.budget = in.input("budget", "budget (0 = none)", d.budget.value_or(0), Style::kInputMoney,
-                      std::string(d.currency.code()));
+  x.budget =
+      in.input("budget", "budget (0 = none)", d.budget.value_or(0), Style::kInputMoney, std::string(d.currency.code()));
   x.dataset = in.input("dataset_gb", "dataset kept in storage during the run", d.dataset_gb, Style::kInputNumber, "GB");
   x.confidence = in.input("confidence", "a spot plan must be on time this often", d.confidence, Style::kInputPercent,
                           "share", "P(on time) is gpuplan's Monte Carlo");
@@ -36,12 +36,36 @@ Limits limits_inputs(xlsx::Workbook& wb, xlsx::Sheet& a, const PlanWorkbook& d) 
 }
 
 void plans_header(xlsx::Sheet& p, Currency currency) {
-  const std::vector<std::string> heads = {
-      "role", "offer", "provider", "region", "gpu", "mode", "GPUs", "instances / servers", "ZeRO",
-      "price (instance-h; month; card)", "granularity (h)", "minimum (h)", "server base", "start h", "run h",
-      "done in h", "billed instance-hours", "storage per GB-month", "support share", "compute", "storage", "support",
-      "hardware", "power", "total " + std::string(currency.code()), "on time", "within budget", "feasible",
-      "P(on time)", "cost if feasible"};
+  const std::vector<std::string> heads = {"role",
+                                          "offer",
+                                          "provider",
+                                          "region",
+                                          "gpu",
+                                          "mode",
+                                          "GPUs",
+                                          "instances / servers",
+                                          "ZeRO",
+                                          "price (instance-h; month; card)",
+                                          "granularity (h)",
+                                          "minimum (h)",
+                                          "server base",
+                                          "start h",
+                                          "run h",
+                                          "done in h",
+                                          "billed instance-hours",
+                                          "storage per GB-month",
+                                          "support share",
+                                          "compute",
+                                          "storage",
+                                          "support",
+                                          "hardware",
+                                          "power",
+                                          "total " + std::string(currency.code()),
+                                          "on time",
+                                          "within budget",
+                                          "feasible",
+                                          "P(on time)",
+                                          "cost if feasible"};
   for (std::size_t i = 0; i < heads.size(); ++i) p.text(0, static_cast<int>(i), heads[i], Style::kHeader);
   p.freeze(1, 1);
   p.width(0, 24);
@@ -76,10 +100,10 @@ void plan_costs(xlsx::Sheet& p, int r, const PlanLine& l, const Limits& x) {
   if (buy) {
     p.number(r, 16, 0, Style::kNumber);
   } else {
-    const std::string billed =
-        monthly ? fmt::format("ROUNDUP({}/730-1E-9,0)*730*{}", at(14), at(7))
-                : fmt::format("IF({0}<=0,0,MAX(IF({1}>0,ROUNDUP({0}/{1}-1E-9,0)*{1},{0}),{2}))*{3}", at(14), at(10),
-                              at(11), at(7));
+    const std::string billed = monthly
+                                   ? fmt::format("ROUNDUP({}/730-1E-9,0)*730*{}", at(14), at(7))
+                                   : fmt::format("IF({0}<=0,0,MAX(IF({1}>0,ROUNDUP({0}/{1}-1E-9,0)*{1},{0}),{2}))*{3}",
+                                                 at(14), at(10), at(11), at(7));
     p.formula(r, 16, billed, l.billed_hours, Style::kNumber);
   }
   p.number(r, 17, l.storage_per_gb_month, Style::kInputMoney);
@@ -139,7 +163,8 @@ void plan_summary(xlsx::Sheet& sum, const PlanWorkbook& d, int last) {
   double best = -1;
   int best_row = -1;
   for (std::size_t i = 0; i < d.lines.size(); ++i)
-    if (feasible(d, d.lines[i]) && (best < 0 || d.lines[i].total < best)) best = d.lines[i].total, best_row = static_cast<int>(i);
+    if (feasible(d, d.lines[i]) && (best < 0 || d.lines[i].total < best))
+      best = d.lines[i].total, best_row = static_cast<int>(i);
   const std::string costs = fmt::format("Plans!$AD$2:$AD${}", last + 1);
   const PlanLine* b = best_row < 0 ? nullptr : &d.lines[static_cast<std::size_t>(best_row)];
   sum.formula_text(2, 1,
@@ -152,8 +177,9 @@ void plan_summary(xlsx::Sheet& sum, const PlanWorkbook& d, int last) {
   if (!b) sum.formula_text(3, 1, fmt::format("IF(COUNT({0})=0,\"none\",MIN({0}))", costs), "none");
   else sum.formula(3, 1, fmt::format("IF(COUNT({0})=0,\"none\",MIN({0}))", costs), best, Style::kMoney);
   sum.text(5, 0, d.recommendation, Style::kNote);
-  sum.text(6, 0, "The list is what gpuplan showed; the whole search is gpuplan's (rerun it after changing the job). "
-                 "Spot plans: gpuplan recommends one only if P(on time) reaches the required confidence.",
+  sum.text(6, 0,
+           "The list is what gpuplan showed; the whole search is gpuplan's (rerun it after changing the job). "
+           "Spot plans: gpuplan recommends one only if P(on time) reaches the required confidence.",
            Style::kNote);
   sum.width(0, 36);
   sum.width(1, 60);

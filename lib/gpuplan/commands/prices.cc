@@ -12,9 +12,8 @@ namespace {
 
 bool any_match(const std::vector<std::string>& filters, std::string_view value, bool prefix) {
   if (filters.empty()) return true;
-  return std::any_of(filters.begin(), filters.end(), [&](const std::string& f) {
-    return prefix ? gpu_matches(f, value) : id_equals(f, value);
-  });
+  return std::any_of(filters.begin(), filters.end(),
+                     [&](const std::string& f) { return prefix ? gpu_matches(f, value) : id_equals(f, value); });
 }
 
 // A filter value nobody has is almost always a typo: say so, listing what exists.
@@ -133,18 +132,49 @@ Table offers_table(const std::vector<Row>& rows, bool brief, Currency currency, 
     const std::string per = r.mode == BillingMode::kMonthly ? "month" : "hour";
     const Cell term = r.term.empty() ? Cell{} : Cell{r.term};
     if (brief) {
-      t.add_row({Cell{}, o.provider, o.region, Cell{}, o.gpu, static_cast<std::int64_t>(o.gpus),
-                 std::string(to_string(r.mode)), term, r.converted, per, r.per_gpu_hour, Cell{}, Cell{}, Cell{},
-                 format_duration(o.billing_granularity), format_date(r.price->provenance.as_of), Cell{}, r.stale,
-                 Cell{}, Cell{}});
+      t.add_row({Cell{},
+                 o.provider,
+                 o.region,
+                 Cell{},
+                 o.gpu,
+                 static_cast<std::int64_t>(o.gpus),
+                 std::string(to_string(r.mode)),
+                 term,
+                 r.converted,
+                 per,
+                 r.per_gpu_hour,
+                 Cell{},
+                 Cell{},
+                 Cell{},
+                 format_duration(o.billing_granularity),
+                 format_date(r.price->provenance.as_of),
+                 Cell{},
+                 r.stale,
+                 Cell{},
+                 Cell{}});
       continue;
     }
     const Provenance& pv = r.price->provenance;
-    t.add_row({o.id, o.provider, o.region, o.instance, o.gpu, static_cast<std::int64_t>(o.gpus),
-               std::string(to_string(r.mode)), term, r.converted, per, r.per_gpu_hour, r.price->amount,
-               std::string(r.price->amount.currency().code()), fx.rate(r.price->amount.currency()),
-               format_duration(o.billing_granularity), format_date(pv.as_of), static_cast<std::int64_t>(r.age_days),
-               r.stale, pv.confidence.empty() ? Cell{} : Cell{std::string(pv.confidence)}, std::string(pv.source)});
+    t.add_row({o.id,
+               o.provider,
+               o.region,
+               o.instance,
+               o.gpu,
+               static_cast<std::int64_t>(o.gpus),
+               std::string(to_string(r.mode)),
+               term,
+               r.converted,
+               per,
+               r.per_gpu_hour,
+               r.price->amount,
+               std::string(r.price->amount.currency().code()),
+               fx.rate(r.price->amount.currency()),
+               format_duration(o.billing_granularity),
+               format_date(pv.as_of),
+               static_cast<std::int64_t>(r.age_days),
+               r.stale,
+               pv.confidence.empty() ? Cell{} : Cell{std::string(pv.confidence)},
+               std::string(pv.source)});
   }
   return t;
 }
@@ -184,7 +214,8 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   if (!q.brief) {
     // The rates, not the converter: the catalog may be gone when the workbook is built.
     std::map<std::string, double> rates;
-    for (const Row& r : rows) rates[std::string(r.price->amount.currency().code())] = fx.rate(r.price->amount.currency());
+    for (const Row& r : rows)
+      rates[std::string(r.price->amount.currency().code())] = fx.rate(r.price->amount.currency());
     rep.xlsx = [t, cur = ctx.currency, today = ctx.today, stale_days, rates] {
       return prices_workbook(t, cur, today, stale_days, rates);
     };

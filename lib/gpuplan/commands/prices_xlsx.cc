@@ -31,20 +31,35 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
     in.input("fx_" + c, fmt::format("1 {} in {}", c, CUR), rates.at(c), Style::kInputNumber, CUR,
              "the catalog's dated rate; see the notes of gpuplan prices");
   const auto ymd = std::chrono::year_month_day(today);
-  const xlsx::Value today_v = in.input("today", "today (for the stale check)",
-                                       xlsx::date_serial(static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                                                         static_cast<unsigned>(ymd.day())),
-                                       Style::kInputDate, "date");
+  const xlsx::Value today_v =
+      in.input("today", "today (for the stale check)",
+               xlsx::date_serial(static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                                 static_cast<unsigned>(ymd.day())),
+               Style::kInputDate, "date");
   in.input("stale_after_days", "stale after", stale_after_days, Style::kInputNumber, "days");
   in.input("hours_per_month", "hours in a month (SPEC: 730)", 730, Style::kNumber, "hours");
   (void)today_v;
 
-  const std::vector<std::pair<std::string, std::string>> heads = {
-      {"offer", "offer"}, {"provider", "provider"}, {"region", "region"}, {"instance", "instance"}, {"gpu", "gpu"},
-      {"gpus", "GPUs"}, {"mode", "mode"}, {"term", "term"}, {"list_price", "list price"}, {"list_currency", "list currency"},
-      {"fx_rate", "fx rate"}, {"price", "price " + CUR}, {"per", "per"}, {"gpu_hour", CUR + " per GPU-hour"},
-      {"billing_granularity", "billing"}, {"as_of", "as_of"}, {"age_days", "age (days)"}, {"stale", "stale"},
-      {"confidence", "confidence"}, {"source", "source"}};
+  const std::vector<std::pair<std::string, std::string>> heads = {{"offer", "offer"},
+                                                                  {"provider", "provider"},
+                                                                  {"region", "region"},
+                                                                  {"instance", "instance"},
+                                                                  {"gpu", "gpu"},
+                                                                  {"gpus", "GPUs"},
+                                                                  {"mode", "mode"},
+                                                                  {"term", "term"},
+                                                                  {"list_price", "list price"},
+                                                                  {"list_currency", "list currency"},
+                                                                  {"fx_rate", "fx rate"},
+                                                                  {"price", "price " + CUR},
+                                                                  {"per", "per"},
+                                                                  {"gpu_hour", CUR + " per GPU-hour"},
+                                                                  {"billing_granularity", "billing"},
+                                                                  {"as_of", "as_of"},
+                                                                  {"age_days", "age (days)"},
+                                                                  {"stale", "stale"},
+                                                                  {"confidence", "confidence"},
+                                                                  {"source", "source"}};
   for (std::size_t j = 0; j < heads.size(); ++j) p.text(0, static_cast<int>(j), heads[j].second, Style::kHeader);
   p.freeze(1, 1);
   const double widths[] = {34, 12, 14, 34, 14, 6, 9, 6, 12, 9, 10, 14, 7, 14, 9, 12, 10, 7, 11, 80};
@@ -72,17 +87,18 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
     if (lc == CUR) p.number(r, 10, 1, Style::kPrecise);
     else p.formula(r, 10, "fx_" + lc, rate, Style::kPrecise);
     // Converted: list × rate. Per GPU-hour: ÷ GPUs, and ÷ 730 h for a monthly price.
-    p.formula(r, 11, fmt::format("{}*{}", ref(8), ref(10)), std::get<Money>(row[col("price_" + display.lower())]).units(),
-              Style::kMoney);
+    p.formula(r, 11, fmt::format("{}*{}", ref(8), ref(10)),
+              std::get<Money>(row[col("price_" + display.lower())]).units(), Style::kMoney);
     p.text(r, 12, text_of(row[col("per")]));
     p.formula(r, 13, fmt::format("{}/({}*IF({}=\"month\",hours_per_month,1))", ref(11), ref(5), ref(12)),
               std::get<Money>(row[col("gpu_hour_" + display.lower())]).units(), Style::kPrecise);
     p.text(r, 14, text_of(row[col("billing_granularity")]));
     const Date as_of = parse_date(text_of(row[col("as_of")]));
     const auto d = std::chrono::year_month_day(as_of);
-    p.number(r, 15, xlsx::date_serial(static_cast<int>(d.year()), static_cast<unsigned>(d.month()),
-                                      static_cast<unsigned>(d.day())),
-             Style::kDate);
+    p.number(
+        r, 15,
+        xlsx::date_serial(static_cast<int>(d.year()), static_cast<unsigned>(d.month()), static_cast<unsigned>(d.day())),
+        Style::kDate);
     const auto age = static_cast<double>(std::get<std::int64_t>(row[col("age_days")]));
     p.formula(r, 16, fmt::format("today-{}", ref(15)), age, Style::kInteger);
     p.formula_text(r, 17, fmt::format("IF({}>stale_after_days,\"yes\",\"no\")", ref(16)),

@@ -54,9 +54,7 @@ std::string tornado_chart(const Sensitivity& s, const std::string& metric_label,
   if (shown.empty()) return "";
   label_w = std::min<std::size_t>(label_w, 32);
   const int half = std::max(8, (width - static_cast<int>(label_w) - 2 - 8) / 2);  // room for " flips"
-  const auto pos = [&](double m) {
-    return most > 0 ? static_cast<int>(std::lround((m - base) / most * half)) : 0;
-  };
+  const auto pos = [&](double m) { return most > 0 ? static_cast<int>(std::lround((m - base) / most * half)) : 0; };
   std::string out = fmt::format("Tornado: {} with each input at -{:g}% ('-') and +{:g}% ('+'); '|' is the base ({})\n",
                                 metric_label, s.range * 100, s.range * 100, short_number(base));
   // Axis labels: the largest change either way.
@@ -74,7 +72,8 @@ std::string tornado_chart(const Sensitivity& s, const std::string& metric_label,
       for (int k = std::min(0, p); k <= std::max(0, p); ++k) bar[static_cast<std::size_t>(half + k)] = c;
     };
     // The longer side first, so that the shorter stays visible where they overlap.
-    const int dl = w->low.metric ? std::abs(pos(*w->low.metric)) : 0, dh = w->high.metric ? std::abs(pos(*w->high.metric)) : 0;
+    const int dl = w->low.metric ? std::abs(pos(*w->low.metric)) : 0,
+              dh = w->high.metric ? std::abs(pos(*w->high.metric)) : 0;
     if (dl >= dh) draw(w->low.metric, '-'), draw(w->high.metric, '+');
     else draw(w->high.metric, '+'), draw(w->low.metric, '-');
     bar[static_cast<std::size_t>(half)] = '|';
@@ -203,25 +202,26 @@ Json sensitivity_extra(const Sensitivity& s, const Subject& sub, double range) {
 
 void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, double range, const Context& ctx,
                        const std::optional<CurrencyConverter>& fx) {
-  rep.notes.push_back(fmt::format("Base: {} = {}; decision ({}): {}.", sub.metric_label,
-                                  s.base.metric ? group_thousands(fmt::format("{:.{}f}", *s.base.metric, kDigits)) : "none",
-                                  sub.decision_what, s.base.decision));
+  rep.notes.push_back(
+      fmt::format("Base: {} = {}; decision ({}): {}.", sub.metric_label,
+                  s.base.metric ? group_thousands(fmt::format("{:.{}f}", *s.base.metric, kDigits)) : "none",
+                  sub.decision_what, s.base.decision));
   std::vector<std::string> flipping;
   for (const Swing& w : s.ranked)
     if (w.flips && w.flip_value)
       flipping.push_back(fmt::format("{} at {} (base {})", s.inputs[w.input].name,
                                      format_value(s.inputs[w.input].kind, *w.flip_value),
                                      format_value(s.inputs[w.input].kind, s.inputs[w.input].base)));
-  if (flipping.empty())
-    rep.notes.push_back(fmt::format("No input flips the decision within ±{:g}%.", range * 100));
-  else
-    rep.notes.push_back(fmt::format("Flip the decision within ±{:g}%: {}.", range * 100, fmt::join(flipping, "; ")));
+  if (flipping.empty()) rep.notes.push_back(fmt::format("No input flips the decision within ±{:g}%.", range * 100));
+  else rep.notes.push_back(fmt::format("Flip the decision within ±{:g}%: {}.", range * 100, fmt::join(flipping, "; ")));
   if (!sub.job)
-    rep.notes.push_back("Metric: NPV of buying minus the NPV of the cheapest rental option; below zero, buying is "
-                        "cheaper. Swing = |metric at +range − metric at −range|; one input moves at a time.");
+    rep.notes.push_back(
+        "Metric: NPV of buying minus the NPV of the cheapest rental option; below zero, buying is "
+        "cheaper. Swing = |metric at +range − metric at −range|; one input moves at a time.");
   else
-    rep.notes.push_back("Each variation reruns the whole plan search; swing = |metric at +range − metric at −range|; "
-                        "one input moves at a time.");
+    rep.notes.push_back(
+        "Each variation reruns the whole plan search; swing = |metric at +range − metric at −range|; "
+        "one input moves at a time.");
   if (!s.not_varied.empty())
     rep.notes.push_back(fmt::format("Not varied (zero in the base case): {}.", fmt::join(s.not_varied, ", ")));
   rep.notes.push_back(fmt::format("{}: {}. {}", sub.job ? "Job" : "Scenario", sub.source, ctx.catalog_note()));

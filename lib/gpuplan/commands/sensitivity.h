@@ -17,9 +17,9 @@
 namespace gpuplan {
 
 struct SensitivityQuery {
-  std::string file{};                 ///< scenario or job YAML; empty: the built-in scenario
+  std::string file{};                  ///< scenario or job YAML; empty: the built-in scenario
   std::optional<std::string> range{};  ///< "20%"
-  PlanQuery plan{};                   ///< --set and, for a job, the plan flags
+  PlanQuery plan{};                    ///< --set and, for a job, the plan flags
 };
 
 Report sensitivity_report(const Context& ctx, const SensitivityQuery& query);

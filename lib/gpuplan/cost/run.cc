@@ -5,14 +5,16 @@
 #include "gpuplan/cost/rent.h"
 
 namespace gpuplan {
-namespace {
-}
+namespace {}
 
 const std::optional<Money>& OfferPrices::price(BillingMode mode) const {
   switch (mode) {
-    case BillingMode::kHourly: return hourly;
-    case BillingMode::kMonthly: return monthly;
-    case BillingMode::kSpot: return spot;
+    case BillingMode::kHourly:
+      return hourly;
+    case BillingMode::kMonthly:
+      return monthly;
+    case BillingMode::kSpot:
+      return spot;
   }
   return hourly;
 }

@@ -19,7 +19,7 @@ struct OfferPrices {
   const Offer* offer = nullptr;
   const Provider* provider = nullptr;
   std::optional<Money> hourly{}, monthly{}, spot{};  ///< per instance (monthly: per 730 h)
-  Money storage_per_gb_month = Money::zero(kCny);     ///< the provider's cloud disk, else NVMe, else object storage
+  Money storage_per_gb_month = Money::zero(kCny);    ///< the provider's cloud disk, else NVMe, else object storage
   bool storage_priced = false;
   double support_share = 0.0;  ///< the provider's support plan, 0–1
   Seconds granularity{};

@@ -28,7 +28,8 @@ SpotOverhead spot_overhead(const SpotParams& p) {
   }
   const double c = p.checkpoint_write.count();
   const double r = p.restart.count();
-  double tau = p.interval ? p.interval->count() : young_daly_interval(p.checkpoint_write, Seconds(1.0 / lambda)).count();
+  double tau =
+      p.interval ? p.interval->count() : young_daly_interval(p.checkpoint_write, Seconds(1.0 / lambda)).count();
   out.optimal = !p.interval.has_value();
   if (!(tau > 0)) {
     // C = 0: checkpoints are free, so take them continuously; only restarts are lost.

@@ -26,18 +26,18 @@ inline constexpr std::string_view kSpotRateAssumption =
 
 struct SpotParams {
   double interruptions_per_hour = 0.0;  ///< λ
-  Seconds checkpoint_write{};          ///< C
-  Seconds restart{};                   ///< R: reschedule, reload, warm up
-  std::optional<Seconds> interval{};   ///< τ; default: Young/Daly optimum
+  Seconds checkpoint_write{};           ///< C
+  Seconds restart{};                    ///< R: reschedule, reload, warm up
+  std::optional<Seconds> interval{};    ///< τ; default: Young/Daly optimum
 };
 
 struct SpotOverhead {
-  Seconds interval{};          ///< τ used (infinite when λ = 0: no checkpoints needed)
-  bool optimal = true;         ///< τ is the Young/Daly optimum, not a given interval
-  double wall_per_work = 1.0;  ///< T / W ≥ 1
+  Seconds interval{};             ///< τ used (infinite when λ = 0: no checkpoints needed)
+  bool optimal = true;            ///< τ is the Young/Daly optimum, not a given interval
+  double wall_per_work = 1.0;     ///< T / W ≥ 1
   double checkpoint_share = 0.0;  ///< of the wall time, writing checkpoints
   double lost_share = 0.0;        ///< of the wall time, redone work and restarts
-  bool feasible = true;        ///< false when interruptions outpace progress (T would be infinite)
+  bool feasible = true;           ///< false when interruptions outpace progress (T would be infinite)
 };
 
 /// τ = sqrt(2·C·M): Young's first-order optimal checkpoint interval.
@@ -63,7 +63,7 @@ struct SpotSimulation {
   double probability = 0;  ///< share of trials finished within `available`
   Seconds p50{}, p90{};    ///< quantiles of the wall time (a trial stopped at the cap counts as the cap)
   Seconds mean{};
-  bool capped = false;     ///< some trials ran past the cap (10× the work plus `available`) and were stopped
+  bool capped = false;  ///< some trials ran past the cap (10× the work plus `available`) and were stopped
 };
 
 /// `work`: wall time the run needs without interruptions. Throws
