@@ -11,52 +11,78 @@
 
 namespace gpuplan {
 
-std::string estimate_workbook(const EstimateWorkbook& d) {
-  using xlsx::Style;
+namespace {
+
+using xlsx::Style;
+
+// The job's FLOPs per step and its steps, as formulas over its inputs.
+struct JobCells {
+  xlsx::Value step_flops, steps;
+};
+
+JobCells per_sample_job(xlsx::Assumptions& in, const EstimateWorkbook& d, const xlsx::Value& mult,
+                        const xlsx::Value& batch) {
+  const Job& j = d.job;
+  const double k = training_flops_multiplier(j);
+  const xlsx::Value fwd = in.input("forward_flops_per_sample", "forward FLOPs per sample", j.forward_flops_per_sample,
+                                   Style::kInputNumber, "FLOPs");
+  const xlsx::Value samples = in.input("samples", "samples (× epochs)", j.samples, Style::kInputNumber, "samples");
+  JobCells c;
+  c.step_flops = in.derived("step_flops", "FLOPs per step", fmt::format("{}*{}*{}", mult.ref, fwd.ref, batch.ref),
+                            k * j.forward_flops_per_sample * j.global_batch, Style::kNumber, "FLOPs");
+  c.steps = in.derived("steps", "steps", fmt::format("ROUNDUP({}/{}-1E-9,0)", samples.ref, batch.ref), d.estimate.steps,
+                       Style::kInteger);
+  return c;
+}
+
+JobCells token_job(xlsx::Assumptions& in, const EstimateWorkbook& d, const xlsx::Value& mult,
+                   const xlsx::Value& batch) {
   const Job& j = d.job;
   const Estimate& e = d.estimate;
-  xlsx::Workbook wb(d.currency);
-  xlsx::Sheet& a = wb.add_sheet("Assumptions");
-  xlsx::Sheet& c = wb.add_sheet("Costs");
-  const std::string CUR(d.currency.code());
-  xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, d.title));
-  const bool per_sample = j.forward_flops_per_sample > 0;
   const double k = training_flops_multiplier(j);
+  const xlsx::Value n = in.input("parameters", "parameters (N)", j.parameters, Style::kInputNumber, "parameters");
+  const xlsx::Value tokens = in.input("tokens", "tokens (D)", j.tokens, Style::kInputNumber, "tokens");
+  const xlsx::Value seq =
+      in.input("sequence_length", "sequence length", j.sequence_length, Style::kInputNumber, "tokens");
+  const double attention = e.flops_per_token - k * j.parameters;
+  const xlsx::Value att =
+      in.input("attention_flops_per_token", "attention FLOPs per token", attention, Style::kInputNumber, "FLOPs",
+               "multiplier × layers × sequence × hidden (0 without the architecture)");
+  const xlsx::Value fpt =
+      in.derived("flops_per_token", "FLOPs per token", fmt::format("{}*{}+{}", mult.ref, n.ref, att.ref),
+                 e.flops_per_token, Style::kNumber, "FLOPs");
+  JobCells c;
+  c.step_flops = in.derived("step_flops", "FLOPs per step", fmt::format("{}*{}*{}", fpt.ref, batch.ref, seq.ref),
+                            e.flops_per_token * j.global_batch * j.sequence_length, Style::kNumber, "FLOPs");
+  c.steps = in.derived("steps", "steps", fmt::format("ROUNDUP({}/({}*{})-1E-9,0)", tokens.ref, batch.ref, seq.ref),
+                       e.steps, Style::kInteger);
+  return c;
+}
+
+JobCells job_inputs(xlsx::Assumptions& in, const EstimateWorkbook& d) {
+  const Job& j = d.job;
+  const bool per_sample = j.forward_flops_per_sample > 0;
   in.heading("Job");
-  xlsx::Value step_flops, steps;
   const xlsx::Value mult =
-      in.input("flops_multiplier", "training FLOPs per forward FLOP", k, Style::kInputNumber, "×",
-               per_sample ? "3 (4 with full recompute)" : "6 dense, 4 LoRA, +2 with full recompute");
+      in.input("flops_multiplier", "training FLOPs per forward FLOP", training_flops_multiplier(j), Style::kInputNumber,
+               "×", per_sample ? "3 (4 with full recompute)" : "6 dense, 4 LoRA, +2 with full recompute");
   const xlsx::Value batch = in.input("global_batch", "global batch", j.global_batch, Style::kInputNumber,
                                      per_sample ? "samples per step" : "sequences per step");
-  if (per_sample) {
-    const xlsx::Value fwd = in.input("forward_flops_per_sample", "forward FLOPs per sample", j.forward_flops_per_sample,
-                                     Style::kInputNumber, "FLOPs");
-    const xlsx::Value samples = in.input("samples", "samples (× epochs)", j.samples, Style::kInputNumber, "samples");
-    step_flops = in.derived("step_flops", "FLOPs per step", fmt::format("{}*{}*{}", mult.ref, fwd.ref, batch.ref),
-                            k * j.forward_flops_per_sample * j.global_batch, Style::kNumber, "FLOPs");
-    steps = in.derived("steps", "steps", fmt::format("ROUNDUP({}/{}-1E-9,0)", samples.ref, batch.ref), e.steps,
-                       Style::kInteger);
-  } else {
-    const xlsx::Value n = in.input("parameters", "parameters (N)", j.parameters, Style::kInputNumber, "parameters");
-    const xlsx::Value tokens = in.input("tokens", "tokens (D)", j.tokens, Style::kInputNumber, "tokens");
-    const xlsx::Value seq =
-        in.input("sequence_length", "sequence length", j.sequence_length, Style::kInputNumber, "tokens");
-    const double attention = e.flops_per_token - k * j.parameters;
-    const xlsx::Value att =
-        in.input("attention_flops_per_token", "attention FLOPs per token", attention, Style::kInputNumber, "FLOPs",
-                 "multiplier × layers × sequence × hidden (0 without the architecture)");
-    const xlsx::Value fpt =
-        in.derived("flops_per_token", "FLOPs per token", fmt::format("{}*{}+{}", mult.ref, n.ref, att.ref),
-                   e.flops_per_token, Style::kNumber, "FLOPs");
-    step_flops = in.derived("step_flops", "FLOPs per step", fmt::format("{}*{}*{}", fpt.ref, batch.ref, seq.ref),
-                            e.flops_per_token * j.global_batch * j.sequence_length, Style::kNumber, "FLOPs");
-    steps = in.derived("steps", "steps", fmt::format("ROUNDUP({}/({}*{})-1E-9,0)", tokens.ref, batch.ref, seq.ref),
-                       e.steps, Style::kInteger);
-  }
+  return per_sample ? per_sample_job(in, d, mult, batch) : token_job(in, d, mult, batch);
+}
+
+// What the cost rows refer to: the GPU count, the wall time and the dataset.
+struct TimeCells {
+  xlsx::Value gpus, wall, dataset;
+};
+
+TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, const JobCells& job) {
+  const Job& j = d.job;
+  const Estimate& e = d.estimate;
   in.heading(fmt::format("Cluster: {}× {}", d.gpus, d.gpu));
-  const xlsx::Value gpus = in.input("gpus", "GPUs", d.gpus, Style::kInputNumber, "GPUs",
-                                    "the per-step times below are for this count: rerun gpuplan to change it");
+  TimeCells t;
+  t.gpus = in.input("gpus", "GPUs", d.gpus, Style::kInputNumber, "GPUs",
+                    "the per-step times below are for this count: rerun gpuplan to change it");
   const xlsx::Value peak = in.input("peak_tflops", fmt::format("dense peak ({})", to_string(j.precision)),
                                     d.peak_tflops, Style::kInputNumber, "TFLOP/s per GPU");
   const xlsx::Value mfu = in.input("mfu", "MFU", e.mfu, Style::kInputPercent, "share", e.mfu_source);
@@ -70,24 +96,26 @@ std::string estimate_workbook(const EstimateWorkbook& d) {
       in.input("comm_overlap", "backward time that hides communication", d.comm_overlap, Style::kInputPercent, "share");
   const xlsx::Value ckpt = in.input("checkpoint_seconds_per_step", "checkpointing per step (amortised)",
                                     e.step.checkpoint.count(), Style::kInputNumber, "s");
-  const xlsx::Value dataset =
-      in.input("dataset_gb", "dataset kept in storage", d.dataset_gb, Style::kInputNumber, "GB");
+  t.dataset = in.input("dataset_gb", "dataset kept in storage", d.dataset_gb, Style::kInputNumber, "GB");
   in.heading("Time (training.cc: step = max(compute, data) + exposed communication + checkpoints)");
-  const xlsx::Value compute = in.derived("compute_seconds_per_step", "compute per step",
-                                         fmt::format("{}/({}*{}*1E12*{})", step_flops.ref, gpus.ref, peak.ref, mfu.ref),
-                                         e.step.compute.count(), Style::kPrecise, "s");
+  const xlsx::Value compute =
+      in.derived("compute_seconds_per_step", "compute per step",
+                 fmt::format("{}/({}*{}*1E12*{})", job.step_flops.ref, t.gpus.ref, peak.ref, mfu.ref),
+                 e.step.compute.count(), Style::kPrecise, "s");
   const xlsx::Value exposed = in.derived("exposed_seconds_per_step", "exposed communication per step",
                                          fmt::format("MAX(0,{}-{}*{}*{})", comm.ref, compute.ref, bwd.ref, overlap.ref),
                                          e.step.exposed_communication.count(), Style::kPrecise, "s");
   const xlsx::Value step =
       in.derived("step_seconds", "step", fmt::format("MAX({},{})+{}+{}", compute.ref, data.ref, exposed.ref, ckpt.ref),
                  e.step.step.count(), Style::kPrecise, "s");
-  const xlsx::Value wall = in.derived("wall_hours", "wall time", fmt::format("{}*{}/3600", step.ref, steps.ref),
-                                      e.wall.count() / 3600, Style::kNumber, "hours");
-  in.derived("gpu_hours", "GPU-hours", fmt::format("{}*{}", wall.ref, gpus.ref), e.gpu_hours, Style::kNumber,
+  t.wall = in.derived("wall_hours", "wall time", fmt::format("{}*{}/3600", step.ref, job.steps.ref),
+                      e.wall.count() / 3600, Style::kNumber, "hours");
+  in.derived("gpu_hours", "GPU-hours", fmt::format("{}*{}", t.wall.ref, t.gpus.ref), e.gpu_hours, Style::kNumber,
              "GPU-hours");
+  return t;
+}
 
-  // Costs: one row per offer and mode, each formula over its own (editable) price.
+void costs_header(xlsx::Sheet& c, Currency currency) {
   const std::vector<std::string> heads = {"offer",
                                           "provider",
                                           "region",
@@ -105,43 +133,56 @@ std::string estimate_workbook(const EstimateWorkbook& d) {
                                           "compute",
                                           "storage",
                                           "support",
-                                          "total " + CUR};
+                                          "total " + std::string(currency.code())};
   for (std::size_t i = 0; i < heads.size(); ++i) c.text(0, static_cast<int>(i), heads[i], Style::kHeader);
   c.freeze(1, 1);
   c.width(0, 40);
   for (int i = 1; i < static_cast<int>(heads.size()); ++i) c.width(i, 14);
+}
+
+// One row per offer and mode, each formula over its own (editable) price.
+void cost_line(xlsx::Sheet& c, int r, const EstimateCostLine& l, const TimeCells& t) {
+  const auto at = [&](int col) { return xlsx::cell_ref(r, col); };
+  c.text(r, 0, l.offer);
+  c.text(r, 1, l.provider);
+  c.text(r, 2, l.region);
+  c.text(r, 3, l.mode);
+  c.number(r, 4, l.gpus_per_instance, Style::kInteger);
+  c.formula(r, 5, fmt::format("ROUNDUP({}/{},0)", t.gpus.ref, at(4)), l.instances, Style::kInteger);
+  c.number(r, 6, l.price, Style::kInputMoney);
+  c.number(r, 7, l.granularity_h, Style::kNumber);
+  c.number(r, 8, l.minimum_h, Style::kNumber);
+  c.number(r, 9, l.run_factor, Style::kPrecise);
+  c.formula(r, 10, fmt::format("{}*{}", t.wall.ref, at(9)), t.wall.v * l.run_factor, Style::kNumber);
+  const bool monthly = l.mode == "monthly";
+  // Monthly: whole months of 730 h per instance; else each instance's run
+  // rounded up to the granularity, at least the minimum (cost/run.cc).
+  const std::string billed = monthly
+                                 ? fmt::format("ROUNDUP({}/730-1E-9,0)*730*{}", at(10), at(5))
+                                 : fmt::format("IF({0}<=0,0,MAX(IF({1}>0,ROUNDUP({0}/{1}-1E-9,0)*{1},{0}),{2}))*{3}",
+                                               at(10), at(7), at(8), at(5));
+  c.formula(r, 11, billed, l.billed_hours, Style::kNumber);
+  c.number(r, 12, l.storage_per_gb_month, Style::kInputMoney);
+  c.number(r, 13, l.support_share, Style::kInputPercent);
+  c.formula(r, 14, monthly ? fmt::format("{}*{}/730", at(6), at(11)) : fmt::format("{}*{}", at(6), at(11)), l.compute,
+            Style::kMoney);
+  c.formula(r, 15, fmt::format("{}*{}*{}/730", at(12), t.dataset.ref, at(10)), l.storage, Style::kMoney);
+  c.formula(r, 16, fmt::format("(ROUND({},2)+ROUND({},2))*{}", at(14), at(15), at(13)), l.support, Style::kMoney);
+  c.formula(r, 17, fmt::format("ROUND({},2)+ROUND({},2)+ROUND({},2)", at(14), at(15), at(16)), l.total, Style::kMoney);
+}
+
+}  // namespace
+
+std::string estimate_workbook(const EstimateWorkbook& d) {
+  xlsx::Workbook wb(d.currency);
+  xlsx::Sheet& a = wb.add_sheet("Assumptions");
+  xlsx::Sheet& c = wb.add_sheet("Costs");
+  xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, d.title));
+  const JobCells job = job_inputs(in, d);
+  const TimeCells time = cluster_and_time(in, d, job);
+  costs_header(c, d.currency);
   int r = 1;
-  for (const EstimateCostLine& l : d.lines) {
-    const auto at = [&](int col) { return xlsx::cell_ref(r, col); };
-    c.text(r, 0, l.offer);
-    c.text(r, 1, l.provider);
-    c.text(r, 2, l.region);
-    c.text(r, 3, l.mode);
-    c.number(r, 4, l.gpus_per_instance, Style::kInteger);
-    c.formula(r, 5, fmt::format("ROUNDUP({}/{},0)", gpus.ref, at(4)), l.instances, Style::kInteger);
-    c.number(r, 6, l.price, Style::kInputMoney);
-    c.number(r, 7, l.granularity_h, Style::kNumber);
-    c.number(r, 8, l.minimum_h, Style::kNumber);
-    c.number(r, 9, l.run_factor, Style::kPrecise);
-    c.formula(r, 10, fmt::format("{}*{}", wall.ref, at(9)), wall.v * l.run_factor, Style::kNumber);
-    const bool monthly = l.mode == "monthly";
-    // Monthly: whole months of 730 h per instance; else each instance's run
-    // rounded up to the granularity, at least the minimum (cost/run.cc).
-    const std::string billed = monthly
-                                   ? fmt::format("ROUNDUP({}/730-1E-9,0)*730*{}", at(10), at(5))
-                                   : fmt::format("IF({0}<=0,0,MAX(IF({1}>0,ROUNDUP({0}/{1}-1E-9,0)*{1},{0}),{2}))*{3}",
-                                                 at(10), at(7), at(8), at(5));
-    c.formula(r, 11, billed, l.billed_hours, Style::kNumber);
-    c.number(r, 12, l.storage_per_gb_month, Style::kInputMoney);
-    c.number(r, 13, l.support_share, Style::kInputPercent);
-    c.formula(r, 14, monthly ? fmt::format("{}*{}/730", at(6), at(11)) : fmt::format("{}*{}", at(6), at(11)), l.compute,
-              Style::kMoney);
-    c.formula(r, 15, fmt::format("{}*{}*{}/730", at(12), dataset.ref, at(10)), l.storage, Style::kMoney);
-    c.formula(r, 16, fmt::format("(ROUND({},2)+ROUND({},2))*{}", at(14), at(15), at(13)), l.support, Style::kMoney);
-    c.formula(r, 17, fmt::format("ROUND({},2)+ROUND({},2)+ROUND({},2)", at(14), at(15), at(16)), l.total,
-              Style::kMoney);
-    ++r;
-  }
+  for (const EstimateCostLine& l : d.lines) cost_line(c, r++, l, time);
   return wb.bytes();
 }
 

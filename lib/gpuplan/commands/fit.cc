@@ -85,8 +85,9 @@ std::string scaling_chart(const std::vector<double>& n, const std::vector<double
 
 }  // namespace
 
-Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
-  (void)ctx;
+namespace {
+
+std::vector<double> predict_counts(const ScalingQuery& q) {
   std::vector<double> predict;
   for (const std::string& t : q.predict) {
     const double p = flag_number("--predict", t);
@@ -95,36 +96,54 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
                        fmt::format("{} is not a GPU count (a whole number, 1 to 10,000,000)", t));
     predict.push_back(p);
   }
-  const CsvTable t = CsvTable::load(q.file);
-  const std::string xcol = column_or(t, q.x, "--x");
-  const std::string ycol = column_or(t, q.y, "--y");
-  const std::vector<double> n = positive_column(t, xcol);
-  const std::vector<double> x = positive_column(t, ycol);
-  std::vector<ScalingFit> fits;
-  std::string usl_refused;
-  if (q.model == "usl")
-    fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kUsl); }));
-  if (q.model == "both") {
+  return predict;
+}
+
+struct ScalingFits {
+  std::vector<ScalingFit> fits{};
+  std::string usl_refused{};  ///< why the USL was not fitted (model both)
+};
+
+ScalingFits scaling_fits(const std::string& file, const std::vector<double>& n, const std::vector<double>& x,
+                         const std::string& model) {
+  ScalingFits out;
+  if (model == "usl")
+    out.fits.push_back(fit_or_input_error(file, [&] { return fit_scaling(n, x, ScalingModel::kUsl); }));
+  if (model == "both") {
     // With too few points for the USL's three parameters, Amdahl's two may still be determined.
     try {
-      fits.push_back(fit_scaling(n, x, ScalingModel::kUsl));
+      out.fits.push_back(fit_scaling(n, x, ScalingModel::kUsl));
     } catch (const FitError& e) {
-      usl_refused = e.what();
+      out.usl_refused = e.what();
     }
   }
-  if (q.model != "usl")
-    fits.push_back(fit_or_input_error(t.file(), [&] { return fit_scaling(n, x, ScalingModel::kAmdahl); }));
-  const auto name = [](const ScalingFit& f) { return std::string(f.model == ScalingModel::kUsl ? "usl" : "amdahl"); };
+  if (model != "usl")
+    out.fits.push_back(fit_or_input_error(file, [&] { return fit_scaling(n, x, ScalingModel::kAmdahl); }));
+  return out;
+}
 
-  Report rep;
-  rep.command = "fit scaling";
-  rep.title = fmt::format("Scaling fit of {} against {} ({} points, {})", ycol, xcol, n.size(), t.file());
+std::string model_name(const ScalingFit& f) { return f.model == ScalingModel::kUsl ? "usl" : "amdahl"; }
 
+Table models_table(const std::vector<ScalingFit>& fits) {
   Table models;
   models.name = "models";
   models.columns = {{"model", "model"},         {"r_squared", "R²", -6}, {"residual_std_error", "resid SE", 4},
                     {"aicc", "AICc", 2},        {"peak_gpus", "N*", 1},  {"peak_throughput", "X(N*)", 2},
                     {"converged", "converged"}, {"note", "note"}};
+  for (const ScalingFit& f : fits) {
+    const auto peak = f.peak_gpus();
+    std::string note;
+    for (const auto& c : f.constrained) note += (note.empty() ? "" : "; ") + c + " held at 0 (fit made it negative)";
+    if (f.model == ScalingModel::kAmdahl && f.sigma > 0)
+      note += (note.empty() ? "" : "; ") + fmt::format("no peak: approaches λ/σ = {:.4g}", f.lambda / f.sigma);
+    models.add_row({model_name(f), f.r_squared, f.residual_std_error, f.aicc ? Cell{*f.aicc} : Cell{},
+                    peak ? Cell{*peak} : Cell{}, peak ? Cell{f.predict(*peak)} : Cell{}, f.converged,
+                    note.empty() ? Cell{} : Cell{note}});
+  }
+  return models;
+}
+
+Table coefficients_table(const std::vector<ScalingFit>& fits) {
   Table coef;
   coef.name = "coefficients";
   coef.title = "Coefficients (95% confidence intervals)";
@@ -132,17 +151,9 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
                   {"estimate", "estimate", -7}, {"std_error", "std error", -4},
                   {"ci_low", "low", -6},        {"ci_high", "high", -6}};
   for (const ScalingFit& f : fits) {
-    const auto peak = f.peak_gpus();
-    std::string note;
-    for (const auto& c : f.constrained) note += (note.empty() ? "" : "; ") + c + " held at 0 (fit made it negative)";
-    if (f.model == ScalingModel::kAmdahl && f.sigma > 0)
-      note += (note.empty() ? "" : "; ") + fmt::format("no peak: approaches λ/σ = {:.4g}", f.lambda / f.sigma);
-    models.add_row({name(f), f.r_squared, f.residual_std_error, f.aicc ? Cell{*f.aicc} : Cell{},
-                    peak ? Cell{*peak} : Cell{}, peak ? Cell{f.predict(*peak)} : Cell{}, f.converged,
-                    note.empty() ? Cell{} : Cell{note}});
     const double tq = t_quantile_975(std::max(1, f.observations - f.parameters));
     const auto row = [&](const char* p, double v, double se, bool fixed) {
-      coef.add_row({name(f), std::string(p), v, fixed ? Cell{} : Cell{se}, fixed ? Cell{} : Cell{v - tq * se},
+      coef.add_row({model_name(f), std::string(p), v, fixed ? Cell{} : Cell{se}, fixed ? Cell{} : Cell{v - tq * se},
                     fixed ? Cell{} : Cell{v + tq * se}});
     };
     const auto held = [&](const char* p) {
@@ -152,12 +163,15 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
     row("sigma", f.sigma, f.se_sigma, held("sigma"));
     if (f.model == ScalingModel::kUsl) row("kappa", f.kappa, f.se_kappa, held("kappa"));
   }
+  return coef;
+}
 
+Table points_table(const std::vector<double>& n, const std::vector<double>& x, const std::vector<ScalingFit>& fits) {
   Table pts;
   pts.name = "points";
   pts.title = "Measured points";
   pts.columns = {{"gpus", "GPUs", -6}, {"measured", "measured", 2}, {"efficiency", "efficiency", 3}};
-  for (const ScalingFit& f : fits) pts.columns.push_back({name(f) + "_fit", name(f), 2});
+  for (const ScalingFit& f : fits) pts.columns.push_back({model_name(f) + "_fit", model_name(f), 2});
   const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
   for (std::size_t i = 0; i < n.size(); ++i) {
     // Scaling efficiency: throughput per GPU relative to the smallest configuration's.
@@ -165,7 +179,10 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
     for (const ScalingFit& f : fits) r.emplace_back(f.predict(n[i]));
     pts.add_row(std::move(r));
   }
+  return pts;
+}
 
+Table predictions_table(const std::vector<double>& predict, const std::vector<ScalingFit>& fits) {
   Table pred;
   pred.name = "predictions";
   pred.title = "Predictions (95% prediction intervals)";
@@ -174,20 +191,49 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   for (const double p : predict) {
     for (const ScalingFit& f : fits) {
       const auto [lo, hi] = f.prediction_interval(p);
-      pred.add_row({p, name(f), f.predict(p), std::max(0.0, lo), hi});
+      pred.add_row({p, model_name(f), f.predict(p), std::max(0.0, lo), hi});
     }
   }
+  return pred;
+}
 
-  rep.tables.push_back(std::move(models));
-  rep.tables.push_back(std::move(coef));
-  rep.tables.push_back(std::move(pts));
-  if (!predict.empty()) rep.tables.push_back(std::move(pred));
+void scaling_notes(Report& rep, const ScalingFits& sf) {
+  const std::vector<ScalingFit>& fits = sf.fits;
+  if (fits.size() == 2 && fits[0].aicc && fits[1].aicc) {
+    const double d = *fits[1].aicc - *fits[0].aicc;
+    rep.notes.push_back(fmt::format("AICc prefers {} by {:.1f} ({}).", d > 0 ? "the USL" : "Amdahl", std::abs(d),
+                                    std::abs(d) < 2    ? "not a meaningful difference"
+                                    : std::abs(d) < 10 ? "some support"
+                                                       : "strong support"));
+  }
+  if (!sf.usl_refused.empty()) rep.notes.push_back("USL not fitted: " + sf.usl_refused + ".");
+  rep.notes.push_back(
+      "X(N) = λN / (1 + σ(N−1) + κN(N−1)) (Gunther 2007), Amdahl with κ = 0; least squares by "
+      "Levenberg-Marquardt; N* = sqrt((1−σ)/κ).");
+  rep.notes.push_back("Save the fit for plan: gpuplan fit scaling FILE --format json -o scaling.json");
+}
+
+}  // namespace
+
+Report fit_scaling_report(const Context&, const ScalingQuery& q) {
+  const std::vector<double> predict = predict_counts(q);
+  const CsvTable t = CsvTable::load(q.file);
+  const std::string xcol = column_or(t, q.x, "--x");
+  const std::string ycol = column_or(t, q.y, "--y");
+  const std::vector<double> n = positive_column(t, xcol);
+  const std::vector<double> x = positive_column(t, ycol);
+  const ScalingFits sf = scaling_fits(t.file(), n, x, q.model);
+  Report rep;
+  rep.command = "fit scaling";
+  rep.title = fmt::format("Scaling fit of {} against {} ({} points, {})", ycol, xcol, n.size(), t.file());
+  rep.tables = {models_table(sf.fits), coefficients_table(sf.fits), points_table(n, x, sf.fits)};
+  if (!predict.empty()) rep.tables.push_back(predictions_table(predict, sf.fits));
   rep.primary = 1;
   if (q.chart) {
     double n_max = *std::max_element(n.begin(), n.end());
     for (double p : predict) n_max = std::max(n_max, p);
     std::vector<std::pair<char, const ScalingFit*>> curves;
-    for (const ScalingFit& f : fits) curves.emplace_back(f.model == ScalingModel::kUsl ? 'U' : 'A', &f);
+    for (const ScalingFit& f : sf.fits) curves.emplace_back(f.model == ScalingModel::kUsl ? 'U' : 'A', &f);
     rep.figures.push_back(scaling_chart(n, x, curves, n_max));
   }
   Json in = Json::object();
@@ -199,18 +245,7 @@ Report fit_scaling_report(const Context& ctx, const ScalingQuery& q) {
   for (double p : predict) pr.push_back(p);
   in["predict"] = std::move(pr);
   rep.inputs = std::move(in);
-  if (fits.size() == 2 && fits[0].aicc && fits[1].aicc) {
-    const double d = *fits[1].aicc - *fits[0].aicc;
-    rep.notes.push_back(fmt::format("AICc prefers {} by {:.1f} ({}).", d > 0 ? "the USL" : "Amdahl", std::abs(d),
-                                    std::abs(d) < 2    ? "not a meaningful difference"
-                                    : std::abs(d) < 10 ? "some support"
-                                                       : "strong support"));
-  }
-  if (!usl_refused.empty()) rep.notes.push_back("USL not fitted: " + usl_refused + ".");
-  rep.notes.push_back(
-      "X(N) = λN / (1 + σ(N−1) + κN(N−1)) (Gunther 2007), Amdahl with κ = 0; least squares by "
-      "Levenberg-Marquardt; N* = sqrt((1−σ)/κ).");
-  rep.notes.push_back("Save the fit for plan: gpuplan fit scaling FILE --format json -o scaling.json");
+  scaling_notes(rep, sf);
   return rep;
 }
 
