@@ -220,3 +220,12 @@ TEST_CASE("unreadable catalog paths are input errors, not hangs or crashes", "[c
   CHECK_THROWS_AS(parse_catalog("", "empty.yaml"), InputErrors);
   CHECK_THROWS_WITH(parse_catalog(std::string("a\0b", 3), "bin.yaml"), Contains("not a text file"));
 }
+
+TEST_CASE("an operating record is checked by the scenario field it stands for", "[catalog]") {
+  // pue → buy.pue (1..5), useful_life → buy.useful_life (longer than zero),
+  // residual_value → buy.residual_value (0%..100%): one range per value, in scenario_fields.cc.
+  CHECK(problems("bad_operating.yaml") ==
+        std::vector<std::string>{"bad_operating.yaml:5:12: operating[0].value: 7 is outside 1..5",
+                                 "bad_operating.yaml:10:12: operating[1].value: 0y must be longer than zero",
+                                 "bad_operating.yaml:15:12: operating[2].value: 120% is outside 0%..100%"});
+}

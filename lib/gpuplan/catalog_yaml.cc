@@ -6,6 +6,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/io.h"
+#include "gpuplan/scenario_fields.h"
 #include "gpuplan/yaml_reader.h"
 
 namespace gpuplan {
@@ -102,14 +103,12 @@ std::optional<Price> read_price(Fields& f, std::string_view key, bool required, 
   return Price{*amount, record, diag.at(n)};
 }
 
+// A share within its range, parsed as a kShare field is (one message for every share).
 std::optional<double> read_share(Fields& f, std::string_view key, bool required, double lo, double hi,
                                  bool lo_open = false, bool hi_open = false) {
+  const Range range{lo, hi, lo_open, hi_open};
   return f.value(key, required, [&](const std::string& s) {
-    const double v = parse_share(s);
-    if (v < lo || v > hi || (lo_open && v == lo) || (hi_open && v == hi))
-      throw std::invalid_argument(fmt::format("{} is outside {}{:g}%, {:g}%{}", s, lo_open ? "(" : "[", lo * 100,
-                                              hi * 100, hi_open ? ")" : "]"));
-    return v;
+    return std::get<double>(parse_kind(ValueKind::kShare, range, {}, s, FieldContext{}));
   });
 }
 
@@ -380,6 +379,13 @@ std::optional<Purchase> read_purchase(Fields& f, const Refs& refs) {
   return p;
 }
 
+// An operating record's number, parsed and range-checked by the scenario field it stands for.
+double scenario_value(OperatingKind kind, const std::string& text) {
+  const Field<Scenario>& row = operating_field(kind);
+  const Value v = parse_kind(row.kind, row.range, row.choices, text, FieldContext{});
+  return as_number(v);
+}
+
 std::optional<OperatingCost> read_operating(Fields& f) {
   OperatingCost c;
   c.where = f.diagnostics().at(f.node());
@@ -424,20 +430,13 @@ std::optional<OperatingCost> read_operating(Fields& f) {
         c.money = pr->amount;
       break;
     case OperatingKind::kPue:
-      if (auto v = f.value("value", true, [](const std::string& s) {
-            const double x = parse_number(s);
-            if (x < 1.0 || x > 5.0) throw std::invalid_argument(fmt::format("PUE {} is outside 1..5", s));
-            return x;
-          }))
-        c.number = *v;
-      break;
     case OperatingKind::kLeadTime:
     case OperatingKind::kUsefulLife:
-      if (auto v = f.value("value", true, parse_duration)) c.number = v->count();
-      break;
     case OperatingKind::kResidualValue:
     case OperatingKind::kDiscountRate:
-      if (auto v = read_share(f, "value", true, 0.0, 1.0)) c.number = *v;
+      // The value a scenario field takes: read by that field's row, so its range is written once.
+      if (auto v = f.value("value", true, [&](const std::string& s) { return scenario_value(*kind, s); }))
+        c.number = *v;
       break;
   }
   return c;

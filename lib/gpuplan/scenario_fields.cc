@@ -567,6 +567,20 @@ const Section<Scenario>& scenario_section(std::string_view name) {
   throw std::logic_error(fmt::format("no scenario section '{}'", name));
 }
 
+const Field<Scenario>& operating_field(OperatingKind kind) {
+  const auto row = [](std::string_view section, std::string_view key) -> const Field<Scenario>& {
+    return *find_field(scenario_section(section).rows, key);
+  };
+  switch (kind) {
+    case OperatingKind::kPue: return row("buy", "pue");
+    case OperatingKind::kLeadTime: return row("buy", "lead_time");
+    case OperatingKind::kUsefulLife: return row("buy", "useful_life");
+    case OperatingKind::kResidualValue: return row("buy", "residual_value");
+    case OperatingKind::kDiscountRate: return row("", "discount_rate");
+    default: throw std::logic_error("operating_field: a money kind is read as a price");
+  }
+}
+
 Json echo_rental(const RentInputs& r) {
   Json j = Json::object();
   j["offer"] = r.offer.empty() ? Json() : Json(r.offer);

@@ -23,6 +23,12 @@ const Section<Scenario>& scenario_section(std::string_view name);
 /// to and the add-ons billed with it ("offer", "description", "price", …).
 Json echo_rental(const RentInputs& r);
 
+/// The scenario field an operating record of `kind` supplies a default for
+/// (pue → buy.pue, lead_time → buy.lead_time, …): the catalog reads the
+/// record's value with that row, so both share one range. Throws
+/// std::logic_error for a money kind (read as a price).
+const Field<Scenario>& operating_field(OperatingKind kind);
+
 /// The JSON Schema of what load_scenario echoes (the `inputs` of compare),
 /// from the rows: the published schema must hold exactly this (a test checks).
 Json scenario_echo_schema();
