@@ -24,10 +24,10 @@ gpus:
   - {id: FAST, name: Fast card, form_factor: pcie, memory: 80GB, memory_bandwidth: 2000GB/s, tflops: {bf16: 200}, tdp: 400W, pcie_gen: 4, source: test, as_of: 2026-11-01}
   - {id: CHEAP, name: Cheap card, form_factor: pcie, memory: 80GB, memory_bandwidth: 1000GB/s, tflops: {bf16: 50}, tdp: 300W, pcie_gen: 4, source: test, as_of: 2026-11-01}
 providers:
-  - {id: p, name: P, kind: gpu_cloud, country: CN, currency: CNY, billing_granularity: 1h, source: test, as_of: 2026-11-01}
+  - {id: p, name: P, kind: gpu_cloud, country: CN, currency: CNY, billing_granularity: 1h, fabric: ethernet, source: test, as_of: 2026-11-01}
 offers:
-  - {id: fast-1, provider: p, region: cn, gpu: FAST, gpus: 1, hourly: 4, source: test, as_of: 2026-11-01}
-  - {id: cheap-1, provider: p, region: cn, gpu: CHEAP, gpus: 1, hourly: 1.5, source: test, as_of: 2026-11-01}
+  - {id: fast-1, provider: p, region: cn, gpu: FAST, gpus: 1, hourly: 4, network: 25Gbps, source: test, as_of: 2026-11-01}
+  - {id: cheap-1, provider: p, region: cn, gpu: CHEAP, gpus: 1, hourly: 1.5, network: 25Gbps, source: test, as_of: 2026-11-01}
 )";
 
 // A per-sample job with no parameters to synchronise (no communication, no
@@ -89,16 +89,16 @@ std::string random_catalog(std::mt19937_64& rng) {
         "{{bf16: {:.1f}}}, tdp: 400W, nvlink: 600GB/s, pcie_gen: 4, source: t, as_of: 2026-11-01}}\n",
         i, mem(rng), tflops(rng));
   y += "providers:\n  - {id: p, name: P, kind: cloud, country: CN, currency: CNY, billing_granularity: 1min, "
-       "storage: {cloud_disk: 0.3}, support_percent: 5%, source: t, as_of: 2026-11-01}\n"
-       "  - {id: q, name: Q, kind: gpu_cloud, country: CN, currency: CNY, billing_granularity: 1h, source: t, "
-       "as_of: 2026-11-01}\noffers:\n";
+       "storage: {cloud_disk: 0.3}, support_percent: 5%, fabric: ethernet, source: t, as_of: 2026-11-01}\n"
+       "  - {id: q, name: Q, kind: gpu_cloud, country: CN, currency: CNY, billing_granularity: 1h, fabric: roce, "
+       "source: t, as_of: 2026-11-01}\noffers:\n";
   const int o = noffer(rng);
   static constexpr int kSizes[] = {1, 2, 4, 8};
   for (int i = 0; i < o; ++i) {
     const int size = kSizes[size_pick(rng)];
     const double hourly = price(rng) * size;
-    y += fmt::format("  - {{id: o{}, provider: {}, region: r{}, gpu: G{}, gpus: {}, hourly: {:.2f}", i,
-                     coin(rng) ? "p" : "q", i % 2, i % g, size, hourly);
+    y += fmt::format("  - {{id: o{}, provider: {}, region: r{}, gpu: G{}, gpus: {}, hourly: {:.2f}, network: 100Gbps",
+                     i, coin(rng) ? "p" : "q", i % 2, i % g, size, hourly);
     if (coin(rng)) y += fmt::format(", monthly: {:.2f}", hourly * 730 * 0.6);
     if (coin(rng)) y += fmt::format(", spot: {:.2f}", hourly * 0.5);
     y += ", source: t, as_of: 2026-11-01}\n";
@@ -228,7 +228,8 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("plan: the built-in catalog, a 7B fine-tune: ZeRO where memory needs it, nothing over the batch", "[plan]") {
+TEST_CASE("plan: the built-in catalog, a 7B fine-tune: sharding where memory needs it, no idle data-parallel rank",
+          "[plan]") {
   const Catalog& cat = builtin_catalog();
   const CurrencyConverter fx(cat, kCny);
   PlanInputs in;
@@ -245,11 +246,11 @@ TEST_CASE("plan: the built-in catalog, a 7B fine-tune: ZeRO where memory needs i
   const PlanResult r = plan(in, cat, fx);
   REQUIRE(r.recommended);
   for (const PlanConfig& c : r.valid) {
-    CHECK(c.gpus <= 128);
-    // A 24 GB card holds a 7B model's 112 GB of states only sharded over many cards (ZeRO-3).
-    if (r.sources[c.source].gpu->id == "RTX4090") CHECK(c.zero_stage == 3);
+    // Every data-parallel rank gets a micro-batch: dp = gpus / (TP × PP) ≤ 128 sequences.
+    CHECK(c.gpus / (c.tp * c.pp) <= 128);
+    // A 24 GB card holds a 7B model's 112 GB of states only sharded: TP/PP, or ZeRO-3 over many cards.
+    if (r.sources[c.source].gpu->id == "RTX4090") CHECK((c.zero_stage == 3 || c.tp * c.pp > 1));
   }
-  CHECK(r.rejected[static_cast<std::size_t>(Rejection::kBatch)] > 0);
 }
 
 TEST_CASE("spot Monte Carlo: reproducible with a seed, never late when never interrupted, mean near Daly's",

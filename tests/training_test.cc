@@ -28,6 +28,11 @@ Job seven_b() {
 }
 
 constexpr double GB = 1e9;
+
+// Memory per GPU with `n` data-parallel ranks and no tensor or pipeline parallelism.
+MemoryBreakdown memory_per_gpu(const Job& j, const Gpu& g, int n) {
+  return TrainingModel(j).memory(g, Layout{1, 1, n, j.zero_stage, j.recompute, j.micro_batch}, 0.9);
+}
 }  // namespace
 
 TEST_CASE("dense training costs 6·N·D FLOPs, 8·N·D with full recompute, 4·N·D for LoRA", "[training]") {
@@ -45,24 +50,29 @@ TEST_CASE("dense training costs 6·N·D FLOPs, 8·N·D with full recompute, 4·N
   CHECK(training_flops_per_token(a) == Approx(4.2e10 + 6.0 * 32 * 4096 * 4096));
 }
 
-TEST_CASE("mixed-precision AdamW holds 16 bytes per parameter; ZeRO shards them over the cards", "[training]") {
+TEST_CASE("bf16 AdamW holds 18 bytes per parameter (fp32 gradients); ZeRO shards them over the cards", "[training]") {
   Job j = seven_b();
   const Gpu& a100 = gpu("A100-80G");
-  // Without ZeRO: weights 2·N = 14 GB, gradients 2·N = 14 GB, optimizer 12·N = 84 GB: 112 GB.
+  // Megatron-LM's 18 bytes: weights 2·N = 14 GB, fp32 gradients 4·N = 28 GB, optimizer 12·N = 84 GB: 126 GB.
   MemoryBreakdown m = memory_per_gpu(j, a100, 8);
-  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(112 * GB));
-  // ZeRO-1 over 8: 14 + 14 + 84/8 = 38.5 GB.
+  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(126 * GB));
+  // ZeRO-1 over 8 (Megatron's distributed optimizer, 6 + 12/DP bytes): 14 + 28 + 84/8 = 52.5 GB.
   j.zero_stage = 1;
   m = memory_per_gpu(j, a100, 8);
-  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(38.5 * GB));
-  // ZeRO-2: 14 + 14/8 + 84/8 = 26.25 GB.
+  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(52.5 * GB));
+  // ZeRO-2: 14 + 28/8 + 84/8 = 28 GB.
   j.zero_stage = 2;
   m = memory_per_gpu(j, a100, 8);
-  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(26.25 * GB));
-  // ZeRO-3: 112/8 = 14 GB.
+  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(28 * GB));
+  // ZeRO-3: 126/8 = 15.75 GB.
   j.zero_stage = 3;
   m = memory_per_gpu(j, a100, 8);
-  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(14 * GB));
+  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(15.75 * GB));
+  // fp16 with loss scaling keeps fp16 gradients: the ZeRO paper's 16 bytes, 112 GB.
+  j.zero_stage = 0;
+  j.precision = Precision::kFp16;
+  m = memory_per_gpu(j, a100, 8);
+  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(112 * GB));
 }
 
 TEST_CASE("activation memory follows Korthikanti et al. 2022", "[training]") {
@@ -70,12 +80,14 @@ TEST_CASE("activation memory follows Korthikanti et al. 2022", "[training]") {
   j.arch = Architecture{1, 4096, 32, true};
   j.sequence_length = 2048;
   j.recompute = Recompute::kNone;
-  // s·b·h·(34 + 5·a·s/h) = 2048 · 1 · 4096 · (34 + 5 · 32 · 2048 / 4096) = 8,388,608 × 114 = 956.3 MB.
-  CHECK(memory_per_gpu(j, gpu("A100-80G"), 1).activations.value() == Approx(956'301'312.0));
+  // s·b·h·(34 + 5·a·s/h) = 2048 · 1 · 4096 · (34 + 5 · 32 · 2048 / 4096) = 8,388,608 × 114 = 956.3 MB,
+  // plus the embedding's input and dropout (Megatron-LM): 8·s·b + s·b·h = 16,384 + 8,388,608.
+  const double embedding = 16'384.0 + 8'388'608.0;
+  CHECK(memory_per_gpu(j, gpu("A100-80G"), 1).activations.value() == Approx(956'301'312.0 + embedding));
   j.recompute = Recompute::kSelective;  // 34·s·b·h = 285.2 MB
-  CHECK(memory_per_gpu(j, gpu("A100-80G"), 1).activations.value() == Approx(285'212'672.0));
+  CHECK(memory_per_gpu(j, gpu("A100-80G"), 1).activations.value() == Approx(285'212'672.0 + embedding));
   j.recompute = Recompute::kFull;  // 2·s·b·h = 16.8 MB
-  CHECK(memory_per_gpu(j, gpu("A100-80G"), 1).activations.value() == Approx(16'777'216.0));
+  CHECK(memory_per_gpu(j, gpu("A100-80G"), 1).activations.value() == Approx(16'777'216.0 + embedding));
 }
 
 TEST_CASE("ring all-reduce moves 2(n−1)/n of the buffer", "[training]") {
@@ -84,16 +96,24 @@ TEST_CASE("ring all-reduce moves 2(n−1)/n of the buffer", "[training]") {
   CHECK(ring_allreduce(Bytes(2e9), 1, BytesPerSecond(100e9)).count() == 0.0);
 }
 
-TEST_CASE("a full 7B fine-tune does not fit 24 GB cards unsharded and fits 80 GB cards with ZeRO over 8",
+TEST_CASE("a full 7B fine-tune does not fit one 24 GB card, and fits 8 with sharding; an 80 GB card needs 2",
           "[training]") {
   Job j = seven_b();
-  CHECK_FALSE(memory_per_gpu(j, gpu("RTX4090"), 8).fits);
-  CHECK_FALSE(minimum_gpus(j, gpu("RTX4090")).has_value());  // no sharding: more cards do not help
-  CHECK_FALSE(memory_per_gpu(j, gpu("A100-80G"), 8).fits);   // 112 GB + activations > 72 GB
+  CHECK_FALSE(memory_per_gpu(j, gpu("RTX4090"), 8).fits);   // plain data parallelism: 112 GB of states each
+  CHECK_FALSE(memory_per_gpu(j, gpu("A100-80G"), 8).fits);  // 112 GB + activations > 72 GB
   j.zero_stage = 1;
   CHECK(memory_per_gpu(j, gpu("A100-80G"), 8).fits);
-  // ZeRO-1 on A100-80G: 28 GB + 84/n + 18.3 GB activations ≤ 72 GB from n = 4 (84/3 = 28 is too much).
-  CHECK(minimum_gpus(j, gpu("A100-80G")) == 4);
+  // The layout search shards where plain data parallelism cannot. RTX 4090 (21.6 GB usable):
+  // 2 cards hold 63 GB of states each at best, 4 hold 31.5 GB; 8 hold 15.75 GB (TP4 × ZeRO-3 over 2, …).
+  const auto rtx = minimum_gpus(seven_b(), gpu("RTX4090"));
+  REQUIRE(rtx);
+  CHECK(rtx->first == 8);
+  // A100-80G (72 GB usable): one card holds 126 GB of states at best 126 − 84 + … no; two hold, with
+  // ZeRO-2 over 2 and full recompute, 14 + 28/2 + 84/2 = 70 GB + 1.1 GB of layer inputs.
+  const auto a100 = minimum_gpus(seven_b(), gpu("A100-80G"));
+  REQUIRE(a100);
+  CHECK(a100->first == 2);
+  CHECK(TrainingModel(seven_b()).memory(gpu("A100-80G"), a100->second, 0.9).fits);
 }
 
 TEST_CASE("a 1B job on 8 nodes over 1 GbE speeds up less than 1.5x, and over InfiniBand it scales", "[training]") {

@@ -45,9 +45,13 @@ void estimate_options(CLI::App& sub, Flags& f) {
   sub.add_option("--mfu", f.estimate.mfu, "model FLOPs utilisation, e.g. 40% (from `gpuplan fit mfu`)");
   sub.add_option("--gpu", f.estimate.gpu, "GPU id (overrides cluster.gpu)");
   sub.add_option("--gpus", f.estimate.gpus, "card count (overrides cluster.gpus)");
+  sub.add_option("--layout", f.estimate.layout, "fix parts of the parallel layout: tp=2,pp=4,zero=1,recompute=full");
+  sub.add_flag("--explain", f.estimate.explain, "the runner-up layout and why it lost");
 }
 Outcome estimate_run(const Flags& f) {
-  return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::estimate_report(c, fl.estimate); });
+  const Context ctx = gpuplan::make_context(f.global);
+  gpuplan::EstimateOutcome o = gpuplan::estimate_report(ctx, f.estimate);
+  return Outcome{std::move(o.report), {}, o.feasible ? kOk : kInfeasible};
 }
 std::vector<std::string> estimate_inputs(const Flags& f) { return some({&f.estimate.job_file}); }
 
@@ -71,6 +75,7 @@ void plan_flags(CLI::App& sub, gpuplan::PlanQuery& q) {
   sub.add_option("--objective", q.objective, "cost (default) or time")->check(CLI::IsMember({"cost", "time"}));
   sub.add_option("--confidence", q.confidence, "a spot plan must meet the deadline this often (default 90%)");
   sub.add_option("--mfu", q.mfu, "model FLOPs utilisation on every GPU, e.g. 40% (from `gpuplan fit mfu`)");
+  sub.add_option("--layout", q.layout, "fix parts of every plan's parallel layout: tp=2,pp=4,zero=1");
   sub.add_option("--scaling", q.scaling_file, "a saved scaling fit (gpuplan fit scaling … --format json -o FILE)");
   sub.add_option("--trials", q.trials, "Monte Carlo runs per spot plan (default 1000)");
   sub.add_option("--seed", q.seed, "Monte Carlo seed (default 1)");

@@ -85,6 +85,8 @@ void emit(std::ostream& out, const Catalog& c) {
     if (p.support_share) out << fmt::format("    p.support_share = {};\n", dbl(*p.support_share));
     if (p.support_provenance) out << fmt::format("    p.support_provenance = {};\n", prov(*p.support_provenance));
     out << fmt::format("    p.support_minimum_monthly = {};\n", opt_price(p.support_minimum_monthly));
+    out << fmt::format("    p.fabric = {};\n", lit(p.fabric));
+    if (p.max_instances) out << fmt::format("    p.max_instances = {};\n", *p.max_instances);
     out << fmt::format("    p.provenance = {};\n    p.where = {};\n", prov(p.provenance), where(p.where));
     out << "    c.providers.push_back(std::move(p));\n  }\n";
   }
@@ -104,6 +106,8 @@ void emit(std::ostream& out, const Catalog& c) {
                        dbl(o.billing_granularity.count()), dbl(o.minimum_billing.count()));
     if (o.minimum_term) out << fmt::format("    o.minimum_term = Seconds({});\n", dbl(o.minimum_term->count()));
     if (o.network) out << fmt::format("    o.network = BytesPerSecond({});\n", dbl(o.network->value()));
+    out << fmt::format("    o.fabric = {};\n    o.interconnect = {};\n", lit(o.fabric), lit(o.interconnect));
+    if (o.max_instances) out << fmt::format("    o.max_instances = {};\n", *o.max_instances);
     out << fmt::format("    o.provenance = {};\n    o.where = {};\n", prov(o.provenance), where(o.where));
     out << "    c.offers.push_back(std::move(o));\n  }\n";
   }

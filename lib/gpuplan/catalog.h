@@ -76,6 +76,10 @@ struct Provider {
   std::optional<double> support_share{};  ///< share of the bill, 0–1
   std::optional<Provenance> support_provenance{};
   std::optional<Price> support_minimum_monthly{};
+  /// What joins this provider's instances into one job, unless an offer says:
+  /// "infiniband", "roce", "ethernet" or "none" (single machines); "" = not stated.
+  std::string fabric{};
+  std::optional<int> max_instances{};  ///< the most instances one job may use, when stated
   Provenance provenance{};
   SourceLocation where{};
 };
@@ -107,7 +111,10 @@ struct Offer {
   Seconds billing_granularity{};
   Seconds minimum_billing{};
   std::optional<Seconds> minimum_term{};
-  std::optional<BytesPerSecond> network{};
+  std::optional<BytesPerSecond> network{};  ///< between instances, per instance
+  std::string fabric{};                     ///< as Provider::fabric (inherited when the offer says none)
+  std::optional<int> max_instances{};       ///< inherited from the provider when the offer states none
+  std::string interconnect{};               ///< inside the instance: "nvlink", "pcie"; "" = by the GPU
   Provenance provenance{};
   SourceLocation where{};
 

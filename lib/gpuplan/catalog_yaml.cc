@@ -207,6 +207,21 @@ std::optional<Gpu> read_gpu(Fields& f) {
   return g;
 }
 
+// What joins instances into one job: a fabric (or none: single machines) and
+// the most instances one job may use; "none" with more than one is a contradiction.
+void read_fabric(Fields& f, std::string& fabric, std::optional<int>& max_instances) {
+  static const std::vector<std::string> kFabrics = {"infiniband", "roce", "ethernet", "none"};
+  if (auto s = f.text("fabric", false)) {
+    if (std::find(kFabrics.begin(), kFabrics.end(), *s) == kFabrics.end())
+      f.fail(f.get("fabric", false), f.field("fabric"),
+             fmt::format("{} not in {{infiniband, roce, ethernet, none}}", *s));
+    else fabric = *s;
+  }
+  if (auto n = detail::read_whole_in(f, "max_instances", 1, 1000000)) max_instances = *n;
+  if (fabric == "none" && max_instances && *max_instances > 1)
+    f.fail(f.get("max_instances", false), f.field("max_instances"), "fabric none joins no instances: at most 1");
+}
+
 std::optional<Provider> read_provider(Fields& f) {
   Provider p;
   p.where = f.diagnostics().at(f.node());
@@ -251,6 +266,7 @@ std::optional<Provider> read_provider(Fields& f) {
   }
   p.support_minimum_monthly =
       read_price(f, "support_minimum_monthly", false, p.currency, p.provenance, Sign::kNonNegative);
+  read_fabric(f, p.fabric, p.max_instances);
   return p;
 }
 
@@ -300,6 +316,16 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
   if (auto d = f.value("billing_granularity", false, positive(parse_duration))) o.billing_granularity = *d;
   if (auto d = f.value("minimum_term", false, positive(parse_duration))) o.minimum_term = *d;
   if (auto r = f.value("network", false, positive(parse_rate))) o.network = *r;
+  read_fabric(f, o.fabric, o.max_instances);
+  if (o.fabric.empty() && provider) o.fabric = provider->fabric;
+  if (!o.max_instances && provider && o.fabric == provider->fabric) o.max_instances = provider->max_instances;
+  if (o.fabric == "none" && o.network)
+    f.fail(f.get("network", false), f.field("network"), "a network joins instances, and fabric none joins none");
+  if (auto s = f.text("interconnect", false)) {
+    if (*s != "nvlink" && *s != "pcie")
+      f.fail(f.get("interconnect", false), f.field("interconnect"), fmt::format("{} not in {{nvlink, pcie}}", *s));
+    else o.interconnect = *s;
+  }
   const auto per_instance = [&](std::optional<Price> p) {
     if (p && per_gpu) p->amount = p->amount.times(o.gpus);
     return p;

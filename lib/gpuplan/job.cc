@@ -251,6 +251,7 @@ void resolve(ResolvedJob& out, const JobDraft& d, const FieldContext& ctx, Defau
   resolve_tokens(out, d, notes, report);
   for (const char* section : {"data", "checkpoint", "cluster", "cost"}) defaults(out, section, d, ctx, notes, report);
   resolve_cluster(out, d, ctx, report);
+  if (!out.layout_text.empty()) out.layout = parse_layout(out.layout_text);
   resolve_mtbf(out, notes);
   if (ctx.for_plan) defaults(out, "plan", d, ctx, notes, report);
   warn_sizes(out);

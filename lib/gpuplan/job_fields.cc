@@ -44,6 +44,12 @@ std::optional<Fallback> global_batch(const ResolvedJob& r, const FieldContext&) 
   return Fallback{batch, fmt::format("{:g}", batch), "default, sequences (samples) per step"};
 }
 
+// The text as written, once parse_layout accepts it.
+Value parse_layout_text(const std::string& t, const FieldContext&) {
+  parse_layout(t);
+  return t;
+}
+
 Value activation_bytes(const ResolvedJob& r) { return Bytes(r.job.activation_bytes_per_sample); }
 void set_activation_bytes(ResolvedJob& r, const Value& v) {
   r.job.activation_bytes_per_sample = std::get<Bytes>(v).value();
@@ -170,6 +176,12 @@ constexpr F kJob[] = {
      .echo = {.skip = true},
      .label = "non-transformer jobs: activation memory per sample"},
     {.key = "architecture", .kind = K::kText, .echo = {.skip = true}, .label = "layers, hidden, heads"},
+    {.key = "layout",
+     .kind = K::kText,
+     .at = member<&ResolvedJob::layout_text>(),
+     .parse = &parse_layout_text,
+     .echo = {.skip = true},
+     .label = "fixed parts of the parallel layout, e.g. tp=2,pp=4,zero=1 (default: searched)"},
 };
 
 // Required together when the architecture is given (estimated from the parameters otherwise).
@@ -192,6 +204,16 @@ constexpr F kArchitecture[] = {
      .range = {1, 10000},
      .missing = "is required",
      .label = "attention heads"},
+    {.key = "ffn_hidden",
+     .kind = K::kWhole,
+     .at = member<&ResolvedJob::job, &Job::arch, &Architecture::ffn>(),
+     .range = {1, 10000000},
+     .label = "the MLP's hidden size (default 4 × hidden)"},
+    {.key = "vocab",
+     .kind = K::kWhole,
+     .at = member<&ResolvedJob::job, &Job::arch, &Architecture::vocab>(),
+     .range = {1, 10000000},
+     .label = "vocabulary (embeddings on the first and last pipeline stages)"},
 };
 
 // ---- data ----
@@ -331,9 +353,9 @@ Value parse_network(const std::string& t, const FieldContext&) {
   return t;
 }
 std::optional<Fallback> default_network(const ResolvedJob&, const FieldContext& ctx) {
-  return Fallback{std::string("eth_25g"), "eth_25g",
-                  ctx.for_plan ? "assumption: 25 GbE between instances, for offers that state no network"
-                               : "assumption: 25 GbE between nodes"};
+  return Fallback{
+      std::string("eth_25g"), "eth_25g",
+      ctx.for_plan ? "assumption: 25 GbE between the servers of a purchase" : "assumption: 25 GbE between nodes"};
 }
 bool multi_node(const ResolvedJob& r, const FieldContext& ctx) {
   return ctx.for_plan || r.cluster.gpus > r.cluster.gpus_per_node;

@@ -63,9 +63,9 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
     if (in.price_factor != 1.0)
       for (std::optional<Money>* p : {&s.prices.hourly, &s.prices.monthly, &s.prices.spot})
         if (*p) **p = (*p)->scaled(in.price_factor);
-    s.gpus_per_node = o.gpus;
-    s.network_from_offer = o.network.has_value();
-    s.network = o.network.value_or(in.cluster.network_bandwidth);
+    const OfferShape shape = offer_shape(o, *g, cat);
+    s.shape = shape.shape;
+    s.shape_assumed = shape.assumed;
     if (modes_of(s, in.allow_spot).empty()) continue;
     out.push_back(std::move(s));
   }
@@ -79,15 +79,14 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
       s.gpu = &g;
       s.card = card;
       s.card_price = fx.convert(card->price.amount).scaled(in.price_factor);
-      s.gpus_per_node = in.cluster.gpus_per_node;
-      s.network = in.cluster.network_bandwidth;
+      s.shape = server_shape(g, in.cluster.gpus_per_node, in.cluster.network_bandwidth, fabric_of(in.cluster.network));
       s.notes.push_back(fmt::format("card price {} {} (catalog {}: {})", to_plain_string(s.card_price),
                                     fx.display().code(), card->id, cite(card->provenance)));
       s.server_base = Money::zero(fx.display());
       if (const Purchase* base = find_purchase(cat, PurchaseKind::kServerBase, "", in.market)) {
         s.server_base = fx.convert(base->price.amount);
         s.notes.push_back(fmt::format("server without GPUs {} {} per {} cards (catalog {}: {})",
-                                      to_plain_string(s.server_base), fx.display().code(), s.gpus_per_node, base->id,
+                                      to_plain_string(s.server_base), fx.display().code(), s.shape.gpus, base->id,
                                       cite(base->provenance)));
       }
       s.lead_time = Months(2);  // the article: procurement "拖两个月"
@@ -129,7 +128,7 @@ Evaluation evaluate(const PlanInputs& in, const PlanSource& s, PlanMode mode, in
     // Buying: cards + one server (without GPUs) per gpus_per_node cards, paid up
     // front; the run starts after the lead time. Energy for the run =
     // (TDP × cards + server watts × servers) × PUE × hours, at the tariff.
-    const int servers = instances_for(gpus, s.gpus_per_node);
+    const int servers = instances_for(gpus, s.shape.gpus);
     e.instances = servers;
     e.start_hours = s.lead_time.count() / 3600.0;
     const double kwh = (s.gpu->tdp.value() * gpus + s.server_power.value() * servers) * s.pue * e.work_hours / 1000.0;
@@ -180,8 +179,8 @@ double achieved(const TrainingModel& model, const Gpu& gpu, const PlanInputs& in
   return std::min(f * in.mfu_factor, gpu.dense_tflops.at(in.job.precision) * 1e12);
 }
 
-Shape shape_of(const PlanInputs& in, const PlanSource& s, int gpus, int zero) {
-  return Shape{s.gpu, gpus, s.gpus_per_node, s.network, in.cluster.comm_overlap, zero};
+Configuration configuration(const PlanInputs& in, const PlanSource& s, int gpus) {
+  return Configuration{s.gpu, gpus, s.shape, in.cluster.comm_overlap};
 }
 
 std::string hours_text(double h) {
@@ -228,9 +227,11 @@ std::string_view to_string(Rejection r) {
     case Rejection::kPrecision:
       return "no tensor rate for the precision";
     case Rejection::kMemory:
-      return "does not fit in memory, even with ZeRO-3";
+      return "does not fit in memory with any layout";
     case Rejection::kBatch:
-      return "more GPUs than the global batch has micro-batches";
+      return "no layout gives every data-parallel rank a micro-batch";
+    case Rejection::kJoin:
+      return "more instances than the offer lets one job join";
     case Rejection::kSpotStall:
       return "spot interruptions outpace progress";
     case Rejection::kRange:
@@ -298,7 +299,9 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
   d.config = c;
   d.source = &s;
   const MeasuredScaling* measured = in.scaling ? &*in.scaling : nullptr;
-  d.step = model.step(shape_of(in, s, c.gpus, c.zero_stage), achieved(model, *s.gpu, in), measured);
+  Layout layout = c.layout();
+  layout.micro_batch = in.job.micro_batch;
+  d.step = model.step(configuration(in, s, c.gpus), layout, achieved(model, *s.gpu, in), measured);
   const Evaluation e = evaluate(in, s, c.mode, c.gpus, d.step, model.steps());
   d.instances = e.instances;
   d.work_hours = e.work_hours;
@@ -324,11 +327,13 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
   }
   if (c.zero_stage > in.job.zero_stage)
     d.notes.push_back(fmt::format("ZeRO-{} to fit in memory", static_cast<int>(c.zero_stage)));
+  if (c.recompute != in.job.recompute)
+    d.notes.push_back(fmt::format("{} recompute to fit in memory", to_string(c.recompute)));
   if (measured && c.gpus > measured->max_measured_gpus)
     d.notes.push_back(fmt::format("scaling extrapolated beyond the {:g} GPUs measured", measured->max_measured_gpus));
-  if (s.offer && c.gpus > s.offer->gpus && !s.network_from_offer)
-    d.notes.push_back(
-        fmt::format("{} instances linked at {:g} Gb/s (cluster.network)", e.instances, s.network.value() * 8 / 1e9));
+  if (s.offer && c.gpus > s.offer->gpus && !s.shape_assumed.empty())
+    d.notes.push_back(fmt::format("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)",
+                                  e.instances, s.shape.network.value() * 8 / 1e9));
   return d;
 }
 
@@ -376,22 +381,31 @@ void search_source(const Search& s, PlanResult& r, std::size_t si) {
   const MeasuredScaling* measured = in.scaling ? &*in.scaling : nullptr;
   for (std::int64_t k = 1; k <= counts; ++k) {
     const int n = static_cast<int>(k) * stride;
-    // Every larger count fails the same way.
-    if (n > s.model.max_gpus()) return reject(r, Rejection::kBatch, (counts - k + 1) * nmodes);
-    const int zero = s.model.fitting_zero_stage(*src.gpu, n, in.cluster.usable_memory);
-    if (zero < 0) {
-      reject(r, Rejection::kMemory, nmodes);
+    // Every larger count needs more instances than the offer lets a job join.
+    if (static_cast<int>(k) > src.shape.max_instances) return reject(r, Rejection::kJoin, (counts - k + 1) * nmodes);
+    const std::optional<LayoutChoice> choice =
+        s.model.best_layout(configuration(in, src, n), per_gpu, in.cluster.usable_memory, in.layout, measured);
+    if (!choice || !choice->memory.fits) {
+      reject(r, choice ? Rejection::kMemory : Rejection::kBatch, nmodes);
       continue;
     }
-    const StepBreakdown st = s.model.step(shape_of(in, src, n, zero), per_gpu, measured);
+    const Layout& l = choice->layout;
+    const StepBreakdown& st = choice->step;
     for (const PlanMode m : modes) {
       const Evaluation e = evaluate(in, src, m, n, st, s.model.steps());
       if (e.rejected) {
         reject(r, *e.rejected);
         continue;
       }
-      const PlanConfig c{
-          e.finish_hours, e.cost.micros(), static_cast<std::uint16_t>(si), m, static_cast<std::int8_t>(zero), n};
+      const PlanConfig c{e.finish_hours,
+                         e.cost.micros(),
+                         static_cast<std::uint16_t>(si),
+                         m,
+                         static_cast<std::int8_t>(l.zero),
+                         n,
+                         static_cast<std::uint8_t>(l.tp),
+                         static_cast<std::uint8_t>(l.pp),
+                         l.recompute};
       r.valid.push_back(c);
       if (c.finish_hours > s.deadline_h) reject(r, Rejection::kDeadline);
       else if (c.cost_micros > s.budget) reject(r, Rejection::kBudget);
@@ -477,13 +491,13 @@ std::string unrunnable(const Search& s, const Gpu& g) {
   const PlanInputs& in = s.in;
   if (s.model.achieved_flops(g) <= 0)
     return fmt::format("{} has no {} tensor rate in the catalog", g.id, to_string(in.job.precision));
-  Job z3 = in.job;
-  z3.zero_stage = 3;
-  const auto need = minimum_gpus(z3, g, 1 << 20, in.cluster.usable_memory);
-  const int limit = std::min<int>(in.max_gpus, static_cast<int>(std::min(s.model.max_gpus(), 1e9)));
-  if (!need) return "it does not fit in memory even with ZeRO-3 on any count";
-  return fmt::format("it needs {} cards with ZeRO-3 to fit in memory, more than {} ({})", *need, limit,
-                     s.model.max_gpus() < in.max_gpus ? "the global batch keeps busy" : "--max-gpus");
+  const auto need = minimum_gpus(in.job, g, in.cluster.gpus_per_node, 1 << 16, in.cluster.usable_memory);
+  if (!need) return "it does not fit in memory with any layout on any count";
+  if (need->first > in.max_gpus)
+    return fmt::format("it needs {} cards to fit in memory ({}), more than --max-gpus {}", need->first,
+                       to_string(need->second), in.max_gpus);
+  return fmt::format("no offer of it can be joined into the {} cards it needs to fit ({})", need->first,
+                     to_string(need->second));
 }
 
 // A feasible configuration that was not recommended: what it costs or loses against the recommendation.

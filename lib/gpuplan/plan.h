@@ -39,6 +39,7 @@ struct PlanInputs {
   /// Network between instances (nodes) when an offer states none, overlap and
   /// usable memory; `gpus_per_node` is the server size when buying.
   Cluster cluster{};
+  LayoutPin layout{};                      ///< parts of the layout the user fixed
   Bytes dataset{};                         ///< uploaded before a rental starts, kept in storage during the run
   BytesPerSecond upload_bandwidth{100e6};  ///< to the provider
   Seconds provisioning{15 * 60};           ///< order to a usable rental instance (the article: within 15 minutes)
@@ -67,9 +68,10 @@ struct PlanInputs {
 /// What the search enumerates: a rental offer, or buying cards of one GPU.
 struct PlanSource {
   const Gpu* gpu = nullptr;
-  int gpus_per_node = 1;     ///< the instance's cards (a node); servers of cluster.gpus_per_node when buying
-  BytesPerSecond network{};  ///< between nodes
-  bool network_from_offer = false;
+  /// The instance (a server of cluster.gpus_per_node when buying): its GPUs, the
+  /// link inside, what joins instances and how many one job may use.
+  InstanceShape shape{};
+  std::string shape_assumed{};  ///< what of the shape the catalog does not state
   // Rental
   const Offer* offer = nullptr;
   OfferPrices prices{};
@@ -94,18 +96,22 @@ struct PlanConfig {
   PlanMode mode = PlanMode::kHourly;
   std::int8_t zero_stage = 0;
   std::int32_t gpus = 0;
+  std::uint8_t tp = 1, pp = 1;  ///< the layout (data parallel: the rest)
+  Recompute recompute = Recompute::kSelective;
+  Layout layout() const { return Layout{tp, pp, gpus / (tp * pp), zero_stage, recompute, 0}; }
 };
 
 enum class Rejection : std::uint8_t {
   kPrecision,  ///< the GPU has no tensor rate for the job's precision
-  kMemory,     ///< does not fit even with ZeRO-3
-  kBatch,      ///< more GPUs than the global batch has micro-batches
+  kMemory,     ///< does not fit with any layout (TP, PP, ZeRO-3, full recompute)
+  kBatch,      ///< no layout gives every data-parallel rank a micro-batch
+  kJoin,       ///< more instances than the offer lets one job join
   kSpotStall,  ///< interruptions outpace progress
   kRange,      ///< the cost is beyond a trillion
   kDeadline,
   kBudget,
 };
-inline constexpr int kRejectionCount = 7;
+inline constexpr int kRejectionCount = 8;
 std::string_view to_string(Rejection r);
 
 /// Everything about one configuration, for the rows a report shows.

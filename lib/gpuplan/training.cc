@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "gpuplan/cost/spot.h"
+#include "gpuplan/fields.h"
 
 namespace gpuplan {
 namespace {
@@ -14,6 +15,14 @@ double bytes_per_weight(Precision p) {
   // Weights are kept in the training precision; fp8 training (Transformer
   // Engine) keeps bf16 weights and casts per GEMM, so it counts as 2 bytes.
   return (p == Precision::kFp32 || p == Precision::kTf32) ? 4.0 : 2.0;
+}
+
+double bytes_per_gradient(Precision p) {
+  // bf16 (and fp8) training accumulates and reduces gradients in fp32
+  // (Megatron-LM's main_grad, DeepSpeed's bf16 optimizer): 4 bytes, which is
+  // Megatron's 18 bytes per parameter (2 + 4 + 12). fp16 with loss scaling
+  // keeps fp16 gradients (the ZeRO paper's 16 bytes).
+  return p == Precision::kFp16 ? 2.0 : 4.0;
 }
 
 bool mixed(Precision p) { return p != Precision::kFp32 && p != Precision::kTf32; }
@@ -110,25 +119,15 @@ TrainingModel::TrainingModel(const Job& job) : job_(job) {
   if (!(job.global_batch > 0)) throw std::invalid_argument("job.global_batch must be greater than zero");
   const double t = trainable(job);
   weights_ = job.parameters * bytes_per_weight(job.precision);
-  grads_ = t * bytes_per_weight(job.precision);
+  grads_ = t * bytes_per_gradient(job.precision);
   optimizer_ = t * optimizer_bytes(job);
-  grad_bytes_ = grads_;
   if (per_sample(job)) {
-    activations_ = job.activation_bytes_per_sample * job.micro_batch;
     const double k = training_flops_multiplier(job);
     step_flops_ = k * job.forward_flops_per_sample * job.global_batch;
     steps_ = std::ceil(job.samples / job.global_batch - 1e-9);  // a partial last step still runs
     total_flops_ = Flops(k * job.forward_flops_per_sample * job.samples);
   } else {
-    // Korthikanti et al. 2022, eq. 2 (no tensor or sequence parallelism), bytes
-    // per layer: s·b·h·(34 + 5·a·s/h); selective recompute keeps 34·s·b·h,
-    // full recompute only each layer's input, 2·s·b·h.
-    const Architecture a = shape(job);
-    const double s = job.sequence_length, b = job.micro_batch, h = a.hidden;
-    double per_layer = s * b * h * (34.0 + 5.0 * a.heads * s / h);
-    if (job.recompute == Recompute::kSelective) per_layer = 34.0 * s * b * h;
-    if (job.recompute == Recompute::kFull) per_layer = 2.0 * s * b * h;
-    activations_ = per_layer * a.layers;
+    arch_ = shape(job);
     flops_per_token_ = training_flops_per_token(job);
     step_flops_ = flops_per_token_ * job.global_batch * job.sequence_length;
     steps_ = std::ceil(job.tokens / (job.global_batch * job.sequence_length) - 1e-9);
@@ -140,32 +139,67 @@ TrainingModel::TrainingModel(const Job& job) : job_(job) {
                                                        : weights_ + optimizer_);
 }
 
-double TrainingModel::memory_bytes(int gpus, int zero_stage) const {
-  // ZeRO (Rajbhandari et al. 2020): stage 1 shards optimizer states over the
-  // n data-parallel ranks, stage 2 also gradients, stage 3 also the weights.
-  const double n = std::max(1, gpus);
-  return (zero_stage >= 3 ? weights_ / n : weights_) + (zero_stage >= 2 ? grads_ / n : grads_) +
-         (zero_stage >= 1 ? optimizer_ / n : optimizer_) + activations_;
+namespace {
+// Micro-batches per pipeline per step: the global batch over the data-parallel ranks.
+double micro_batches(const Job& job, const Layout& l) { return job.global_batch / (l.dp * l.micro_batch); }
+}  // namespace
+
+double TrainingModel::activation_bytes(const Layout& l) const {
+  if (per_sample(job_)) return job_.activation_bytes_per_sample * l.micro_batch;
+  // Korthikanti et al. 2022, Table 2, bytes per layer with tensor parallel t
+  // and sequence parallel (Megatron-LM's default with TP): no recompute
+  // sbh(34/t + 5as/(ht)); selective keeps sbh(18 + 4·ffn/h)/t (34sbh/t for
+  // ffn = 4h, as Megatron-LM's theoretical_memory_usage.py writes it); full
+  // recompute keeps each layer's input only, 2sbh/t.
+  const double s = job_.sequence_length, b = l.micro_batch, h = arch_.hidden, t = l.tp;
+  const double ffn = arch_.ffn > 0 ? arch_.ffn : 4.0 * h;
+  double per_layer = s * b * h * (34.0 / t + 5.0 * arch_.heads * s / (h * t));
+  if (l.recompute == Recompute::kSelective) per_layer = s * b * h * (18.0 + 4.0 * ffn / h) / t;
+  if (l.recompute == Recompute::kFull) per_layer = 2.0 * s * b * h / t;
+  // The first pipeline stage is the most loaded: its L/pp layers with pp
+  // micro-batches in flight under 1F1B, L layer-micro-batches in all, and
+  // the embedding's input (8sb) and dropout (sbh) for each; fewer when the
+  // step has fewer micro-batches than stages. Without pipelining the output
+  // layer and the loss add 4sbh(1 + v/h) (Megatron-LM, same file).
+  double bytes = per_layer * arch_.layers + (8.0 * s * b + s * b * h) * l.pp / t;
+  if (l.pp > 1) bytes *= std::min(1.0, micro_batches(job_, l) / l.pp);
+  else if (arch_.vocab > 0) bytes += 4.0 * s * b * h * (1.0 + arch_.vocab / h) / t;
+  return bytes;
 }
 
-MemoryBreakdown TrainingModel::memory(const Gpu& gpu, int gpus, int zero_stage, double usable_share) const {
+double TrainingModel::shard_parameters(const Layout& l) const {
+  // Megatron-LM's most loaded shard: (transformer layers / pp + the input
+  // embedding) / tp, plus the output layer when there is one stage (untied
+  // embeddings, as Llama's). Without a vocabulary the embeddings are spread
+  // with the layers.
+  if (arch_.vocab <= 0) return job_.parameters / (l.tp * l.pp);
+  const double embedding = static_cast<double>(arch_.vocab) * arch_.hidden;
+  const double layers = job_.parameters - 2.0 * embedding;
+  return (layers / l.pp + embedding + (l.pp == 1 ? embedding : 0.0)) / l.tp;
+}
+
+double TrainingModel::memory_bytes(const Layout& l) const {
+  // Model states per rank: the parameters of the most loaded TP × PP shard,
+  // then ZeRO (Rajbhandari et al. 2020): stage 1 shards optimizer states over
+  // the dp ranks, 2 also gradients, 3 also the weights.
+  const double shard = job_.parameters > 0 ? shard_parameters(l) / job_.parameters : 1.0 / (l.tp * l.pp);
+  const double n = std::max(1, l.dp);
+  return weights_ * shard / (l.zero >= 3 ? n : 1) + grads_ * shard / (l.zero >= 2 ? n : 1) +
+         optimizer_ * shard / (l.zero >= 1 ? n : 1) + activation_bytes(l);
+}
+
+MemoryBreakdown TrainingModel::memory(const Gpu& gpu, const Layout& l, double usable_share) const {
   MemoryBreakdown m;
-  const double n = std::max(1, gpus);
-  m.weights = Bytes(zero_stage >= 3 ? weights_ / n : weights_);
-  m.gradients = Bytes(zero_stage >= 2 ? grads_ / n : grads_);
-  m.optimizer = Bytes(zero_stage >= 1 ? optimizer_ / n : optimizer_);
-  m.activations = Bytes(activations_);
+  const double shard = job_.parameters > 0 ? shard_parameters(l) / job_.parameters : 1.0 / (l.tp * l.pp);
+  const double n = std::max(1, l.dp);
+  m.weights = Bytes(weights_ * shard / (l.zero >= 3 ? n : 1));
+  m.gradients = Bytes(grads_ * shard / (l.zero >= 2 ? n : 1));
+  m.optimizer = Bytes(optimizer_ * shard / (l.zero >= 1 ? n : 1));
+  m.activations = Bytes(activation_bytes(l));
   m.total = m.weights + m.gradients + m.optimizer + m.activations;
   m.usable = gpu.memory * usable_share;
   m.fits = m.total <= m.usable;
   return m;
-}
-
-int TrainingModel::fitting_zero_stage(const Gpu& gpu, int gpus, double usable_share) const {
-  const double usable = gpu.memory.value() * usable_share;
-  for (int z = job_.zero_stage; z <= 3; ++z)
-    if (memory_bytes(gpus, z) <= usable) return z;
-  return -1;
 }
 
 double TrainingModel::achieved_flops(const Gpu& gpu) const {
@@ -174,11 +208,63 @@ double TrainingModel::achieved_flops(const Gpu& gpu) const {
   return peak->second * 1e12 * (job_.mfu ? *job_.mfu : default_mfu(gpu).first);
 }
 
-StepBreakdown TrainingModel::step(const Shape& c, double per_gpu, const MeasuredScaling* measured) const {
+namespace {
+
+// Bytes of one activation tensor of a micro-batch (b·s·h in 16 bits).
+double activation_tensor(const Job& job, const Architecture& a, const Layout& l) {
+  return 2.0 * l.micro_batch * job.sequence_length * a.hidden;
+}
+
+// Tensor parallel (Narayanan et al. 2021, §2.3): two all-reduces of b·s·h per
+// layer forward and two backward (one after attention, one after the MLP),
+// two more when full recompute reruns the forward; with sequence parallel they
+// are all-gathers and reduce-scatters of the same volume. Inside an instance,
+// on its NVLink or PCIe; Megatron-LM waits for them (not overlapped).
+Seconds tensor_parallel_time(const Job& job, const Architecture& a, const Layout& l, const InstanceShape& inst) {
+  if (l.tp <= 1) return Seconds(0);
+  const double per_layer = l.recompute == Recompute::kFull ? 6 : 4;
+  const double layers = static_cast<double>(a.layers) / l.pp;
+  return ring_allreduce(Bytes(activation_tensor(job, a, l)), l.tp, inst.intra) *
+         (per_layer * layers * micro_batches(job, l));
+}
+
+// Pipeline (Narayanan et al. 2021, §2.2): each micro-batch's activations go
+// forward to the next stage and their gradients come back, b·s·h/t each way
+// (sequence parallel shards them). Between stages inside one instance on its
+// link; else on the instance's network, shared by its GPUs.
+Seconds pipeline_time(const Job& job, const Architecture& a, const Layout& l, const InstanceShape& inst) {
+  if (l.pp <= 1) return Seconds(0);
+  const bool inside = l.tp * l.pp <= inst.gpus;
+  const double bw = inside ? inst.intra.value() : inst.network.value() / inst.gpus;
+  return Seconds(2.0 * micro_batches(job, l) * activation_tensor(job, a, l) / l.tp / bw);
+}
+
+// Data parallel, hierarchical (NCCL): a ring over the rank's replicas inside
+// its instance, then 2(m−1)/m of the rest between the m instances the data-
+// parallel group spans, every GPU of an instance sharing its network. ZeRO-1
+// and 2 move the same volume as an all-reduce (a reduce-scatter of gradients,
+// an all-gather of parameters); ZeRO-3 adds an all-gather of every weight in
+// the forward and again in the backward pass (Rajbhandari et al. 2020, §7):
+// (d−1)/d × (gradients + 2 × weights), frozen weights included (LoRA).
+Seconds data_parallel_time(double grads, double weights, const Layout& l, const InstanceShape& inst) {
+  if (l.dp <= 1) return Seconds(0);
+  const double shard = 1.0 / (l.tp * l.pp);
+  // All-reduce-equivalent bytes: 2(d−1)/d × x is the volume each rank moves.
+  const double x = l.zero >= 3 ? (grads + 2.0 * weights) * shard / 2.0 : grads * shard;
+  const int local = l.tp * l.pp <= inst.gpus ? std::min(l.dp, inst.gpus / (l.tp * l.pp)) : 1;
+  Seconds t = ring_allreduce(Bytes(x), local, inst.intra);
+  const int span = (l.dp + local - 1) / local;
+  if (span > 1) t += Seconds(inst.gpus * 2.0 * (span - 1) / span * (x / local) / inst.network.value());
+  return t;
+}
+
+}  // namespace
+
+StepBreakdown TrainingModel::step(const Configuration& c, const Layout& l, double per_gpu,
+                                  const MeasuredScaling* measured) const {
   StepBreakdown s;
   const int gpus = c.gpus;
-  const int per_node = std::min(gpus, c.gpus_per_node);
-  const int nodes = (gpus + c.gpus_per_node - 1) / c.gpus_per_node;
+  const int nodes = c.instances();
   const double samples = job_.global_batch;
   // Data loading (prefetched, so it overlaps compute): each node reads its
   // share of the batch from storage; each GPU's workers preprocess its share.
@@ -190,11 +276,15 @@ StepBreakdown TrainingModel::step(const Shape& c, double per_gpu, const Measured
       data = std::max(data, (samples / g) / (job_.workers * job_.samples_per_second_per_worker));
     return data;
   };
+  // A layout may recompute more than the job asked for: its FLOPs follow.
+  Job with = job_;
+  with.recompute = l.recompute;
+  const double flops = step_flops_ * training_flops_multiplier(with) / training_flops_multiplier(job_);
   if (measured) {
     // Measured scaling: one GPU's step (compute or data, no communication)
     // stretched by the USL's loss, T(n) = T(1)·(1 + σ(n−1) + κn(n−1))/n
     // (Gunther 2007); the loss against perfect scaling shows as communication.
-    const double compute1 = step_flops_ / per_gpu;
+    const double compute1 = flops / per_gpu;
     const double data1 = data_time(1, 1);
     const double one = std::max(compute1, data1);
     const double n = gpus;
@@ -204,26 +294,25 @@ StepBreakdown TrainingModel::step(const Shape& c, double per_gpu, const Measured
     s.communication = Seconds(std::max(0.0, t - one / n));
     s.exposed_communication = s.communication;
   } else {
-    s.compute = Seconds(step_flops_ / (per_gpu * gpus));
+    s.compute = Seconds(flops / (per_gpu * gpus));
+    // 1F1B pipeline bubble: (p − 1)/m of the compute (Narayanan et al. 2021, §2.2.1).
+    if (l.pp > 1) s.bubble = s.compute * ((l.pp - 1) / micro_batches(job_, l));
     s.data = Seconds(data_time(gpus, nodes));
-    // Gradient all-reduce, hierarchical: a ring inside the node over NVLink or
-    // PCIe, then 2(m−1)/m × bytes over each node's network between m nodes.
-    // ZeRO-3 also gathers the weights: 1.5× the traffic (ZeRO paper, §7).
-    const Bytes grads(grad_bytes_);
-    Seconds comm = ring_allreduce(grads, per_node, intra_node_bandwidth(*c.gpu));
-    if (nodes > 1) comm += Seconds(2.0 * (nodes - 1) / nodes * grads.value() / c.network.value());
-    if (c.zero_stage >= 3) comm = comm * 1.5;
-    s.communication = comm;
-    // Overlap: buckets are reduced while the backward pass continues (PyTorch
-    // DDP); `comm_overlap` of the backward time can hide communication.
+    s.tensor_parallel = tensor_parallel_time(job_, arch_, l, c.instance);
+    s.pipeline = pipeline_time(job_, arch_, l, c.instance);
+    s.communication = data_parallel_time(grads_, weights_, l, c.instance);
+    // Overlap: gradient buckets are reduced while the backward pass continues
+    // (PyTorch DDP, Megatron-LM); `comm_overlap` of the backward time can hide
+    // data-parallel traffic. Tensor- and pipeline-parallel traffic is waited for.
     const Seconds hidden = s.compute * backward_share(job_) * c.comm_overlap;
-    s.exposed_communication = comm > hidden ? comm - hidden : Seconds(0);
+    const Seconds dp_exposed = s.communication > hidden ? s.communication - hidden : Seconds(0);
+    s.exposed_communication = dp_exposed + s.tensor_parallel + s.pipeline;
   }
-  const Seconds base_step = std::max(s.compute, s.data) + s.exposed_communication;
+  const Seconds base_step = std::max(s.compute + s.bubble, s.data) + s.exposed_communication;
   if (job_.checkpoint_bandwidth.value() > 0) {
     // With ZeRO the states are sharded and every node writes its shard in
     // parallel (DeepSpeed's checkpoints); without it, rank 0 writes alone.
-    const int writers = c.zero_stage >= 1 ? nodes : 1;
+    const int writers = l.zero >= 1 ? nodes : 1;
     const Seconds write = checkpoint_size_ / (job_.checkpoint_bandwidth * static_cast<double>(writers));
     double interval_steps = 200;  // the article: "每200步存一次checkpoint"
     if (job_.checkpoint_every_steps) interval_steps = *job_.checkpoint_every_steps;
@@ -234,36 +323,173 @@ StepBreakdown TrainingModel::step(const Shape& c, double per_gpu, const Measured
     s.checkpoint_interval_steps = interval_steps;
     s.checkpoint = write / interval_steps;
   }
-  // Step = max(compute, data) + exposed communication + amortised checkpoints (SPEC).
+  // Step = max(compute + bubble, data) + exposed communication + amortised checkpoints (SPEC).
   s.step = base_step + s.checkpoint;
   s.bottleneck = "compute";
   Seconds most = s.compute;
   if (s.data > most) most = s.data, s.bottleneck = "data loading";
+  if (s.bubble > most) most = s.bubble, s.bottleneck = "pipeline bubble";
   if (s.exposed_communication > most) most = s.exposed_communication, s.bottleneck = "communication";
   if (s.checkpoint > most) s.bottleneck = "checkpointing";
   s.gpu_utilisation = s.step.count() > 0 ? s.compute / s.step : 0.0;
   return s;
 }
 
-MemoryBreakdown memory_per_gpu(const Job& job, const Gpu& gpu, int gpus, double usable_share) {
-  return TrainingModel(job).memory(gpu, gpus, job.zero_stage, usable_share);
+namespace {
+
+// Tensor-parallel sizes to try: powers of two up to the instance's GPUs
+// (TP crosses no network) and 8, dividing the heads and the hidden size.
+std::vector<int> tp_sizes(const Architecture& a, const Configuration& c, bool transformer) {
+  std::vector<int> out = {1};
+  if (!transformer) return out;
+  for (int t = 2; t <= std::min({c.instance.gpus, 8, c.gpus}); t *= 2)
+    if (a.heads % t == 0 && a.hidden % t == 0) out.push_back(t);
+  return out;
 }
 
-std::optional<int> minimum_gpus(const Job& job, const Gpu& gpu, int limit, double usable_share) {
+// Pipeline depths to try: divisors of the layers, at most 64 stages.
+std::vector<int> pp_sizes(const Architecture& a, int gpus_left, bool transformer) {
+  std::vector<int> out = {1};
+  if (!transformer) return out;
+  for (int p = 2; p <= std::min({a.layers, gpus_left, 64}); ++p)
+    if (a.layers % p == 0) out.push_back(p);
+  return out;
+}
+
+int rank(Recompute r) { return r == Recompute::kNone ? 0 : r == Recompute::kSelective ? 1 : 2; }
+constexpr Recompute kRecomputes[] = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+
+}  // namespace
+
+// Layout search (Calculon-style, pruned): TP within an instance and a divisor
+// of the heads, PP a divisor of the layers, DP the rest, the global batch
+// giving every DP rank at least one micro-batch; ZeRO ≤ 1 with pipelining
+// (Megatron-LM's distributed optimizer; DeepSpeed refuses ZeRO-2/3 with PP).
+// For each TP × PP, every recompute level from the job's upwards with the
+// lowest ZeRO stage from the job's upwards that fits; the fastest step wins.
+// With nothing fitting, the layout with the least memory comes back with
+// fits = false, so a report can say by how much.
+std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, double per_gpu, double usable_share,
+                                                       const LayoutPin& pin, const MeasuredScaling* measured) const {
+  const bool transformer = !per_sample(job_) && !measured;
+  const double usable = c.gpu->memory.value() * usable_share;
+  std::optional<LayoutChoice> best, least;
+  double least_bytes = 0;
+  int evaluated = 0;
+  const auto consider = [&](const Layout& l) {
+    const StepBreakdown st = step(c, l, per_gpu, measured);
+    if (!best || st.step < best->step.step) {
+      std::optional<Layout> runner;
+      StepBreakdown runner_step{};
+      if (best) runner = best->layout, runner_step = best->step;
+      best = LayoutChoice{l, st, memory(*c.gpu, l, usable_share), runner, runner_step};
+    } else if (!best->runner_up || st.step < best->runner_up_step.step) {
+      best->runner_up = l, best->runner_up_step = st;
+    }
+  };
+  for (const int tp : tp_sizes(arch_, c, transformer)) {
+    if (pin.tp && *pin.tp != tp) continue;
+    for (const int pp : pp_sizes(arch_, c.gpus / tp, transformer)) {
+      if ((pin.pp && *pin.pp != pp) || c.gpus % (tp * pp) != 0) continue;
+      Layout l{tp, pp, c.gpus / (tp * pp), job_.zero_stage, job_.recompute, job_.micro_batch};
+      if (job_.global_batch < static_cast<double>(l.dp) * l.micro_batch) continue;  // idle ranks
+      // The job's ZeRO stage and recompute are where the search starts; a pin fixes them.
+      for (const Recompute r : kRecomputes) {
+        if (pin.recompute ? *pin.recompute != r : rank(r) < rank(job_.recompute)) continue;
+        l.recompute = r;
+        for (int z = pin.zero.value_or(job_.zero_stage); z <= (pp > 1 ? 1 : 3); ++z) {
+          if (pin.zero && *pin.zero != z) continue;
+          l.zero = z;
+          ++evaluated;
+          const double bytes = memory_bytes(l);
+          if (!least || bytes < least_bytes) least = LayoutChoice{l}, least_bytes = bytes;
+          if (bytes > usable) continue;
+          consider(l);
+          break;  // a higher ZeRO stage only adds traffic
+        }
+      }
+    }
+  }
+  if (best) {
+    best->evaluated = evaluated;
+    return best;
+  }
+  if (!least) return std::nullopt;
+  least->memory = memory(*c.gpu, least->layout, usable_share);
+  least->step = step(c, least->layout, per_gpu, measured);
+  least->evaluated = evaluated;
+  return least;
+}
+
+InstanceShape server_shape(const Gpu& gpu, int gpus_per_instance, BytesPerSecond network, std::string fabric) {
+  InstanceShape s;
+  s.gpus = gpus_per_instance;
+  s.intra = intra_node_bandwidth(gpu);
+  s.intra_name = gpu.nvlink && gpu.form_factor != "consumer"
+                     ? std::string("NVLink")
+                     : fmt::format("PCIe {}.0", gpu.pcie_gen > 0 ? gpu.pcie_gen : 4);
+  s.network = network;
+  s.fabric = std::move(fabric);
+  if (s.fabric == "none") s.max_instances = 1;
+  return s;
+}
+
+OfferShape offer_shape(const Offer& o, const Gpu& gpu, const Catalog& cat) {
+  OfferShape out;
+  const Provider* p = cat.find_provider(o.provider);
+  std::string fabric = o.fabric;
+  if (fabric.empty() && !o.network && p && p->kind == "marketplace") {
+    fabric = "none";
+    out.assumed = fmt::format(
+        "{} is a marketplace: its listings are single machines that one job cannot join "
+        "(assumption; the catalog's fabric says otherwise where it can)",
+        o.provider);
+  } else if (fabric.empty() && !o.network && o.gpus == 1) {
+    fabric = "none";
+    out.assumed = fmt::format(
+        "{} rents single GPUs and states no network between them: one job is not assumed to "
+        "span them (assumption; the catalog's fabric says otherwise where it can)",
+        o.id);
+  }
+  BytesPerSecond network = o.network.value_or(BytesPerSecond{});
+  if (fabric != "none" && !o.network) {
+    network = kAssumedOfferNetwork;
+    out.assumed = fmt::format("{} states no network between instances: {:g} Gb/s per instance assumed", o.id,
+                              network.value() * 8 / 1e9);
+  }
+  if (fabric.empty()) fabric = o.network ? "stated" : "ethernet";
+  out.shape = server_shape(gpu, o.gpus, network, fabric);
+  if (o.interconnect == "pcie" || (o.interconnect.empty() && o.gpus == 1)) {
+    const InstanceShape pcie = server_shape(Gpu{.pcie_gen = gpu.pcie_gen}, o.gpus, network, fabric);
+    out.shape.intra = pcie.intra, out.shape.intra_name = pcie.intra_name;
+  }
+  if (o.max_instances) out.shape.max_instances = *o.max_instances;
+  return out;
+}
+
+std::optional<std::pair<int, Layout>> minimum_gpus(const Job& job, const Gpu& gpu, int gpus_per_node, int limit,
+                                                   double usable_share) {
   const TrainingModel model(job);
-  const double usable = gpu.memory.value() * usable_share;
-  const auto fits = [&](int n) { return model.memory_bytes(n, job.zero_stage) <= usable; };
-  if (fits(1)) return 1;
-  if (job.zero_stage == 0) return std::nullopt;  // nothing is sharded: more cards do not help
-  // Memory falls monotonically with n; binary search the first n that fits.
-  if (!fits(limit)) return std::nullopt;
-  int lo = 1, hi = limit;
+  // Any network: memory does not depend on it. 100 GB/s keeps the search finite.
+  const InstanceShape shape = server_shape(gpu, gpus_per_node, BytesPerSecond(100e9), "infiniband");
+  const auto fits = [&](int n) -> std::optional<Layout> {
+    const Configuration c{&gpu, n, shape, 0.5};
+    const auto choice = model.best_layout(c, 1e12, usable_share);
+    if (choice && choice->memory.fits) return choice->layout;
+    return std::nullopt;
+  };
+  // 1, 2, 4, … up to a server, then whole servers, doubling, then bisected.
+  for (int n = 1; n < gpus_per_node && n <= limit; n *= 2)
+    if (auto l = fits(n)) return std::pair{n, *l};
+  int lo = 0, hi = 1;  // in servers
+  while (hi * gpus_per_node <= limit && !fits(hi * gpus_per_node)) lo = hi, hi *= 2;
+  if (hi * gpus_per_node > limit) return std::nullopt;
   while (hi - lo > 1) {
     const int mid = (lo + hi) / 2;
-    if (fits(mid)) hi = mid;
+    if (fits(mid * gpus_per_node)) hi = mid;
     else lo = mid;
   }
-  return hi;
+  return std::pair{hi * gpus_per_node, *fits(hi * gpus_per_node)};
 }
 
 Seconds ring_allreduce(Bytes bytes, int n, BytesPerSecond bandwidth) {
@@ -285,17 +511,19 @@ std::pair<double, std::string> default_mfu(const Gpu& gpu) {
           "Llama 2's A100 hours imply about 40%"};
 }
 
-Estimate estimate(const Job& job, const Cluster& c) {
+// The fabric a cluster's named network implies ("ib_hdr" → InfiniBand).
+std::string fabric_of(const std::string& network) {
+  if (network.starts_with("ib_")) return "infiniband";
+  if (network.starts_with("roce")) return "roce";
+  return "ethernet";
+}
+
+Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
   if (!c.gpu) throw std::invalid_argument("no GPU");
   if (c.gpus < 1) throw std::invalid_argument("gpus must be at least 1");
   const Gpu& gpu = *c.gpu;
   if (!gpu.dense_tflops.contains(job.precision))
     throw std::invalid_argument(fmt::format("{} has no {} rate in the catalog", gpu.id, to_string(job.precision)));
-  // Data parallelism: every GPU processes at least one micro-batch per step.
-  if (job.global_batch < static_cast<double>(c.gpus) * job.micro_batch)
-    throw std::invalid_argument(
-        fmt::format("job.global_batch: {:g} per step cannot keep {} GPUs busy at micro_batch {} (needs at least {})",
-                    job.global_batch, c.gpus, job.micro_batch, static_cast<double>(c.gpus) * job.micro_batch));
   const TrainingModel model(job);
   Estimate e;
   if (job.mfu) {
@@ -308,9 +536,26 @@ Estimate estimate(const Job& job, const Cluster& c) {
   e.flops_per_token = model.flops_per_token();
   e.steps = model.steps();
   e.total_flops = model.total_flops();
-  e.memory = model.memory(gpu, c.gpus, job.zero_stage, c.usable_memory);
-  const Shape cs{&gpu, c.gpus, c.gpus_per_node, c.network_bandwidth, c.comm_overlap, job.zero_stage};
-  const StepBreakdown s = model.step(cs, e.per_gpu.value());
+  const Configuration cfg{&gpu, c.gpus, server_shape(gpu, c.gpus_per_node, c.network_bandwidth, fabric_of(c.network)),
+                          c.comm_overlap};
+  const std::optional<LayoutChoice> choice = model.best_layout(cfg, e.per_gpu.value(), c.usable_memory, pin);
+  // Every data-parallel rank processes at least one micro-batch per step.
+  if (!choice && !pin.empty())
+    throw std::invalid_argument(fmt::format(
+        "job.layout: no layout of {} GPUs ({} per node) matches it: TP × PP must divide the GPUs, TP the heads and "
+        "the GPUs per node, PP the layers; ZeRO-2/3 go without pipelining; every data-parallel rank needs a "
+        "micro-batch of the global batch ({:g})",
+        c.gpus, c.gpus_per_node, job.global_batch));
+  if (!choice)
+    throw std::invalid_argument(fmt::format(
+        "job.global_batch: {:g} per step cannot keep {} GPUs busy at micro_batch {} with any layout (needs at least {} "
+        "without tensor or pipeline parallelism)",
+        job.global_batch, c.gpus, job.micro_batch, static_cast<double>(c.gpus) * job.micro_batch));
+  e.layout = choice->layout;
+  e.runner_up = choice->runner_up;
+  e.runner_up_step = choice->runner_up_step.step;
+  e.memory = choice->memory;
+  const StepBreakdown& s = choice->step;
   e.checkpoint_size = model.checkpoint_size();
   if (s.checkpoint_interval_steps > 0) {
     e.checkpoint_write = s.checkpoint_write;
@@ -319,18 +564,20 @@ Estimate estimate(const Job& job, const Cluster& c) {
   e.step = s;
   e.wall = s.step * e.steps;
   e.gpu_hours = e.wall.count() / 3600.0 * c.gpus;
-
-  const int nodes = (c.gpus + c.gpus_per_node - 1) / c.gpus_per_node;
+  e.speedup_vs_one_node = 1.0;
+  e.scaling_efficiency = 1.0;
+  const int nodes = cfg.instances();
   if (nodes > 1) {
-    Shape one = cs;
+    // One node's throughput with the same layout inside a node, as far as it goes.
+    Configuration one = cfg;
     one.gpus = c.gpus_per_node;
-    const StepBreakdown o = model.step(one, e.per_gpu.value());
-    const Seconds one_step = std::max(o.compute, o.data) + o.exposed_communication + s.checkpoint;
-    e.speedup_vs_one_node = one_step / s.step;
-    e.scaling_efficiency = e.speedup_vs_one_node / nodes;
-  } else {
-    e.speedup_vs_one_node = 1.0;
-    e.scaling_efficiency = 1.0;
+    const auto o = model.best_layout(one, e.per_gpu.value(), 1e9);  // memory aside: a throughput reference
+    if (o) {
+      const Seconds one_step =
+          std::max(o->step.compute + o->step.bubble, o->step.data) + o->step.exposed_communication + s.checkpoint;
+      e.speedup_vs_one_node = one_step / s.step;
+      e.scaling_efficiency = e.speedup_vs_one_node / nodes;
+    }
   }
   if (!job.arch.given && !per_sample(job))
     e.notes.push_back(
@@ -338,6 +585,36 @@ Estimate estimate(const Job& job, const Cluster& c) {
                     "({} layers, hidden {}); give job.architecture for the attention FLOPs",
                     shape(job).layers, shape(job).hidden));
   return e;
+}
+
+std::string to_string(const Layout& l) {
+  return fmt::format("TP{}·PP{}·DP{}, ZeRO-{}, {} recompute", l.tp, l.pp, l.dp, l.zero, to_string(l.recompute));
+}
+
+LayoutPin parse_layout(std::string_view text) {
+  LayoutPin pin;
+  for (const std::string& part : split_ids(text)) {
+    const std::size_t eq = part.find('=');
+    if (eq == std::string::npos)
+      throw std::invalid_argument(fmt::format("'{}' is not key=value (tp=2,pp=4,zero=1,recompute=selective)", part));
+    const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
+    if (key == "recompute") {
+      if (value == "none") pin.recompute = Recompute::kNone;
+      else if (value == "selective") pin.recompute = Recompute::kSelective;
+      else if (value == "full") pin.recompute = Recompute::kFull;
+      else throw std::invalid_argument(fmt::format("recompute={} not in {{none, selective, full}}", value));
+      continue;
+    }
+    const double v = parse_count(value);
+    const int hi = key == "zero" ? 3 : 1024, lo = key == "zero" ? 0 : 1;
+    if (v != std::floor(v) || v < lo || v > hi)
+      throw std::invalid_argument(fmt::format("{}={} is not a whole number in {}..{}", key, value, lo, hi));
+    if (key == "tp") pin.tp = static_cast<int>(v);
+    else if (key == "pp") pin.pp = static_cast<int>(v);
+    else if (key == "zero") pin.zero = static_cast<int>(v);
+    else throw std::invalid_argument(fmt::format("'{}' is not a layout key (tp, pp, zero, recompute)", key));
+  }
+  return pin;
 }
 
 }  // namespace gpuplan

@@ -24,6 +24,8 @@ struct Architecture {
   int hidden = 0;
   int heads = 0;
   bool given = false;  ///< false: layers/hidden estimated from the parameter count
+  int ffn = 0;         ///< the MLP's hidden size; 0 = 4 × hidden
+  int vocab = 0;       ///< vocabulary; 0 = embeddings counted with the layers (unknown)
 };
 
 struct Job {
@@ -73,7 +75,12 @@ struct MemoryBreakdown {
 };
 
 struct StepBreakdown {
-  Seconds compute{}, data{}, communication{}, exposed_communication{}, checkpoint{};
+  Seconds compute{}, data{}, checkpoint{};
+  Seconds bubble{};                 ///< pipeline idle time (1F1B)
+  Seconds communication{};          ///< data-parallel traffic (gradients; ZeRO-3 weights)
+  Seconds tensor_parallel{};        ///< tensor-parallel all-reduces, waited for
+  Seconds pipeline{};               ///< activations between pipeline stages, waited for
+  Seconds exposed_communication{};  ///< what communication adds to the step
   Seconds step{};
   /// "compute", "data loading", "communication", "checkpointing": static text, so
   /// that a search evaluating millions of shapes allocates nothing.
@@ -93,17 +100,51 @@ struct MeasuredScaling {
   std::string source{};          ///< the file and model, for notes
 };
 
-/// One cluster shape: what a capacity search varies. Everything else is the job's.
-struct Shape {
-  const Gpu* gpu = nullptr;
-  int gpus = 1;
-  int gpus_per_node = 8;
-  BytesPerSecond network{};  ///< per node, between nodes
-  double comm_overlap = 0.5;
-  int zero_stage = 0;
+/// How the GPUs of one instance (a node, a server) are linked, and what joins
+/// instances into one job (SPEC "Training time, per configuration").
+struct InstanceShape {
+  int gpus = 1;                 ///< GPUs per instance
+  BytesPerSecond intra{};       ///< per GPU, each way, inside the instance (NVLink or PCIe)
+  std::string intra_name{};     ///< "NVLink", "PCIe 4.0"
+  BytesPerSecond network{};     ///< per instance, between instances
+  std::string fabric{};         ///< "infiniband", "roce", "ethernet", "none" (cannot be joined)
+  int max_instances = 1 << 20;  ///< the most instances one job may use
 };
 
+/// A GPU model, an instance shape and a GPU count: what a layout is searched on.
+struct Configuration {
+  const Gpu* gpu = nullptr;
+  int gpus = 1;
+  InstanceShape instance{};
+  double comm_overlap = 0.5;  ///< share of the backward pass that can hide data-parallel communication
+  int instances() const { return (gpus + instance.gpus - 1) / instance.gpus; }
+};
+
+/// How a job is split over a configuration's GPUs: tensor parallel inside an
+/// instance, pipeline stages (1F1B), data parallel with ZeRO, recompute and
+/// the micro-batch. tp × pp × dp = the configuration's GPUs.
+struct Layout {
+  int tp = 1, pp = 1, dp = 1;
+  int zero = 0;
+  Recompute recompute = Recompute::kSelective;
+  int micro_batch = 1;
+};
+/// "TP2·PP4·DP1, ZeRO-1, selective recompute".
+std::string to_string(const Layout& l);
+
+/// Parts of a layout the user fixed (`--layout tp=2,pp=4,zero=1`, job.layout).
+struct LayoutPin {
+  std::optional<int> tp{}, pp{}, zero{};
+  std::optional<Recompute> recompute{};
+  bool empty() const { return !tp && !pp && !zero && !recompute; }
+};
+/// "tp=2,pp=4,zero=1,recompute=full" (any subset). Throws std::invalid_argument.
+LayoutPin parse_layout(std::string_view text);
+
 struct Estimate {
+  Layout layout{};  ///< the layout the time is for
+  std::optional<Layout> runner_up{};
+  Seconds runner_up_step{};
   double flops_per_token = 0;  ///< 0 for per-sample jobs
   Flops total_flops{};
   double mfu = 0;
@@ -136,26 +177,47 @@ class TrainingModel {
   double steps() const { return steps_; }
   Flops total_flops() const { return total_flops_; }
   Bytes checkpoint_size() const { return checkpoint_size_; }
-  /// Model-state and activation bytes per GPU with `gpus` data-parallel ranks at ZeRO `stage`.
-  double memory_bytes(int gpus, int zero_stage) const;
-  MemoryBreakdown memory(const Gpu& gpu, int gpus, int zero_stage, double usable_share) const;
-  /// The lowest ZeRO stage from the job's own upwards whose memory fits, or -1.
-  int fitting_zero_stage(const Gpu& gpu, int gpus, double usable_share) const;
+  /// Model-state and activation bytes per GPU under `layout` (Megatron-LM's
+  /// theoretical memory: states sharded by TP × PP, then by ZeRO over DP;
+  /// activations per Korthikanti et al. 2022).
+  double memory_bytes(const Layout& layout) const;
+  MemoryBreakdown memory(const Gpu& gpu, const Layout& layout, double usable_share) const;
   /// Achieved FLOP/s per GPU: the dense peak for the job's precision × MFU
   /// (the job's, else the GPU class default). 0 when the GPU lacks the precision.
   double achieved_flops(const Gpu& gpu) const;
-  /// The step time on `shape` at `per_gpu` achieved FLOP/s, checkpoints amortised.
-  StepBreakdown step(const Shape& shape, double per_gpu, const MeasuredScaling* measured = nullptr) const;
-  /// The largest card count the global batch keeps busy (one micro-batch each).
-  double max_gpus() const { return job_.global_batch / job_.micro_batch; }
+  /// The step time of `layout` on `c` at `per_gpu` achieved FLOP/s, checkpoints amortised.
+  StepBreakdown step(const Configuration& c, const Layout& layout, double per_gpu,
+                     const MeasuredScaling* measured = nullptr) const;
+  /// The fastest layout on `c` that fits in memory (within `pin`), and the
+  /// runner-up with why it lost; nullopt when none fits. See layout search in training.cc.
+  std::optional<struct LayoutChoice> best_layout(const Configuration& c, double per_gpu, double usable_share,
+                                                 const LayoutPin& pin = {},
+                                                 const MeasuredScaling* measured = nullptr) const;
+  /// The transformer's shape: as given, or estimated from the parameter count.
+  const Architecture& architecture() const { return arch_; }
+  /// The most data-parallel ranks the global batch keeps busy (one micro-batch each).
+  double max_data_parallel() const { return job_.global_batch / job_.micro_batch; }
 
  private:
+  double activation_bytes(const Layout& layout) const;
+  /// Parameters on the most loaded TP × PP shard.
+  double shard_parameters(const Layout& layout) const;
   Job job_;
+  Architecture arch_{};
   double flops_per_token_ = 0, step_flops_ = 0, steps_ = 0;
   Flops total_flops_{};
-  double weights_ = 0, grads_ = 0, optimizer_ = 0, activations_ = 0;  ///< bytes, unsharded
-  double grad_bytes_ = 0;                                             ///< gradient buffer all-reduced each step
+  double weights_ = 0, grads_ = 0, optimizer_ = 0;  ///< bytes, unsharded
   Bytes checkpoint_size_{};
+};
+
+/// A searched layout: the fastest that fits, its step, and the runner-up.
+struct LayoutChoice {
+  Layout layout{};
+  StepBreakdown step{};
+  MemoryBreakdown memory{};
+  std::optional<Layout> runner_up{};
+  StepBreakdown runner_up_step{};
+  int evaluated = 0;  ///< layouts looked at
 };
 
 /// The multiple of the forward FLOPs a training step costs: 6 per parameter
@@ -168,17 +230,42 @@ double backward_share(const Job& job);
 
 /// Training FLOPs per token (transformers) per SPEC "Models / Training time".
 double training_flops_per_token(const Job& job);
-/// Model-state and activation memory per GPU with `gpus` data-parallel ranks.
-MemoryBreakdown memory_per_gpu(const Job& job, const Gpu& gpu, int gpus, double usable_share = 0.9);
-/// The smallest card count (up to `limit`) whose memory fits, or nullopt.
-std::optional<int> minimum_gpus(const Job& job, const Gpu& gpu, int limit = 4096, double usable_share = 0.9);
+/// The shape of instances of `gpus_per_instance` cards of `gpu` joined by `network` per instance
+/// ("none": not joined): NVLink inside SXM boards, else PCIe.
+InstanceShape server_shape(const Gpu& gpu, int gpus_per_instance, BytesPerSecond network, std::string fabric);
+/// The fabric a cluster's named network implies ("ib_hdr" → InfiniBand, "roce_*" → RoCE, else Ethernet).
+std::string fabric_of(const std::string& network);
+
+/// The shape an offer rents, and what of it is assumed rather than stated.
+struct OfferShape {
+  InstanceShape shape{};
+  std::string assumed{};  ///< "" when the catalog states it all; else what was assumed and why
+};
+/// GPUs per instance; the link inside (the offer's `interconnect`, else NVLink
+/// on SXM boards, PCIe otherwise); what joins instances (the offer's or its
+/// provider's fabric and network; when the catalog states none: a
+/// marketplace listing or a single-GPU rental is a machine of its own, fabric
+/// none; a multi-GPU cloud instance is joined at kAssumedOfferNetwork, named
+/// as an assumption); the most instances one job may use.
+OfferShape offer_shape(const Offer& offer, const Gpu& gpu, const Catalog& catalog);
+
+/// Between instances of an offer that states no network: 25 Gb/s per instance,
+/// a common cloud VM network (assumption: conservative against the 100-3,200
+/// Gb/s of the clusters the catalog states).
+inline constexpr BytesPerSecond kAssumedOfferNetwork{25e9 / 8};
+
+/// The smallest card count (up to `limit`, in servers of `gpus_per_node`) on
+/// which some layout fits in memory, and that layout; nullopt when none does.
+std::optional<std::pair<int, Layout>> minimum_gpus(const Job& job, const Gpu& gpu, int gpus_per_node = 8,
+                                                   int limit = 4096, double usable_share = 0.9);
 /// Ring all-reduce time: 2(n−1)/n × bytes ÷ bandwidth (NCCL's ring algorithm bound).
 Seconds ring_allreduce(Bytes bytes, int n, BytesPerSecond bandwidth);
 /// The default MFU for a GPU class, and where it comes from.
 std::pair<double, std::string> default_mfu(const Gpu& gpu);
 
-/// Throws std::invalid_argument for inputs the model cannot use.
-Estimate estimate(const Job& job, const Cluster& cluster);
+/// The job on the cluster its file describes, with the best layout (or the
+/// one pinned). Throws std::invalid_argument for inputs the model cannot use.
+Estimate estimate(const Job& job, const Cluster& cluster, const LayoutPin& pin = {});
 
 std::string_view to_string(Method m);
 std::string_view to_string(Recompute r);

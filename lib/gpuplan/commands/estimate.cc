@@ -28,6 +28,8 @@ struct CostRow {
   const Offer* offer;
   std::string mode;
   int instances;
+  std::string layout;  ///< the layout this offer's shape runs
+  double run_hours;    ///< this configuration's run time (spot: with interruptions)
   double billed_hours;
   Money compute;
   Money storage;
@@ -37,12 +39,20 @@ struct CostRow {
   EstimateCostLine line;  ///< the same row for the workbook
 };
 
+// An offer whose shape cannot run the job, and why (never priced).
+struct LeftOut {
+  const Offer* offer;
+  int instances;
+  std::string why;
+};
+
 // Flags are --set overrides with a name of their own.
 ResolvedJob resolve_estimate(const Context& ctx, const EstimateQuery& q) {
   std::vector<FlagOverride> flags;
   if (q.mfu) flags.push_back({"--mfu", "job.mfu", *q.mfu});
   if (q.gpu) flags.push_back({"--gpu", "cluster.gpu", *q.gpu});
   if (q.gpus) flags.push_back({"--gpus", "cluster.gpus", *q.gpus});
+  if (q.layout) flags.push_back({"--layout", "job.layout", *q.layout});
   return load_job_with_flags(q.job_file, q.sets, flags, ctx);
 }
 
@@ -57,6 +67,7 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl) {
   add("MFU", fmt::format("{:.0f}% ({})", e.mfu * 100, e.mfu_source == "given" ? "given" : "default"));
   add("achieved per GPU", fmt::format("{:.1f} TFLOP/s of {:.1f} peak {}", e.per_gpu.value() / 1e12,
                                       gpu.dense_tflops.at(job.precision), to_string(job.precision)));
+  add("layout", to_string(e.layout));
   add("memory per GPU", fmt::format("{:.1f} GB of {:.1f} GB usable: {}", e.memory.total.value() / kGB,
                                     e.memory.usable.value() / kGB, e.memory.fits ? "fits" : "DOES NOT FIT"));
   add("steps", fmt::format("{:.0f}", std::ceil(e.steps)));
@@ -74,10 +85,10 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl) {
   return sum;
 }
 
-Table memory_table(const Estimate& e, const Job& job, const Cluster& cl) {
+Table memory_table(const Estimate& e, const Cluster& cl) {
   Table mem;
   mem.name = "memory";
-  mem.title = fmt::format("Memory per GPU on {}× {} (ZeRO stage {})", cl.gpus, cl.gpu->id, job.zero_stage);
+  mem.title = fmt::format("Memory per GPU on {}× {} ({})", cl.gpus, cl.gpu->id, to_string(e.layout));
   mem.columns = {{"component", "component"}, {"gb_per_gpu", "GB/GPU", 2}};
   mem.add_row({std::string("weights"), e.memory.weights.value() / kGB});
   mem.add_row({std::string("gradients"), e.memory.gradients.value() / kGB});
@@ -88,31 +99,28 @@ Table memory_table(const Estimate& e, const Job& job, const Cluster& cl) {
   return mem;
 }
 
-// The minimum card count on every catalog GPU with a rate at the job's precision.
-Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl) {
+// The minimum card count on every catalog GPU with a rate at the job's
+// precision, in servers of the cluster's size, with the layout that fits.
+Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl, const LayoutPin& pin) {
   Table fit;
   fit.name = "fit";
-  fit.title = fmt::format("Fit on every catalog GPU with {} (ZeRO stage {})", to_string(job.precision), job.zero_stage);
+  fit.title =
+      fmt::format("Fit on every catalog GPU with {} (servers of {})", to_string(job.precision), cl.gpus_per_node);
   fit.columns = {{"gpu", "gpu"},
                  {"memory_gb", "mem GB", 0},
                  {"need_gb_per_gpu", fmt::format("GB/GPU at {}", cl.gpus), 1},
                  {"fits", fmt::format("fits at {}", cl.gpus)},
                  {"minimum_gpus", "min GPUs"},
-                 {"reason", "reason"}};
+                 {"layout", "layout at the minimum"}};
+  const TrainingModel model(job);
   for (const Gpu& g : catalog.gpus) {
     if (!g.dense_tflops.contains(job.precision)) continue;
-    const MemoryBreakdown m = memory_per_gpu(job, g, cl.gpus, cl.usable_memory);
-    const auto min = minimum_gpus(job, g, 4096, cl.usable_memory);
-    std::string reason;
-    if (!min) {
-      Job z3 = job;
-      z3.zero_stage = 3;
-      const auto with_zero3 = minimum_gpus(z3, g, 4096, cl.usable_memory);
-      reason =
-          with_zero3 ? fmt::format("needs sharding: ZeRO-3 fits on {}", *with_zero3) : "does not fit even with ZeRO-3";
-    }
-    fit.add_row({g.id, g.memory.value() / kGB, m.total.value() / kGB, m.fits,
-                 min ? Cell{static_cast<std::int64_t>(*min)} : Cell{}, reason.empty() ? Cell{} : Cell{reason}});
+    const Configuration c{&g, cl.gpus, server_shape(g, cl.gpus_per_node, BytesPerSecond(100e9), "infiniband"), 0.5};
+    const auto at = model.best_layout(c, 1e12, cl.usable_memory, pin);
+    const auto min = minimum_gpus(job, g, cl.gpus_per_node, 4096, cl.usable_memory);
+    fit.add_row({g.id, g.memory.value() / kGB, at ? Cell{at->memory.total.value() / kGB} : Cell{},
+                 at && at->memory.fits, min ? Cell{static_cast<std::int64_t>(min->first)} : Cell{},
+                 min ? Cell{to_string(min->second)} : Cell{std::string("does not fit on 4,096")}});
   }
   return fit;
 }
@@ -126,23 +134,29 @@ Table step_table(const Estimate& e) {
     step.add_row({std::string(name), s.count(), e.step.step.count() > 0 ? s / e.step.step : 0.0});
   };
   part("compute", e.step.compute);
+  part("pipeline bubble", e.step.bubble);
   part("data loading (overlapped)", e.step.data);
-  part("gradient all-reduce", e.step.communication);
+  part("data-parallel traffic", e.step.communication);
+  part("tensor-parallel all-reduces", e.step.tensor_parallel);
+  part("pipeline transfers", e.step.pipeline);
   part("exposed communication", e.step.exposed_communication);
   part("checkpointing (amortised)", e.step.checkpoint);
   part("step", e.step.step);
   return step;
 }
 
-// The cost of the run on every offer of the GPU and every mode it sells, cheapest first.
+// The cost of the run on every offer of the GPU and every mode it sells,
+// each priced from its own configuration: the offer's instance shape, the
+// instances the job's GPUs need and the best layout on them; cheapest first.
 struct CostRows {
   std::vector<CostRow> rows{};
+  std::vector<LeftOut> left_out{};
   int out_of_range = 0;  ///< amounts beyond a trillion: left out, and said so
   bool spot = false;     ///< some offer sells spot
 };
 
 void add_cost_row(CostRows& out, const Offer& o, const OfferPrices& prices, BillingMode mode, double hours, int n,
-                  double wall_h, double dataset_gb, std::string note) {
+                  double wall_h, double dataset_gb, const std::string& layout, std::string note) {
   const std::optional<RunCost> c = run_cost(prices, mode, hours, n, dataset_gb);
   if (!c) {
     ++out.out_of_range;  // not a plan anyone runs; say so instead of failing
@@ -166,57 +180,93 @@ void add_cost_row(CostRows& out, const Offer& o, const OfferPrices& prices, Bill
                         c->storage.units(),
                         c->support.units(),
                         c->total.units()};
-  out.rows.push_back(CostRow{&o, std::string(to_string(mode)), n, c->billed_instance_hours, c->compute, c->storage,
-                             c->support, c->total, std::move(note), std::move(line)});
+  out.rows.push_back(CostRow{&o, std::string(to_string(mode)), n, layout, hours, c->billed_instance_hours, c->compute,
+                             c->storage, c->support, c->total, std::move(note), std::move(line)});
+}
+
+// Why an offer's shape cannot run the job, or "" when it can.
+std::string cannot_run(const OfferShape& shape, int instances, const std::optional<LayoutChoice>& choice) {
+  if (instances > shape.shape.max_instances)
+    return shape.shape.fabric == "none"
+               ? fmt::format("needs {} instances; single instances cannot be joined{}", instances,
+                             shape.assumed.empty() ? "" : " (assumed: the catalog states no fabric)")
+               : fmt::format("needs {} instances; the offer lets one job join {}", instances,
+                             shape.shape.max_instances);
+  if (!choice) return "no layout gives every data-parallel rank a micro-batch";
+  if (!choice->memory.fits)
+    return fmt::format("does not fit even with TP/PP/ZeRO-3: {:.1f} GB per GPU at best",
+                       choice->memory.total.value() / kGB);
+  return {};
+}
+
+void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj,
+                const TrainingModel& model, const Estimate& e, const Offer& o) {
+  const Cluster& cl = rj.cluster;
+  const OfferShape shape = offer_shape(o, *cl.gpu, ctx.catalog());
+  const Configuration cfg{cl.gpu, cl.gpus, shape.shape, cl.comm_overlap};
+  const int n = cfg.instances();
+  std::optional<LayoutChoice> choice;
+  if (n <= shape.shape.max_instances) choice = model.best_layout(cfg, e.per_gpu.value(), cl.usable_memory, rj.layout);
+  if (const std::string why = cannot_run(shape, n, choice); !why.empty()) {
+    out.left_out.push_back(LeftOut{&o, n, why});
+    return;
+  }
+  const double wall_h = e.wall.count() / 3600.0;
+  const double run_h = choice->step.step.count() * model.steps() / 3600.0;
+  const std::string layout = to_string(choice->layout);
+  const OfferPrices prices = offer_prices(o, ctx.catalog(), fx);
+  const double dataset_gb = rj.dataset.value() / kGB;
+  if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, run_h, n, wall_h, dataset_gb, layout, "");
+  if (o.spot) {
+    // Any instance's interruption stops the job: λ = rate per instance × instances.
+    const SpotOverhead ov = spot_overhead(SpotParams{rj.spot_interruptions_per_day / 24.0 * n,
+                                                     choice->step.checkpoint_write, Seconds(600), std::nullopt});
+    out.spot = true;
+    if (ov.feasible)
+      add_cost_row(out, o, prices, BillingMode::kSpot, run_h * ov.wall_per_work, n, wall_h, dataset_gb, layout,
+                   fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
+  }
+  if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, run_h, n, wall_h, dataset_gb, layout, "");
 }
 
 CostRows cost_rows(const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj, const Estimate& e) {
-  const Cluster& cl = rj.cluster;
+  const TrainingModel model(rj.job);
   CostRows out;
-  const double wall_h = e.wall.count() / 3600.0;
-  const double dataset_gb = rj.dataset.value() / kGB;
-  for (const Offer& o : ctx.catalog().offers) {
-    if (o.gpu != cl.gpu->id) continue;
-    const int n = instances_for(cl.gpus, o.gpus);
-    const OfferPrices prices = offer_prices(o, ctx.catalog(), fx);
-    if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, wall_h, n, wall_h, dataset_gb, "");
-    if (o.spot) {
-      // Any instance's interruption stops a data-parallel job: λ = rate per instance × instances.
-      const SpotOverhead ov = spot_overhead(
-          SpotParams{rj.spot_interruptions_per_day / 24.0 * n, e.checkpoint_write, Seconds(600), std::nullopt});
-      out.spot = true;
-      if (ov.feasible)
-        add_cost_row(out, o, prices, BillingMode::kSpot, wall_h * ov.wall_per_work, n, wall_h, dataset_gb,
-                     fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
-    }
-    if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, wall_h, n, wall_h, dataset_gb, "");
-  }
+  for (const Offer& o : ctx.catalog().offers)
+    if (o.gpu == rj.cluster.gpu->id) offer_rows(out, ctx, fx, rj, model, e, o);
   std::stable_sort(out.rows.begin(), out.rows.end(),
                    [](const CostRow& a, const CostRow& b) { return a.total < b.total; });
   return out;
 }
 
-Table costs_table(const std::vector<CostRow>& rows, const Gpu& gpu, Currency currency) {
+Table costs_table(const CostRows& costs, const Gpu& gpu, Currency currency) {
   const std::string CUR(currency.code());
   const std::string cur = currency.lower();
-  Table costs;
-  costs.name = "costs";
-  costs.title = fmt::format("Cost on every {} offer, cheapest first", gpu.id);
-  costs.columns = {{"offer", "offer", 0, false},
-                   {"provider", "provider"},
-                   {"region", "region"},
-                   {"mode", "mode"},
-                   {"instances", "inst"},
-                   {"billed_instance_hours", "billed inst-h", 1},
-                   {"compute_" + cur, "compute " + CUR, 2},
-                   {"storage_" + cur, "storage", 2},
-                   {"support_" + cur, "support", 2},
-                   {"total_" + cur, "total " + CUR, 2},
-                   {"note", "note"}};
-  for (const CostRow& r : rows)
-    costs.add_row({r.offer->id, r.offer->provider, r.offer->region, r.mode, static_cast<std::int64_t>(r.instances),
-                   r.billed_hours, r.compute, r.storage, r.support, r.total, r.note.empty() ? Cell{} : Cell{r.note}});
-  return costs;
+  Table t;
+  t.name = "costs";
+  t.title = fmt::format("Cost on every {} offer, each on its own shape and layout, cheapest first", gpu.id);
+  t.columns = {{"offer", "offer", 0, false},
+               {"provider", "provider"},
+               {"region", "region"},
+               {"mode", "mode"},
+               {"instances", "inst"},
+               {"layout", "layout"},
+               {"run_hours", "run h", 1},
+               {"billed_instance_hours", "billed inst-h", 1},
+               {"compute_" + cur, "compute " + CUR, 2},
+               {"storage_" + cur, "storage", 2},
+               {"support_" + cur, "support", 2},
+               {"total_" + cur, "total " + CUR, 2},
+               {"note", "note"}};
+  for (const CostRow& r : costs.rows)
+    t.add_row({r.offer->id, r.offer->provider, r.offer->region, r.mode, static_cast<std::int64_t>(r.instances),
+               r.layout, r.run_hours, r.billed_hours, r.compute, r.storage, r.support, r.total,
+               r.note.empty() ? Cell{} : Cell{r.note}});
+  // Offers whose shape cannot run the job: listed with the reason, never priced.
+  for (const LeftOut& x : costs.left_out)
+    t.add_row({x.offer->id, x.offer->provider, x.offer->region, Cell{}, static_cast<std::int64_t>(x.instances), Cell{},
+               Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, x.why});
+  return t;
 }
 
 EstimateWorkbook workbook_data(const std::string& title, const ResolvedJob& rj, const Estimate& e,
@@ -261,23 +311,30 @@ Json estimate_extra(const Estimate& e, const CurrencyConverter& fx) {
 }
 
 void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const CostRows& costs, const Context& ctx,
-                    const CurrencyConverter& fx) {
+                    const CurrencyConverter& fx, bool explain) {
   for (const auto& w : rj.warnings) rep.notes.push_back(w);
   if (!e.memory.fits)
-    rep.notes.push_back(
-        fmt::format("Does not fit: {:.1f} GB per GPU needed, {:.1f} GB usable on {}. See the fit "
-                    "table for the minimum card count (and ZeRO stage) per GPU.",
-                    e.memory.total.value() / kGB, e.memory.usable.value() / kGB, rj.cluster.gpu->id));
+    rep.notes.push_back(fmt::format(
+        "Does not fit: {:.1f} GB per GPU needed at best ({}), {:.1f} GB usable on {}. "
+        "See the fit table for the minimum card count per GPU.",
+        e.memory.total.value() / kGB, to_string(e.layout), e.memory.usable.value() / kGB, rj.cluster.gpu->id));
+  if (explain && e.runner_up)
+    rep.notes.push_back(fmt::format("Runner-up layout: {}, a {:.1f}% slower step.", to_string(*e.runner_up),
+                                    (e.runner_up_step / e.step.step - 1) * 100));
   for (const auto& n : e.notes) rep.notes.push_back(n);
   rep.notes.push_back(
-      "Step = max(compute, data loading) + exposed communication + amortised checkpoints; FLOPs = 6·N·D "
-      "(8·N·D with full recompute, 4·N·D for LoRA) plus attention when the architecture is given.");
+      "Step = max(compute + pipeline bubble, data loading) + exposed communication + amortised checkpoints; FLOPs = "
+      "6·N·D (8·N·D with full recompute, 4·N·D for LoRA) plus attention when the architecture is given. Each cost "
+      "row is timed on its own offer's instance shape with the best layout there.");
+  if (!costs.left_out.empty())
+    rep.notes.push_back(fmt::format("{} offer(s) cannot run this job on {} GPUs: listed without a price.",
+                                    costs.left_out.size(), rj.cluster.gpus));
   if (costs.spot)
     rep.notes.push_back(
         fmt::format("Spot rows: {:g} interruption(s) a day per instance (cost.spot_interruptions_per_day; "
-                    "any instance's interruption stops the job), checkpoint write {}, restart 10 min, "
-                    "checkpoints at the Young/Daly interval.",
-                    rj.spot_interruptions_per_day, human_seconds(e.checkpoint_write)));
+                    "any instance's interruption stops the job), checkpoint write on that configuration, restart 10 "
+                    "min, checkpoints at the Young/Daly interval.",
+                    rj.spot_interruptions_per_day));
   if (costs.out_of_range > 0)
     rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond a trillion.", costs.out_of_range));
   rep.notes.push_back(fmt::format("Job: {}. {}", rj.source, ctx.catalog_note()));
@@ -287,31 +344,34 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
 
 }  // namespace
 
-Report estimate_report(const Context& ctx, const EstimateQuery& q) {
+EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   const ResolvedJob rj = resolve_estimate(ctx, q);
   const Job& job = rj.job;
   const Cluster& cl = rj.cluster;
   Estimate e;
   try {
-    e = estimate(job, cl);
+    e = estimate(job, cl, rj.layout);
   } catch (const std::invalid_argument& err) {
     throw InputError(SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file}, "", err.what());
   }
-  Report rep;
+  EstimateOutcome out;
+  Report& rep = out.report;
   rep.command = "estimate";
   rep.title = fmt::format("Training estimate: {} on {}× {}", job.name, cl.gpus, cl.gpu->id);
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   const CostRows costs = cost_rows(ctx, fx, rj, e);
+  // Nothing fits: neither the job's own cluster nor any offer's shape (exit 4).
+  out.feasible = e.memory.fits || !costs.rows.empty();
   rep.xlsx = [wbd = workbook_data(rep.title, rj, e, costs.rows, ctx.currency)] { return estimate_workbook(wbd); };
-  rep.tables = {summary_table(e, job, cl), memory_table(e, job, cl), fit_table(ctx.catalog(), job, cl), step_table(e),
-                costs_table(costs.rows, *cl.gpu, ctx.currency)};
+  rep.tables = {summary_table(e, job, cl), memory_table(e, cl), fit_table(ctx.catalog(), job, cl, rj.layout),
+                step_table(e), costs_table(costs, *cl.gpu, ctx.currency)};
   rep.primary = 4;
   Json in = ctx.echo();
   append(in, rj.inputs);
   rep.inputs = std::move(in);
   rep.extra = estimate_extra(e, fx);
-  estimate_notes(rep, rj, e, costs, ctx, fx);
-  return rep;
+  estimate_notes(rep, rj, e, costs, ctx, fx, q.explain);
+  return out;
 }
 
 }  // namespace gpuplan

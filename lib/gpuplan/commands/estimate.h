@@ -18,12 +18,18 @@ namespace gpuplan {
 struct EstimateQuery {
   std::string job_file{};
   std::vector<std::string> sets{};
-  std::optional<std::string> mfu{};   ///< --mfu, a share
-  std::optional<std::string> gpu{};   ///< --gpu, overrides cluster.gpu
-  std::optional<std::string> gpus{};  ///< --gpus, overrides cluster.gpus
+  std::optional<std::string> mfu{};     ///< --mfu, a share
+  std::optional<std::string> gpu{};     ///< --gpu, overrides cluster.gpu
+  std::optional<std::string> gpus{};    ///< --gpus, overrides cluster.gpus
+  std::optional<std::string> layout{};  ///< --layout tp=2,pp=4,zero=1: overrides job.layout
+  bool explain = false;                 ///< --explain: the runner-up layout and why it lost
 };
 
-Report estimate_report(const Context& ctx, const EstimateQuery& query);
+struct EstimateOutcome {
+  Report report{};
+  bool feasible = true;  ///< false: the job fits on no configuration (exit 4)
+};
+EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& query);
 
 /// What the estimate workbook needs (estimate_xlsx.cc): the job, the model's
 /// per-step parts, and each cost row with the prices it was computed from.

@@ -33,6 +33,7 @@ std::vector<Column> plan_columns(const std::string& cur, const std::string& CUR,
           {"gpus", "GPUs"},
           {"instances", "inst"},
           {"zero_stage", "ZeRO"},
+          {"layout", "layout"},
           {"start_hours", "start h", 2},
           {"run_hours", "run h", 2},
           {"finish_hours", "done in h", 2},
@@ -75,6 +76,7 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
           static_cast<std::int64_t>(d.config.gpus),
           static_cast<std::int64_t>(d.instances),
           static_cast<std::int64_t>(d.config.zero_stage),
+          fmt::format("TP{}·PP{}·DP{}", d.config.tp, d.config.pp, d.config.gpus / (d.config.tp * d.config.pp)),
           d.start_hours,
           d.wall_hours,
           d.finish_hours,
@@ -115,6 +117,7 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   if (q.objective) flags.push_back({"--objective", "plan.objective", *q.objective});
   if (q.confidence) flags.push_back({"--confidence", "plan.confidence", *q.confidence});
   if (q.mfu) flags.push_back({"--mfu", "job.mfu", *q.mfu});
+  if (q.layout) flags.push_back({"--layout", "job.layout", *q.layout});
   if (!q.gpus.empty()) flags.push_back({"--gpu", "plan.gpus", join(q.gpus)});
   if (!q.providers.empty()) flags.push_back({"--provider", "plan.providers", join(q.providers)});
   if (!q.regions.empty()) flags.push_back({"--region", "plan.regions", join(q.regions)});
@@ -128,6 +131,7 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   out.warnings = rj.warnings;
   PlanInputs& in = out.inputs;
   apply_job(rj, in);
+  in.layout = rj.layout;
   out.job = rj;
   if (q.trials) in.trials = static_cast<int>(flag_whole("--trials", *q.trials, 1, 1e6));
   if (q.seed) in.seed = flag_whole("--seed", *q.seed, 0, 9e15);
@@ -330,8 +334,8 @@ Json plan_extra(const PlanResult& r, const CurrencyConverter& fx) {
   search["feasible"] = static_cast<long long>(r.feasible.size());
   search["frontier"] = static_cast<long long>(r.frontier.size());
   Json rej = Json::object();
-  static constexpr const char* kKeys[] = {"precision",    "memory",   "batch", "spot_stall",
-                                          "out_of_range", "deadline", "budget"};
+  static constexpr const char* kKeys[] = {"precision",  "memory",       "batch",    "join",
+                                          "spot_stall", "out_of_range", "deadline", "budget"};
   for (int i = 0; i < kRejectionCount; ++i)
     rej[kKeys[i]] = static_cast<long long>(r.rejected[static_cast<std::size_t>(i)]);
   search["rejected"] = std::move(rej);

@@ -20,6 +20,7 @@ struct PlanQuery {
   std::vector<std::string> sets{};
   // Flags that stand for `plan:` fields of the job file (and --mfu for job.mfu).
   std::optional<std::string> deadline{}, budget{}, max_gpus{}, objective{}, confidence{}, mfu{};
+  std::optional<std::string> layout{};  ///< --layout tp=2,pp=4,zero=1: fixes parts of every plan's layout
   std::vector<std::string> gpus{}, providers{}, regions{};
   std::optional<bool> allow_spot{};  ///< given: overrides plan.allow_spot (--allow-spot=false too)
   std::optional<bool> include_buy{};

@@ -117,8 +117,10 @@ void plan_costs(xlsx::Sheet& p, int r, const PlanLine& l, const Limits& x) {
     p.formula(r, 24, fmt::format("ROUND({},2)+ROUND({},2)", at(22), at(23)), l.total, Style::kMoney);
     return;
   }
-  p.formula(r, 19, monthly ? fmt::format("{}*{}/730", at(9), at(16)) : fmt::format("{}*{}", at(9), at(16)), l.compute,
-            Style::kMoney);
+  // Rounded to the cent as gpuplan's compute line is (a half cent would differ otherwise).
+  p.formula(r, 19,
+            monthly ? fmt::format("ROUND({}*{}/730,2)", at(9), at(16)) : fmt::format("ROUND({}*{},2)", at(9), at(16)),
+            l.compute, Style::kMoney);
   p.formula(r, 20, fmt::format("{}*{}*{}/730", at(17), x.dataset.ref, at(14)), l.storage, Style::kMoney);
   p.formula(r, 21, fmt::format("(ROUND({},2)+ROUND({},2))*{}", at(19), at(20), at(18)), l.support, Style::kMoney);
   p.number(r, 22, 0, Style::kMoney);

@@ -15,7 +15,7 @@ namespace {
 bool plan_flags_given(const PlanQuery& q) {
   return q.deadline || q.budget || q.max_gpus || q.objective || q.confidence || q.mfu || !q.gpus.empty() ||
          !q.providers.empty() || !q.regions.empty() || q.allow_spot || q.include_buy || q.scaling_file || q.trials ||
-         q.seed;
+         q.seed || q.layout;
 }
 
 // A --set of a job file's section ("cluster.gpus=16") makes the built-in subject a job.
