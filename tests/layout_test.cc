@@ -1,0 +1,174 @@
+// Configurations and parallel layouts: memory per rank against Megatron-LM's
+// formula, the communication each layout adds, and offers that cannot be joined.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/commands/estimate.h"
+#include "gpuplan/context.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/training.h"
+
+using namespace gpuplan;
+
+namespace {
+
+const Gpu& gpu(const char* id) {
+  const Gpu* g = builtin_catalog().find_gpu(id);
+  REQUIRE(g != nullptr);
+  return *g;
+}
+
+// Llama-2-7B's shape (Touvron et al. 2023): 32 layers, hidden 4096, 32 heads,
+// SwiGLU MLP of 11008, a 32,000-token vocabulary, untied embeddings.
+Job llama_7b() {
+  Job j;
+  j.parameters = 6.74e9;
+  j.tokens = 2e12;
+  j.method = Method::kPretrain;
+  j.precision = Precision::kBf16;
+  j.sequence_length = 4096;
+  j.global_batch = 128;
+  j.micro_batch = 1;
+  j.recompute = Recompute::kSelective;
+  j.arch = Architecture{32, 4096, 32, true, 11008, 32000};
+  return j;
+}
+
+// Megatron-LM's megatron/training/theoretical_memory_usage.py, written out
+// independently of gpuplan's code: weights and optimizer on the most loaded
+// shard, (transformer / pp + embedding [+ output when pp = 1]) / tp, at 18
+// bytes per parameter, or 6 + 12/dp with the distributed optimizer (ZeRO-1);
+// activations with sequence parallelism and selective recompute:
+// sbh(18 + 4·ffn/h)·L + 8sb·pp + sbh·pp, × min(1, m/pp) when pp > 1, + the
+// output layer 4sbh(1 + v/h) when pp = 1, all / tp.
+double megatron_bytes(const Job& j, int tp, int pp, int dp, bool distributed_optimizer) {
+  const double h = j.arch.hidden, v = j.arch.vocab, s = j.sequence_length, b = j.micro_batch;
+  const double embedding = v * h;
+  const double transformer = j.parameters - 2 * embedding;
+  const double shard = (transformer / pp + embedding + (pp == 1 ? embedding : 0)) / tp;
+  const double per_param = distributed_optimizer ? 6 + 12.0 / dp : 18;
+  double act = s * b * h * (18 + 4.0 * j.arch.ffn / h) * j.arch.layers;
+  act += 8 * s * b * pp;
+  act += s * b * h * pp;
+  const double m = j.global_batch / (dp * b);
+  if (pp > 1) act *= std::min(1.0, m / pp);
+  else act += s * b * h * 4 * (1 + v / h);
+  return shard * per_param + act / tp;
+}
+
+}  // namespace
+
+TEST_CASE("memory per rank equals Megatron-LM's theoretical memory on three layouts", "[layout]") {
+  const Job j = llama_7b();
+  const TrainingModel model(j);
+  // 1. TP1·PP1·DP8, no distributed optimizer: 18 × 6.74e9 = 121.32 GB of states;
+  //    activations 4096·4096·(18 + 4·11008/4096 = 28.75)·32 = 15.44 GB + 16.8 MB + 0.59 GB of output layer.
+  CHECK(model.memory_bytes(Layout{1, 1, 8, 0, Recompute::kSelective, 1}) ==
+        Approx(megatron_bytes(j, 1, 1, 8, false)).epsilon(1e-12));
+  CHECK(megatron_bytes(j, 1, 1, 8, false) == Approx(121.32e9 + 16'043'245'568.0).epsilon(1e-9));
+  // 2. TP2·PP4·DP1, ZeRO-1 (6 + 12/1 = 18 bytes): ((6.74e9 − 2·131M)/4 + 131M)/2 = 875.6M params.
+  CHECK(model.memory_bytes(Layout{2, 4, 1, 1, Recompute::kSelective, 1}) ==
+        Approx(megatron_bytes(j, 2, 4, 1, true)).epsilon(1e-12));
+  // 3. TP4·PP2·DP2, ZeRO-1 (6 + 12/2 = 12 bytes), 64 micro-batches per pipeline: all in flight on stage 1.
+  CHECK(model.memory_bytes(Layout{4, 2, 2, 1, Recompute::kSelective, 1}) ==
+        Approx(megatron_bytes(j, 4, 2, 2, true)).epsilon(1e-12));
+}
+
+TEST_CASE("LoRA under ZeRO-3 gathers the frozen weights every step: 8 single-GPU instances over 25 GbE", "[layout]") {
+  Job j;
+  j.parameters = 7e9;
+  j.tokens = 1e9;
+  j.method = Method::kLora;
+  j.lora_trainable = 0.005;
+  j.precision = Precision::kBf16;
+  j.sequence_length = 4096;
+  j.global_batch = 64;
+  j.arch = Architecture{32, 4096, 32, true};
+  const TrainingModel model(j);
+  InstanceShape one;
+  one.gpus = 1;
+  one.intra = BytesPerSecond(32e9);
+  one.network = BytesPerSecond(25e9 / 8);
+  one.fabric = "ethernet";
+  const Configuration c{&gpu("RTX4090"), 8, one, 0.5};
+  const StepBreakdown s = model.step(c, Layout{1, 1, 8, 3, Recompute::kSelective, 1}, 49.5e12);
+  // Gradients of the adapters: 0.5% × 7e9 × 4 bytes = 1.4e8 B; every weight: 7e9 × 2 B = 1.4e10 B.
+  // ZeRO-3 moves (d−1)/d × (gradients + 2 × weights) per rank = 7/8 × 2.814e10 B; each instance
+  // has one GPU on 25 Gb/s = 3.125e9 B/s: 2 × 7/8 × (2.814e10 / 2) / 3.125e9 = 7.8792 s a step.
+  CHECK(s.communication.count() == Approx(2.0 * 7 / 8 * (1.4e8 + 2 * 1.4e10) / 2 / 3.125e9));
+  // Without ZeRO-3 only the adapters' gradients move: 2 × 7/8 × 1.4e8 / 3.125e9 = 0.0784 s.
+  const StepBreakdown z1 = model.step(c, Layout{1, 1, 8, 1, Recompute::kSelective, 1}, 49.5e12);
+  CHECK(z1.communication.count() == Approx(2.0 * 7 / 8 * 1.4e8 / 3.125e9));
+}
+
+TEST_CASE("plan: a LoRA 7B job no longer prefers dozens of joined RTX 4090s to one larger card", "[layout][plan]") {
+  const Catalog& cat = builtin_catalog();
+  const CurrencyConverter fx(cat, kCny);
+  PlanInputs in;
+  in.job.parameters = 7e9;
+  in.job.tokens = 1e9;
+  in.job.method = Method::kLora;
+  in.job.lora_trainable = 0.005;
+  in.job.sequence_length = 4096;
+  in.job.global_batch = 128;
+  in.job.zero_stage = 3;
+  in.job.arch = Architecture{32, 4096, 32, true};
+  in.job.checkpoint_bandwidth = BytesPerSecond(1e9);
+  in.cluster.network_bandwidth = BytesPerSecond(25e9 / 8);
+  in.dataset = Bytes(0);
+  in.max_gpus = 128;
+  const PlanResult r = plan(in, cat, fx);
+  REQUIRE(r.recommended);
+  // The cheapest plan runs on one instance (no 25 GbE all-gathers of 14 GB of frozen weights).
+  CHECK(r.recommended->instances == 1);
+  for (const PlanConfig& c : r.valid) {
+    const PlanSource& s = r.sources[c.source];
+    // No configuration joins more instances than its offer allows (single rentals: one).
+    if (s.offer) CHECK((c.gpus + s.offer->gpus - 1) / s.offer->gpus <= s.shape.max_instances);
+  }
+}
+
+TEST_CASE("estimate prices every row on its own shape: no row joins 1,024 single-GPU instances", "[layout]") {
+  GlobalOptions g;
+  g.today = "2026-12-02";
+  g.no_default_catalog = true;
+  g.catalog_files = {GPUPLAN_TEST_DATA "/catalog-fixture.yaml"};
+  const Context ctx = make_context(g);
+  EstimateQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/llama2-7b-pretrain.yaml";
+  const EstimateOutcome out = estimate_report(ctx, q);
+  CHECK(out.feasible);
+  const Table* costs = nullptr;
+  for (const Table& t : out.report.tables)
+    if (t.name == "costs") costs = &t;
+  REQUIRE(costs);
+  const auto col = [&](const std::string& name) {
+    for (std::size_t i = 0; i < costs->columns.size(); ++i)
+      if (costs->columns[i].key == name) return i;
+    FAIL("no column " << name);
+    return std::size_t{0};
+  };
+  const std::size_t offer = col("offer"), inst = col("instances"), total = col("total_cny"), run = col("run_hours");
+  int priced = 0, unpriced = 0;
+  for (const auto& row : costs->rows) {
+    const Offer* o = ctx.catalog().find_offer(std::get<std::string>(row[offer]));
+    REQUIRE(o);
+    const bool has_price = std::holds_alternative<Money>(row[total]);
+    // A single-GPU rental states no fabric: 1,024 of them are never joined, so never priced.
+    if (o->gpus == 1) {
+      CHECK_FALSE(has_price);
+      CHECK(std::get<std::int64_t>(row[inst]) == 1024);
+    }
+    if (has_price) {
+      ++priced;
+      // 128 instances of 8: each row's time is its own configuration's, at least the job cluster's.
+      CHECK(std::get<std::int64_t>(row[inst]) == 128);
+      CHECK(std::get<double>(row[run]) > 0);
+    } else {
+      ++unpriced;
+    }
+  }
+  CHECK(priced >= 1);
+  CHECK(unpriced >= 1);
+}
