@@ -1,6 +1,8 @@
 #include "gpuplan/plan.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -339,6 +341,11 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
 
 namespace {
 
+// A layout search's answer for one GPU model, instance shape and count: many
+// offers share them (the same 8×H100 at several providers), so it is computed once.
+using LayoutKey = std::tuple<const Gpu*, int, double, double, int>;
+using LayoutCache = std::map<LayoutKey, std::optional<LayoutChoice>>;
+
 // What every phase of a plan looks at: the inputs, the job's model and the limits.
 struct Search {
   const PlanInputs& in;
@@ -357,6 +364,21 @@ struct Search {
     if (in.deadline && deadline_h > 0) x = std::max(x, c.finish_hours / deadline_h);
     return x;
   }
+
+  // The best layout of `src` on `n` GPUs, through the cache.
+  const std::optional<LayoutChoice>& layout(const PlanSource& src, int n, double per_gpu, LayoutCache& cache,
+                                            PlanResult& r) const {
+    const LayoutKey key{src.gpu, src.shape.gpus, src.shape.intra.value(), src.shape.network.value(), n};
+    if (const auto it = cache.find(key); it != cache.end()) {
+      ++r.layout_cache_hits;
+      return it->second;
+    }
+    const MeasuredScaling* measured = in.scaling ? &*in.scaling : nullptr;
+    const Configuration c{src.gpu, n, src.shape, in.cluster.comm_overlap};
+    auto choice = model.best_layout(c, per_gpu, in.cluster.usable_memory, in.layout, measured);
+    if (choice) r.layouts_evaluated += choice->evaluated;
+    return cache.emplace(key, std::move(choice)).first->second;
+  }
 };
 
 void validate(const PlanInputs& in) {
@@ -368,7 +390,7 @@ void validate(const PlanInputs& in) {
 void reject(PlanResult& r, Rejection why, std::int64_t n = 1) { r.rejected[static_cast<std::size_t>(why)] += n; }
 
 // One source: every card count (multiples of its instance size) × mode.
-void search_source(const Search& s, PlanResult& r, std::size_t si) {
+void search_source(const Search& s, PlanResult& r, std::size_t si, LayoutCache& cache) {
   const PlanInputs& in = s.in;
   const PlanSource& src = r.sources[si];
   const std::vector<PlanMode> modes = modes_of(src, in.allow_spot);
@@ -378,13 +400,11 @@ void search_source(const Search& s, PlanResult& r, std::size_t si) {
   r.evaluated += counts * nmodes;
   const double per_gpu = achieved(s.model, *src.gpu, in);
   if (per_gpu <= 0) return reject(r, Rejection::kPrecision, counts * nmodes);
-  const MeasuredScaling* measured = in.scaling ? &*in.scaling : nullptr;
   for (std::int64_t k = 1; k <= counts; ++k) {
     const int n = static_cast<int>(k) * stride;
     // Every larger count needs more instances than the offer lets a job join.
     if (static_cast<int>(k) > src.shape.max_instances) return reject(r, Rejection::kJoin, (counts - k + 1) * nmodes);
-    const std::optional<LayoutChoice> choice =
-        s.model.best_layout(configuration(in, src, n), per_gpu, in.cluster.usable_memory, in.layout, measured);
+    const std::optional<LayoutChoice>& choice = s.layout(src, n, per_gpu, cache, r);
     if (!choice || !choice->memory.fits) {
       reject(r, choice ? Rejection::kMemory : Rejection::kBatch, nmodes);
       continue;
@@ -422,7 +442,8 @@ void search(const Search& s, PlanResult& r) {
              modes_of(src, s.in.allow_spot).size();
   r.valid.reserve(upper);
   r.feasible.reserve(upper);
-  for (std::size_t si = 0; si < r.sources.size(); ++si) search_source(s, r, si);
+  LayoutCache cache;
+  for (std::size_t si = 0; si < r.sources.size(); ++si) search_source(s, r, si, cache);
 }
 
 // The recommendation: the best plan for the objective; a spot plan only if it

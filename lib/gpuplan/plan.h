@@ -151,6 +151,8 @@ struct Rejected {
 struct PlanResult {
   std::vector<PlanSource> sources{};
   std::int64_t evaluated = 0;  ///< configurations looked at (offer × count × mode)
+  std::int64_t layouts_evaluated = 0;  ///< layouts whose memory (and, when it fits, step) was computed
+  std::int64_t layout_cache_hits = 0;  ///< GPU × shape × count searches answered from an earlier offer
   std::array<std::int64_t, kRejectionCount> rejected{};
   std::vector<PlanConfig> valid{};     ///< fit in memory and batch, priced: before deadline and budget
   std::vector<PlanConfig> feasible{};  ///< meet the deadline and the budget, in search order
