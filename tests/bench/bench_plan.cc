@@ -57,15 +57,18 @@ Timing time_plan(const PlanInputs& in, const Catalog& cat, const CurrencyConvert
 
 void report(const char* name, const Timing& t, const Catalog& cat, int runs) {
   const PlanResult& r = t.last;
-  fmt::print("{}: {} offers and {} GPUs to buy, 1-1024 cards, every billing mode: {} configurations ({} feasible, "
-             "{} on the frontier)\n",
-             name, cat.offers.size(), cat.gpus.size(), r.evaluated, r.feasible.size(), r.frontier.size());
-  fmt::print("  pruning: {} layouts evaluated; {} GPU × shape × count searches answered from the cache; "
-             "{} configurations needing more instances than their offer joins, skipped without a search\n",
-             r.layouts_evaluated, r.layout_cache_hits, r.rejected[static_cast<std::size_t>(Rejection::kJoin)]);
-  fmt::print("  whole plan (search, layouts, frontier, recommendation with spot Monte Carlo, explanations): median "
-             "{:.2f} ms of {} runs = {:.1f} M configurations/s (target: <= 50 ms)\n",
-             t.whole_ms, runs, static_cast<double>(r.evaluated) / t.whole_ms / 1e3);
+  fmt::print(
+      "{}: {} offers and {} GPUs to buy, 1-1024 cards, every billing mode: {} configurations ({} feasible, "
+      "{} on the frontier)\n",
+      name, cat.offers.size(), cat.gpus.size(), r.evaluated, r.feasible.size(), r.frontier.size());
+  fmt::print(
+      "  pruning: {} layouts evaluated; {} GPU × shape × count searches answered from the cache; "
+      "{} configurations needing more instances than their offer joins, skipped without a search\n",
+      r.layouts_evaluated, r.layout_cache_hits, r.rejected[static_cast<std::size_t>(Rejection::kJoin)]);
+  fmt::print(
+      "  whole plan (search, layouts, frontier, recommendation with spot Monte Carlo, explanations): median "
+      "{:.2f} ms of {} runs = {:.1f} M configurations/s (target: <= 50 ms)\n",
+      t.whole_ms, runs, static_cast<double>(r.evaluated) / t.whole_ms / 1e3);
   fmt::print("  search without a deadline (no Monte Carlo): median {:.2f} ms = {:.1f} M configurations/s\n",
              t.search_ms, static_cast<double>(r.evaluated) / t.search_ms / 1e3);
 }

@@ -1,4 +1,5 @@
 #include "gpuplan/commands/prices.h"
+#include "gpuplan/training.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -105,6 +106,11 @@ std::vector<Column> price_columns(Currency currency) {
       {"instance", "instance", 0, false},
       {"gpu", "gpu"},
       {"gpus", "gpus"},
+      {"joins", "joins"},
+      {"interconnect", "inside", 0, false},
+      {"fabric", "fabric", 0, false},
+      {"network_gbps", "network Gb/s", -4, false},
+      {"max_instances", "max inst", 0, false},
       {"mode", "mode"},
       {"term", "term"},
       {"price_" + cur, CUR, 2},
@@ -122,13 +128,24 @@ std::vector<Column> price_columns(Currency currency) {
   };
 }
 
+// What joins an offer's instances into one job, for the brief column: "single"
+// (one job cannot span them), else the network per instance ("400G", "25G?"
+// where assumed).
+std::string joins(const OfferShape& s) {
+  if (s.shape.fabric == "none") return "single";
+  return fmt::format("{:g}G{}", s.shape.network.value() * 8 / 1e9, s.assumed.empty() ? "" : "?");
+}
+
 // One row per price; `brief` fills only the columns a table shows (start-up time counts).
-Table offers_table(const std::vector<Row>& rows, bool brief, Currency currency, const CurrencyConverter& fx) {
+Table offers_table(const std::vector<Row>& rows, bool brief, Currency currency, const CurrencyConverter& fx,
+                   const Catalog& cat) {
   Table t;
   t.name = "offers";
   t.columns = price_columns(currency);
   for (const Row& r : rows) {
     const Offer& o = *r.offer;
+    const Gpu* g = cat.find_gpu(o.gpu);
+    const OfferShape shape = g ? offer_shape(o, *g, cat) : OfferShape{};
     const std::string per = r.mode == BillingMode::kMonthly ? "month" : "hour";
     const Cell term = r.term.empty() ? Cell{} : Cell{r.term};
     if (brief) {
@@ -138,6 +155,11 @@ Table offers_table(const std::vector<Row>& rows, bool brief, Currency currency, 
                  Cell{},
                  o.gpu,
                  static_cast<std::int64_t>(o.gpus),
+                 joins(shape),
+                 Cell{},
+                 Cell{},
+                 Cell{},
+                 Cell{},
                  std::string(to_string(r.mode)),
                  term,
                  r.converted,
@@ -161,6 +183,13 @@ Table offers_table(const std::vector<Row>& rows, bool brief, Currency currency, 
                o.instance,
                o.gpu,
                static_cast<std::int64_t>(o.gpus),
+               joins(shape),
+               shape.shape.intra_name,
+               shape.shape.fabric,
+               shape.shape.fabric == "none" ? Cell{} : Cell{shape.shape.network.value() * 8 / 1e9},
+               shape.shape.fabric == "none"           ? Cell{static_cast<std::int64_t>(1)}
+               : shape.shape.max_instances >= 1 << 20 ? Cell{}
+                                                      : Cell{static_cast<std::int64_t>(shape.shape.max_instances)},
                std::string(to_string(r.mode)),
                term,
                r.converted,
@@ -210,7 +239,7 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   rep.title = fmt::format("GPU rental prices in {}: {} offers, {} prices, sorted by {}", ctx.currency.code(),
                           offers_seen.size(), rows.size(), q.sort);
   rep.inputs = prices_echo(ctx, q);
-  Table t = offers_table(rows, q.brief, ctx.currency, fx);
+  Table t = offers_table(rows, q.brief, ctx.currency, fx, ctx.catalog());
   if (!q.brief) {
     // The rates, not the converter: the catalog may be gone when the workbook is built.
     std::map<std::string, double> rates;
@@ -228,6 +257,9 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   if (stale_rows > 0)
     rep.notes.push_back(fmt::format("{} of {} prices are stale: priced more than {} days before {}.", stale_rows,
                                     rows.size(), stale_days, format_date(ctx.today)));
+  rep.notes.push_back(
+      "joins: what links an offer's instances into one job, per instance (single: one job cannot span them; ?: "
+      "assumed, the catalog states no network).");
   rep.notes.push_back("Sources and list prices: --format csv or json.");
   return rep;
 }
