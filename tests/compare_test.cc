@@ -128,16 +128,52 @@ TEST_CASE("a spot option with zero interruption rate costs exactly its price × 
   CHECK(c.spot_overhead->wall_per_work == 1.0);
 }
 
-TEST_CASE("Young/Daly: the interval is sqrt(2·C·MTBF) and overhead follows Daly's first-order model", "[compare]") {
-  // C = 5 min = 300 s, MTBF = 1 day = 86,400 s: τ = sqrt(2 · 300 · 86,400) = 7,200 s = 2 h.
+TEST_CASE("Daly: the higher-order interval and the complete model, finite at any rate", "[compare][spot]") {
+  // C = 5 min = 300 s, MTBF = 1 day = 86,400 s. Young: τ = sqrt(2 · 300 · 86,400) = 7,200 s = 2 h.
+  CHECK(young_daly_interval(Seconds(300), Seconds(86400)).count() == Approx(7200));
+  // Daly (2006, eq. 12): x = C/2M = 1/576, τ = 7200 · (1 + sqrt(x)/3 + x/9) − 300
+  //   = 7200 · (1 + 0.0138889 + 0.0001929) − 300 = 7001.39 s.
   const SpotOverhead ov = spot_overhead(SpotParams{1.0 / 24, Seconds(300), Seconds(600), std::nullopt});
-  CHECK(ov.interval.count() == Approx(7200));
-  // T/W = (1 + C/τ) / (1 − λ(R + (τ + C)/2)) = (1 + 300/7200) / (1 − (600 + 3750)/86400)
-  //     = 1.041667 / 0.949653 = 1.096893.
-  CHECK(ov.wall_per_work == Approx(1.096893).epsilon(1e-6));
-  CHECK(ov.feasible);
-  // Interruptions every 10 minutes with a 10-minute restart: no progress is possible.
-  CHECK_FALSE(spot_overhead(SpotParams{6.0, Seconds(300), Seconds(600), std::nullopt}).feasible);
+  CHECK(ov.interval.count() == Approx(7001.389).epsilon(1e-6));
+  // T/W = M·e^(R/M)·(e^((τ+C)/M) − 1)/τ = 86400 · e^(600/86400) · (e^(7301.39/86400) − 1) / 7001.39 = 1.095764
+  // (the first-order model gave 1.096893 with Young's τ).
+  CHECK(ov.wall_per_work == Approx(1.095764).epsilon(1e-6));
+  CHECK(ov.checkpoint_share == Approx((300 / 7001.389) / 1.095764).epsilon(1e-6));
+  CHECK(ov.checkpoint_share + ov.lost_share == Approx(1 - 1 / ov.wall_per_work).epsilon(1e-12));
+  // Interruptions every 10 minutes, 5-minute writes, 10-minute restarts: the first-order model has no
+  // finite answer (λ(R + (τ+C)/2) > 1); the complete one does: τ = 416.67 s, T/W = 9.0097.
+  const SpotOverhead storm = spot_overhead(SpotParams{6.0, Seconds(300), Seconds(600), std::nullopt});
+  CHECK(storm.interval.count() == Approx(416.667).epsilon(1e-5));
+  CHECK(storm.wall_per_work == Approx(9.009694).epsilon(1e-6));
+  // A checkpoint longer than the MTBF (C = 2 h, M = 30 min ⇒ C ≥ 2M): τ = M, T/W = e^(R/M)·(e^5 − 1) = 216.4.
+  const SpotOverhead slow = spot_overhead(SpotParams{2.0, Seconds(7200), Seconds(600), std::nullopt});
+  CHECK(slow.interval.count() == Approx(1800));
+  CHECK(slow.wall_per_work == Approx(std::exp(600.0 / 1800) * std::expm1(5.0)).epsilon(1e-9));
+}
+
+TEST_CASE("property: the spot factor rises with the rate, the write and the restart", "[compare][spot]") {
+  double previous = 1.0;
+  for (double per_day : {0.0, 0.5, 1.0, 4.0, 24.0, 96.0, 500.0}) {
+    const double f = spot_overhead(SpotParams{per_day / 24, Seconds(300), Seconds(600), std::nullopt}).wall_per_work;
+    INFO(per_day << " a day");
+    CHECK(std::isfinite(f));
+    CHECK(f >= previous);
+    previous = f;
+  }
+  for (double c : {60.0, 300.0, 3600.0, 36000.0}) {
+    const SpotParams p{24.0 / 24, Seconds(c), Seconds(600), std::nullopt};
+    const double f = spot_overhead(p).wall_per_work;
+    CHECK(spot_overhead(SpotParams{p.interruptions_per_hour, Seconds(2 * c), p.restart, std::nullopt}).wall_per_work >
+          f);
+    CHECK(spot_overhead(SpotParams{p.interruptions_per_hour, p.checkpoint_write, Seconds(1200), std::nullopt})
+              .wall_per_work > f);
+    // Daly's τ is the optimum: a given interval 20% either side never does better.
+    for (double k : {0.8, 1.2}) {
+      SpotParams q = p;
+      q.interval = spot_overhead(p).interval * k;
+      CHECK(spot_overhead(q).wall_per_work >= f * (1 - 1e-4));
+    }
+  }
 }
 
 TEST_CASE("property: raising any price never lowers that option's total", "[compare]") {

@@ -348,7 +348,7 @@ Comparison compare(const Scenario& s) {
     p.interruptions_per_hour *= instances_for(s.workload.gpus, s.spot->rent.gpus_per_instance);
     c.spot_overhead = spot_overhead(p);
   }
-  const SpotOverhead* ov = c.spot_overhead && c.spot_overhead->feasible ? &*c.spot_overhead : nullptr;
+  const SpotOverhead* ov = c.spot_overhead ? &*c.spot_overhead : nullptr;
   c.options = build_all(s, s.workload.utilisation, ov);
   OptionResult& buy = c.options.front();
 

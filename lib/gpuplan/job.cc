@@ -208,11 +208,11 @@ void resolve_mtbf(ResolvedJob& out, DefaultNotes& notes) {
   if (out.spot_interruptions_per_day > 0) {
     j.mtbf = Seconds(86400.0 / out.spot_interruptions_per_day);
     notes.add("checkpoint.mtbf", format_duration(*j.mtbf),
-              fmt::format("1 / cost.spot_interruptions_per_day ({:g} a day), for interval auto (Young/Daly)",
+              fmt::format("1 / cost.spot_interruptions_per_day ({:g} a day), for interval auto (Daly's optimum)",
                           out.spot_interruptions_per_day));
   } else {
     j.mtbf = Days(1);
-    notes.add("checkpoint.mtbf", "1d", "assumption, for interval auto (Young/Daly)");
+    notes.add("checkpoint.mtbf", "1d", "assumption, for interval auto (Daly's optimum)");
   }
 }
 

@@ -47,7 +47,7 @@ struct ResolvedJob {
   PlanSettings plan{};
   std::string cluster_gpu{};     ///< cluster.gpu as read (cluster.gpu points at its catalog entry)
   int data_storage = 0;          ///< data.storage: 0 local NVMe, 1 network disk, 2 object storage
-  bool checkpoint_auto = false;  ///< checkpoint.interval: auto (Young/Daly)
+  bool checkpoint_auto = false;  ///< checkpoint.interval: auto (Daly's optimum)
   std::string layout_text{};     ///< job.layout as written ("tp=2,pp=4"); "" = searched
   LayoutPin layout{};            ///< the same, parsed
 };

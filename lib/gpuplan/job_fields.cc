@@ -270,7 +270,7 @@ constexpr F kData[] = {
 
 // ---- checkpoint ----
 
-// A plain number is a step count; with a unit, a duration; or auto (Young/Daly).
+// A plain number is a step count; with a unit, a duration; or auto (Daly's optimum).
 Value parse_interval(const std::string& t, const FieldContext&) {
   if (t == "auto") return t;
   try {

@@ -150,10 +150,6 @@ Evaluation evaluate(const PlanInputs& in, const PlanSource& s, PlanMode mode, in
       const SpotOverhead ov = spot_overhead(SpotParams{in.spot_interruptions_per_day / 24.0 * e.instances,
                                                        st.checkpoint_write, in.spot_restart, std::nullopt});
       e.spot = ov;
-      if (!ov.feasible) {
-        e.rejected = Rejection::kSpotStall;
-        return e;
-      }
       e.wall_hours = e.work_hours * ov.wall_per_work;
     }
     // Before training: the instance is provisioned, then the dataset uploaded.
@@ -234,8 +230,6 @@ std::string_view to_string(Rejection r) {
       return "no layout gives every data-parallel rank a micro-batch";
     case Rejection::kJoin:
       return "more instances than the offer lets one job join";
-    case Rejection::kSpotStall:
-      return "spot interruptions outpace progress";
     case Rejection::kRange:
       return "cost beyond a trillion";
     case Rejection::kDeadline:

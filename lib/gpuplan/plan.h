@@ -106,12 +106,11 @@ enum class Rejection : std::uint8_t {
   kMemory,     ///< does not fit with any layout (TP, PP, ZeRO-3, full recompute)
   kBatch,      ///< no layout gives every data-parallel rank a micro-batch
   kJoin,       ///< more instances than the offer lets one job join
-  kSpotStall,  ///< interruptions outpace progress
   kRange,      ///< the cost is beyond a trillion
   kDeadline,
   kBudget,
 };
-inline constexpr int kRejectionCount = 8;
+inline constexpr int kRejectionCount = 7;
 std::string_view to_string(Rejection r);
 
 /// Everything about one configuration, for the rows a report shows.
@@ -150,7 +149,7 @@ struct Rejected {
 
 struct PlanResult {
   std::vector<PlanSource> sources{};
-  std::int64_t evaluated = 0;  ///< configurations looked at (offer × count × mode)
+  std::int64_t evaluated = 0;          ///< configurations looked at (offer × count × mode)
   std::int64_t layouts_evaluated = 0;  ///< layouts whose memory (and, when it fits, step) was computed
   std::int64_t layout_cache_hits = 0;  ///< GPU × shape × count searches answered from an earlier offer
   std::array<std::int64_t, kRejectionCount> rejected{};

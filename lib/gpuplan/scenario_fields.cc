@@ -496,7 +496,7 @@ constexpr F kSpotOwn[] = {
      .at = member<&Scenario::spot, &SpotInputs::interruptions, &SpotParams::interval>(),
      .parse = &parse_interval,
      .echo = {.skip = true},
-     .label = "checkpoint interval (auto: Young/Daly)"},
+     .label = "checkpoint interval (auto: Daly's optimum)"},
 };
 
 constexpr auto kHourly = join(kModeKeys, kHourlyOwn);
@@ -572,12 +572,18 @@ const Field<Scenario>& operating_field(OperatingKind kind) {
     return *find_field(scenario_section(section).rows, key);
   };
   switch (kind) {
-    case OperatingKind::kPue: return row("buy", "pue");
-    case OperatingKind::kLeadTime: return row("buy", "lead_time");
-    case OperatingKind::kUsefulLife: return row("buy", "useful_life");
-    case OperatingKind::kResidualValue: return row("buy", "residual_value");
-    case OperatingKind::kDiscountRate: return row("", "discount_rate");
-    default: throw std::logic_error("operating_field: a money kind is read as a price");
+    case OperatingKind::kPue:
+      return row("buy", "pue");
+    case OperatingKind::kLeadTime:
+      return row("buy", "lead_time");
+    case OperatingKind::kUsefulLife:
+      return row("buy", "useful_life");
+    case OperatingKind::kResidualValue:
+      return row("buy", "residual_value");
+    case OperatingKind::kDiscountRate:
+      return row("", "discount_rate");
+    default:
+      throw std::logic_error("operating_field: a money kind is read as a price");
   }
 }
 

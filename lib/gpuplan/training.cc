@@ -317,7 +317,7 @@ StepBreakdown TrainingModel::step(const Configuration& c, const Layout& l, doubl
     double interval_steps = 200;  // the article: "每200步存一次checkpoint"
     if (job_.checkpoint_every_steps) interval_steps = *job_.checkpoint_every_steps;
     else if (job_.checkpoint_every) interval_steps = *job_.checkpoint_every / base_step;
-    else if (job_.mtbf) interval_steps = young_daly_interval(write, *job_.mtbf) / base_step;
+    else if (job_.mtbf) interval_steps = daly_interval(write, *job_.mtbf) / base_step;
     interval_steps = std::max(1.0, interval_steps);
     s.checkpoint_write = write;
     s.checkpoint_interval_steps = interval_steps;

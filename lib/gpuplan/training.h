@@ -54,7 +54,7 @@ struct Job {
   BytesPerSecond checkpoint_bandwidth{};  ///< write bandwidth per node (all nodes write when ZeRO shards the states)
   std::optional<double> checkpoint_every_steps{};
   std::optional<Seconds> checkpoint_every{};
-  std::optional<Seconds> mtbf{};  ///< for checkpoint interval "auto" (Young/Daly)
+  std::optional<Seconds> mtbf{};  ///< for checkpoint interval "auto" (Daly's optimum)
   std::optional<double> mfu{};    ///< model FLOPs utilisation override (0–1)
 };
 

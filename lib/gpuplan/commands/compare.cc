@@ -179,8 +179,7 @@ Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
     const SpotOverhead& ov = *c.spot_overhead;
     sp["checkpoint_interval_minutes"] = std::isfinite(ov.interval.count()) ? Json(ov.interval.count() / 60) : Json();
     sp["interval_is_young_daly_optimum"] = ov.optimal;
-    sp["feasible"] = ov.feasible;
-    sp["wall_time_per_work_time"] = ov.feasible ? Json(ov.wall_per_work) : Json();
+    sp["wall_time_per_work_time"] = ov.wall_per_work;
     sp["checkpoint_share"] = ov.checkpoint_share;
     sp["lost_share"] = ov.lost_share;
     extra["spot"] = std::move(sp);
@@ -192,15 +191,13 @@ Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
 std::optional<std::string> spot_note(const Comparison& c) {
   if (!c.spot_overhead) return std::nullopt;
   const SpotOverhead& ov = *c.spot_overhead;
-  if (!ov.feasible) return "Spot: interruptions outpace progress at these settings; spot is left out.";
   if (!std::isfinite(ov.interval.count())) return std::nullopt;
   return fmt::format(
       "Spot: {:g} interruption(s) a day per instance × {} instance(s); checkpoint every {:.0f} min ({}), wall time "
       "{:.3f}× the work ({:.1f}% writing checkpoints, {:.1f}% lost to interruptions).",
       c.scenario.spot->interruptions.interruptions_per_hour * 24,
       instances_for(c.scenario.workload.gpus, c.scenario.spot->rent.gpus_per_instance), ov.interval.count() / 60,
-      ov.optimal ? "Young/Daly optimum sqrt(2·C·MTBF)" : "as given", ov.wall_per_work, ov.checkpoint_share * 100,
-      ov.lost_share * 100);
+      ov.optimal ? "Daly's optimum" : "as given", ov.wall_per_work, ov.checkpoint_share * 100, ov.lost_share * 100);
 }
 
 void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c, const CompareQuery& q,

@@ -249,7 +249,7 @@ void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x
   const V cw = gen.input("s_checkpoint_write_h", "spot: checkpoint write", p.checkpoint_write.count() / 3600,
                          Style::kInputNumber, "hours");
   const V rs_ = gen.input("s_restart_h", "spot: restart", p.restart.count() / 3600, Style::kInputNumber, "hours");
-  const V given = gen.input("s_interval_h", "spot: checkpoint interval (0 = Young/Daly optimum)",
+  const V given = gen.input("s_interval_h", "spot: checkpoint interval (0 = Daly's optimum)",
                             p.interval ? p.interval->count() / 3600 : 0.0, Style::kInputNumber, "hours");
   const double lambda = p.interruptions_per_hour * sr.instances.v;
   const V lam =
@@ -257,14 +257,18 @@ void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x
                   fmt::format("{}/24*{}", per_day.ref, sr.instances.ref), lambda, Style::kPrecise, "per hour");
   // τ = sqrt(2·C·MTBF) unless given; C = 0: continuous checkpoints (τ = 0).
   const double tau = std::isfinite(ov.interval.count()) ? ov.interval.count() / 3600 : 0.0;
+  // τ: given, else Daly's optimum sqrt(2CM)·[1 + (C/2M)^½/3 + (C/2M)/9] − C (M = 1/λ; C ≥ 2M: τ = M);
+  // C = 0: a checkpoint every second of work.
   const V tau_v = gen.derived("s_tau_h", "spot: checkpoint interval used",
-                              fmt::format("IF({0}>0,{0},IF({1}>0,SQRT(2*{2}/{1}),0))", given.ref, lam.ref, cw.ref), tau,
-                              Style::kPrecise, "hours");
-  // Daly: T/W = (1 + C/τ) / (1 − λ(R + (τ + C)/2)); never interrupted: 1 + C/τ for a given τ, else 1.
+                              fmt::format("IF({0}>0,{0},IF({1}>0,IF({2}=0,1/3600,IF({2}>=2/{1},1/{1},"
+                                          "SQRT(2*{2}/{1})*(1+SQRT({2}*{1}/2)/3+{2}*{1}/18)-{2})),0))",
+                                          given.ref, lam.ref, cw.ref),
+                              tau, Style::kPrecise, "hours");
+  // Daly's complete model: T/W = M·e^(R/M)·(e^((τ + C)/M) − 1)/τ; never interrupted: 1 + C/τ for a given τ, else 1.
   const V factor =
-      gen.derived("s_wall_per_work", "spot: wall time per hour of work (Daly)",
-                  fmt::format("IF({0}=0,IF({1}>0,1+{2}/{1},1),(1+IF({1}>0,{2}/{1},0))/(1-{0}*({3}+({1}+{2})/2)))",
-                              lam.ref, tau_v.ref, cw.ref, rs_.ref),
+      gen.derived("s_wall_per_work", "spot: wall time per hour of work (Daly's complete model)",
+                  fmt::format("IF({0}=0,IF({1}>0,1+{2}/{1},1),EXP({3}*{0})*(EXP(({1}+{2})*{0})-1)/({0}*{1}))", lam.ref,
+                              tau_v.ref, cw.ref, rs_.ref),
                   ov.wall_per_work, Style::kPrecise, "ratio");
   const V one{"1", 1}, zero{"0", 0}, yes{"1", 1};
   x.sp_work = hourly_parts(gen, "s_work_", sr, x.u, x.runs, one, zero, yes, "spot (work)", s.spot->rent, s.workload);
@@ -522,7 +526,7 @@ Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const Scenario& s, co
   buy_inputs(gen, s, x);
   if (s.hourly) hourly_inputs(gen, s, x);
   if (s.monthly) monthly_inputs(gen, s, x);
-  if (s.spot && c.spot_overhead && c.spot_overhead->feasible) spot_inputs(gen, s, *c.spot_overhead, x);
+  if (s.spot && c.spot_overhead) spot_inputs(gen, s, *c.spot_overhead, x);
   if (s.hybrid && s.hourly) hybrid_inputs(gen, s, x);
   return x;
 }

@@ -222,9 +222,8 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
     const SpotOverhead ov = spot_overhead(SpotParams{rj.spot_interruptions_per_day / 24.0 * n,
                                                      choice->step.checkpoint_write, Seconds(600), std::nullopt});
     out.spot = true;
-    if (ov.feasible)
-      add_cost_row(out, o, prices, BillingMode::kSpot, run_h * ov.wall_per_work, n, wall_h, dataset_gb, layout,
-                   fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
+    add_cost_row(out, o, prices, BillingMode::kSpot, run_h * ov.wall_per_work, n, wall_h, dataset_gb, layout,
+                 fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
   }
   if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, run_h, n, wall_h, dataset_gb, layout, "");
 }
@@ -333,7 +332,7 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
     rep.notes.push_back(
         fmt::format("Spot rows: {:g} interruption(s) a day per instance (cost.spot_interruptions_per_day; "
                     "any instance's interruption stops the job), checkpoint write on that configuration, restart 10 "
-                    "min, checkpoints at the Young/Daly interval.",
+                    "min, checkpoints at Daly's optimum interval, Daly's complete model.",
                     rj.spot_interruptions_per_day));
   if (costs.out_of_range > 0)
     rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond a trillion.", costs.out_of_range));

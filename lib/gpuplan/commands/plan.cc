@@ -62,7 +62,7 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
   if (priced && priced->as_of + std::chrono::duration_cast<std::chrono::days>(ctx.stale_after) < ctx.today)
     note = fmt::format("stale price (as_of {})", format_date(priced->as_of));
   for (const auto& n : d.notes) note += (note.empty() ? "" : "; ") + n;
-  if (d.spot && d.spot->feasible)
+  if (d.spot)
     note +=
         fmt::format("{}+{:.1f}% time for interruptions", note.empty() ? "" : "; ", (d.spot->wall_per_work - 1) * 100);
   Cell probability{};
@@ -334,8 +334,7 @@ Json plan_extra(const PlanResult& r, const CurrencyConverter& fx) {
   search["feasible"] = static_cast<long long>(r.feasible.size());
   search["frontier"] = static_cast<long long>(r.frontier.size());
   Json rej = Json::object();
-  static constexpr const char* kKeys[] = {"precision",  "memory",       "batch",    "join",
-                                          "spot_stall", "out_of_range", "deadline", "budget"};
+  static constexpr const char* kKeys[] = {"precision", "memory", "batch", "join", "out_of_range", "deadline", "budget"};
   for (int i = 0; i < kRejectionCount; ++i)
     rej[kKeys[i]] = static_cast<long long>(r.rejected[static_cast<std::size_t>(i)]);
   search["rejected"] = std::move(rej);

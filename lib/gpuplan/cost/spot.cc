@@ -13,6 +13,13 @@ Seconds young_daly_interval(Seconds checkpoint_write, Seconds mtbf) {
   return Seconds(std::sqrt(2.0 * checkpoint_write.count() * mtbf.count()));
 }
 
+Seconds daly_interval(Seconds checkpoint_write, Seconds mtbf) {
+  const double c = checkpoint_write.count(), m = mtbf.count();
+  if (c >= 2 * m) return mtbf;
+  const double x = c / (2 * m);
+  return Seconds(std::sqrt(2 * c * m) * (1 + std::sqrt(x) / 3 + x / 9) - c);
+}
+
 SpotOverhead spot_overhead(const SpotParams& p) {
   if (p.interruptions_per_hour < 0 || p.checkpoint_write < Seconds(0) || p.restart < Seconds(0))
     throw std::invalid_argument("spot parameters must not be negative");
@@ -26,26 +33,16 @@ SpotOverhead spot_overhead(const SpotParams& p) {
     out.checkpoint_share = 1.0 - 1.0 / out.wall_per_work;
     return out;
   }
-  const double c = p.checkpoint_write.count();
-  const double r = p.restart.count();
-  double tau =
-      p.interval ? p.interval->count() : young_daly_interval(p.checkpoint_write, Seconds(1.0 / lambda)).count();
+  const double m = 1.0 / lambda, c = p.checkpoint_write.count(), r = p.restart.count();
+  double tau = p.interval ? p.interval->count() : daly_interval(p.checkpoint_write, Seconds(m)).count();
   out.optimal = !p.interval.has_value();
-  if (!(tau > 0)) {
-    // C = 0: checkpoints are free, so take them continuously; only restarts are lost.
-    tau = 0.0;
-  }
+  // C = 0: checkpoints are free; take them every second of work (the limit τ → 0 loses only restarts).
+  if (!(tau > 0)) tau = 1.0;
   out.interval = Seconds(tau);
-  const double write = tau > 0 ? c / tau : 0.0;
-  const double lost_rate = lambda * (r + (tau + c) / 2.0);
-  if (lost_rate >= 1.0) {
-    out.feasible = false;
-    out.wall_per_work = std::numeric_limits<double>::infinity();
-    return out;
-  }
-  out.wall_per_work = (1.0 + write) / (1.0 - lost_rate);
-  out.lost_share = lost_rate;
-  out.checkpoint_share = write / out.wall_per_work;
+  // Daly's complete model, per unit of work: M·e^(R/M)·(e^((τ+C)/M) − 1)/τ (expm1 keeps precision at small λ).
+  out.wall_per_work = m * std::exp(r / m) * std::expm1((tau + c) / m) / tau;
+  out.checkpoint_share = (c / tau) / out.wall_per_work;
+  out.lost_share = std::max(0.0, 1.0 - (1.0 + c / tau) / out.wall_per_work);
   return out;
 }
 
@@ -61,10 +58,11 @@ SpotSimulation simulate_spot(Seconds work, const SpotParams& p, Seconds availabl
   const double lambda = p.interruptions_per_hour / 3600.0;
   const double c = p.checkpoint_write.count();
   const double r = p.restart.count();
-  // τ = ∞ (never interrupted) or 0 (free checkpoints): one segment, or segments of a minute.
+  // τ = ∞ (never interrupted): one segment.
   double tau = ov.interval.count();
-  if (!std::isfinite(tau) || tau <= 0) tau = std::isfinite(tau) ? 60.0 : std::max(w, 1.0);
-  const double cap = 10.0 * w + available.count();
+  if (!std::isfinite(tau)) tau = std::max(w, 1.0);
+  // Ten times the expected time: a trial that long is hopeless for any deadline.
+  const double cap = 10.0 * w * ov.wall_per_work + available.count();
   std::mt19937_64 gen(seed);
   // Uniform in (0, 1] from the top 53 bits; then an exponential gap by inversion.
   const auto gap = [&] {
@@ -98,8 +96,15 @@ SpotSimulation simulate_spot(Seconds work, const SpotParams& p, Seconds availabl
         next -= need;
         done += seg;
       } else {
-        t += next + r;  // the segment in flight is lost
+        // The segment in flight is lost; the restart starts over if interrupted too.
+        t += next;
         next = gap();
+        while (next < r && t < cap) {
+          t += next;
+          next = gap();
+        }
+        t += r;
+        next -= r;
       }
     }
     if (t >= cap) {
