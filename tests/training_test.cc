@@ -35,19 +35,21 @@ MemoryBreakdown memory_per_gpu(const Job& j, const Gpu& g, int n) {
 }
 }  // namespace
 
-TEST_CASE("dense training costs 6·N·D FLOPs, 8·N·D with full recompute, 4·N·D for LoRA", "[training]") {
+TEST_CASE("dense training costs 6·N + 12·L·s·h FLOPs a token, +1/3 with full recompute, 2/3 for LoRA", "[training]") {
   Job j = seven_b();
-  j.arch.given = false;  // no attention term
-  // 6 × 7e9 = 4.2e10 FLOPs per token; × 2e9 tokens = 8.4e19.
-  CHECK(training_flops_per_token(j) == Approx(4.2e10));
-  j.recompute = Recompute::kFull;
-  CHECK(training_flops_per_token(j) == Approx(5.6e10));  // 8 × 7e9
+  const Architecture a = j.arch;  // 32 layers, hidden 4096
+  // PaLM's model FLOPs (App. B): 6 × 7e9 + 12 × 32 × 4096 × 4096 = 4.2e10 + 6.44e9 per token.
+  const double attention = 12.0 * 32 * 4096 * 4096;
+  CHECK(training_flops_per_token(j, a) == Approx(4.2e10 + attention));
+  j.recompute = Recompute::kFull;  // another forward pass: 8/6 of it
+  CHECK(training_flops_per_token(j, a) == Approx((4.2e10 + attention) * 8 / 6));
   j.recompute = Recompute::kNone;
-  j.method = Method::kLora;
-  CHECK(training_flops_per_token(j) == Approx(2.8e10));  // 4 × 7e9
-  // With the architecture: + 6·L·s·d = 6 × 32 × 4096 × 4096 = 3.22e9 per token.
-  Job a = seven_b();
-  CHECK(training_flops_per_token(a) == Approx(4.2e10 + 6.0 * 32 * 4096 * 4096));
+  j.method = Method::kLora;  // no weight gradients: 4/6 of it
+  CHECK(training_flops_per_token(j, a) == Approx((4.2e10 + attention) * 4 / 6));
+  // A sequence of one token has next to no attention: 6·N.
+  j = seven_b();
+  j.sequence_length = 1;
+  CHECK(training_flops_per_token(j, a) == Approx(4.2e10).epsilon(1e-4));
 }
 
 TEST_CASE("bf16 AdamW holds 18 bytes per parameter (fp32 gradients); ZeRO shards them over the cards", "[training]") {

@@ -5,6 +5,7 @@
 
 #include "gpuplan/context.h"
 #include "gpuplan/cost/spot.h"
+#include "gpuplan/efficiency.h"
 
 namespace gpuplan {
 namespace {
@@ -55,6 +56,7 @@ void set_activation_bytes(ResolvedJob& r, const Value& v) {
   r.job.activation_bytes_per_sample = std::get<Bytes>(v).value();
 }
 bool vision(const ResolvedJob& r) { return is_vision_job(r.job); }
+bool fp8(const ResolvedJob& r, const FieldContext&) { return r.job.precision == Precision::kFp8; }
 bool not_vision(const ResolvedJob& r) { return !is_vision_job(r.job); }
 
 constexpr F kJob[] = {
@@ -162,7 +164,15 @@ constexpr F kJob[] = {
      .kind = K::kShare,
      .at = job<&Job::mfu>,
      .range = {0, 1, true},
-     .label = "model FLOPs utilisation (default: per GPU class)"},
+     .label = "model FLOPs utilisation, of the dense bf16 peak (default: per GPU class and model size)"},
+    {.key = "fp8_speedup",
+     .kind = K::kNumber,
+     .at = job<&Job::fp8_speedup>,
+     .range = {1, 2},
+     .fallback = "1.36",
+     .why = kFp8SpeedupSource,
+     .applies = &fp8,
+     .label = "fp8 jobs: achieved rate over bf16 (end-to-end, not the data sheet's 2×)"},
     {.key = "forward_flops_per_sample",
      .kind = K::kCount,
      .at = job<&Job::forward_flops_per_sample>,

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "gpuplan/cost/rent.h"
+#include "gpuplan/efficiency.h"
 
 namespace gpuplan {
 namespace {
@@ -174,7 +175,8 @@ Evaluation evaluate(const PlanInputs& in, const PlanSource& s, PlanMode mode, in
 double achieved(const TrainingModel& model, const Gpu& gpu, const PlanInputs& in) {
   const double f = model.achieved_flops(gpu);
   if (in.mfu_factor == 1.0 || f <= 0) return f;
-  return std::min(f * in.mfu_factor, gpu.dense_tflops.at(in.job.precision) * 1e12);
+  const double speedup = in.job.precision == Precision::kFp8 ? in.job.fp8_speedup : 1.0;
+  return std::min(f * in.mfu_factor, mfu_peak_tflops(gpu, in.job.precision) * 1e12 * speedup);
 }
 
 Configuration configuration(const PlanInputs& in, const PlanSource& s, int gpus) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "gpuplan/cost/spot.h"
+#include "gpuplan/efficiency.h"
 #include "gpuplan/fields.h"
 
 namespace gpuplan {
@@ -105,13 +106,12 @@ double training_flops_multiplier(const Job& job) {
 
 double backward_share(const Job& job) { return job.method == Method::kLora ? 0.5 : 2.0 / 3.0; }
 
-double training_flops_per_token(const Job& job) {
+double training_flops_per_token(const Job& job, const Architecture& a) {
   const double k = training_flops_multiplier(job);
-  double flops = k * job.parameters;
-  // Attention: forward 2·n_layer·n_ctx·d_model per token (Kaplan et al. 2020,
-  // Table 1), with the same forward/backward multiple.
-  if (job.arch.given && job.sequence_length > 0) flops += k * job.arch.layers * job.sequence_length * job.arch.hidden;
-  return flops;
+  // Attention scores and their use, QKᵀ and AV: forward 4·s·h per layer and
+  // token, the same multiple for the backward pass: 12·L·s·h in training
+  // (Chowdhery et al. 2022, PaLM, App. B; Narayanan et al. 2021, §5.1).
+  return k * job.parameters + 2.0 * k * a.layers * job.sequence_length * a.hidden;
 }
 
 TrainingModel::TrainingModel(const Job& job) : job_(job) {
@@ -128,7 +128,7 @@ TrainingModel::TrainingModel(const Job& job) : job_(job) {
     total_flops_ = Flops(k * job.forward_flops_per_sample * job.samples);
   } else {
     arch_ = shape(job);
-    flops_per_token_ = training_flops_per_token(job);
+    flops_per_token_ = training_flops_per_token(job, arch_);
     step_flops_ = flops_per_token_ * job.global_batch * job.sequence_length;
     steps_ = std::ceil(job.tokens / (job.global_batch * job.sequence_length) - 1e-9);
     total_flops_ = Flops(flops_per_token_ * job.tokens);
@@ -203,9 +203,9 @@ MemoryBreakdown TrainingModel::memory(const Gpu& gpu, const Layout& l, double us
 }
 
 double TrainingModel::achieved_flops(const Gpu& gpu) const {
-  const auto peak = gpu.dense_tflops.find(job_.precision);
-  if (peak == gpu.dense_tflops.end()) return 0.0;
-  return peak->second * 1e12 * (job_.mfu ? *job_.mfu : default_mfu(gpu).first);
+  const double mfu = job_.mfu ? *job_.mfu : default_mfu(gpu, job_).value;
+  return mfu_peak_tflops(gpu, job_.precision) * 1e12 * mfu *
+         (job_.precision == Precision::kFp8 ? job_.fp8_speedup : 1.0);
 }
 
 namespace {
@@ -499,18 +499,6 @@ Seconds ring_allreduce(Bytes bytes, int n, BytesPerSecond bandwidth) {
   return Seconds(2.0 * (n - 1) / n * bytes.value() / bandwidth.value());
 }
 
-std::pair<double, std::string> default_mfu(const Gpu& gpu) {
-  // Published large-scale training reaches 21–46% MFU (Chowdhery et al. 2022,
-  // PaLM, Table 3: GPT-3 21.3%, Gopher 32.5%, MT-NLG 30.2%, PaLM 46.2%);
-  // Llama 2's reported A100 hours imply about 40% (Touvron et al. 2023,
-  // Table 2). Consumer cards lack NVLink and run from GDDR: 30% (assumption).
-  if (gpu.form_factor == "consumer")
-    return {0.30, "default for consumer GPUs (assumption: no NVLink, GDDR memory); calibrate with `gpuplan fit mfu`"};
-  return {0.40,
-          "default for data-centre GPUs: published runs reach 21-46% (Chowdhery et al. 2022, Table 3); "
-          "Llama 2's A100 hours imply about 40%"};
-}
-
 // The fabric a cluster's named network implies ("ib_hdr" → InfiniBand).
 std::string fabric_of(const std::string& network) {
   if (network.starts_with("ib_")) return "infiniband";
@@ -530,7 +518,9 @@ Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
     e.mfu = *job.mfu;
     e.mfu_source = "given";
   } else {
-    std::tie(e.mfu, e.mfu_source) = default_mfu(gpu);
+    const MfuDefault d = default_mfu(gpu, job);
+    e.mfu = d.value;
+    e.mfu_source = d.source;
   }
   e.per_gpu = FlopsPerSecond(model.achieved_flops(gpu));
   e.flops_per_token = model.flops_per_token();

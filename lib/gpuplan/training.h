@@ -55,7 +55,8 @@ struct Job {
   std::optional<double> checkpoint_every_steps{};
   std::optional<Seconds> checkpoint_every{};
   std::optional<Seconds> mtbf{};  ///< for checkpoint interval "auto" (Daly's optimum)
-  std::optional<double> mfu{};    ///< model FLOPs utilisation override (0–1)
+  std::optional<double> mfu{};    ///< model FLOPs utilisation override (0–1), on efficiency.h's basis
+  double fp8_speedup = 1.36;      ///< fp8 jobs: achieved rate over bf16 (efficiency.h, kFp8Speedup)
 };
 
 struct Cluster {
@@ -182,8 +183,8 @@ class TrainingModel {
   /// activations per Korthikanti et al. 2022).
   double memory_bytes(const Layout& layout) const;
   MemoryBreakdown memory(const Gpu& gpu, const Layout& layout, double usable_share) const;
-  /// Achieved FLOP/s per GPU: the dense peak for the job's precision × MFU
-  /// (the job's, else the GPU class default). 0 when the GPU lacks the precision.
+  /// Achieved model FLOP/s per GPU: the MFU peak × MFU (the job's, else the
+  /// default) × the FP8 speed-up (efficiency.h). 0 when the GPU lacks the precision.
   double achieved_flops(const Gpu& gpu) const;
   /// The step time of `layout` on `c` at `per_gpu` achieved FLOP/s, checkpoints amortised.
   StepBreakdown step(const Configuration& c, const Layout& layout, double per_gpu,
@@ -228,8 +229,9 @@ double training_flops_multiplier(const Job& job);
 /// communication can hide): 4 of 6 N-FLOPs per token, 2 of 4 with LoRA.
 double backward_share(const Job& job);
 
-/// Training FLOPs per token (transformers) per SPEC "Models / Training time".
-double training_flops_per_token(const Job& job);
+/// Training FLOPs per token of a transformer of shape `a` (efficiency.h's basis,
+/// with full recompute's extra forward pass).
+double training_flops_per_token(const Job& job, const Architecture& a);
 /// The shape of instances of `gpus_per_instance` cards of `gpu` joined by `network` per instance
 /// ("none": not joined): NVLink inside SXM boards, else PCIe.
 InstanceShape server_shape(const Gpu& gpu, int gpus_per_instance, BytesPerSecond network, std::string fabric);
@@ -260,8 +262,6 @@ std::optional<std::pair<int, Layout>> minimum_gpus(const Job& job, const Gpu& gp
                                                    int limit = 4096, double usable_share = 0.9);
 /// Ring all-reduce time: 2(n−1)/n × bytes ÷ bandwidth (NCCL's ring algorithm bound).
 Seconds ring_allreduce(Bytes bytes, int n, BytesPerSecond bandwidth);
-/// The default MFU for a GPU class, and where it comes from.
-std::pair<double, std::string> default_mfu(const Gpu& gpu);
 
 /// The job on the cluster its file describes, with the best layout (or the
 /// one pinned). Throws std::invalid_argument for inputs the model cannot use.

@@ -7,6 +7,7 @@
 #include "gpuplan/cost/rent.h"
 #include "gpuplan/cost/run.h"
 #include "gpuplan/cost/spot.h"
+#include "gpuplan/efficiency.h"
 #include "gpuplan/error.h"
 #include "gpuplan/fields.h"
 #include "gpuplan/job.h"
@@ -56,6 +57,15 @@ ResolvedJob resolve_estimate(const Context& ctx, const EstimateQuery& q) {
   return load_job_with_flags(q.job_file, q.sets, flags, ctx);
 }
 
+// "124.8 TFLOP/s of 312.0 peak bf16", and for fp8 the speed-up that takes it past the bf16 basis.
+std::string achieved_text(const Estimate& e, const Job& job, const Gpu& gpu) {
+  const Precision basis = mfu_basis(gpu, job.precision);
+  std::string s = fmt::format("{:.1f} TFLOP/s of {:.1f} peak {}", e.per_gpu.value() / 1e12,
+                              mfu_peak_tflops(gpu, job.precision), to_string(basis));
+  if (job.precision == Precision::kFp8) s += fmt::format(" (MFU × fp8 speed-up {:g}×)", job.fp8_speedup);
+  return s;
+}
+
 Table summary_table(const Estimate& e, const Job& job, const Cluster& cl) {
   const Gpu& gpu = *cl.gpu;
   Table sum;
@@ -65,8 +75,7 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl) {
   if (e.flops_per_token > 0) add("FLOPs per token", fmt::format("{:.3g}", e.flops_per_token));
   add("training FLOPs", fmt::format("{:.3g}", e.total_flops.value()));
   add("MFU", fmt::format("{:.0f}% ({})", e.mfu * 100, e.mfu_source == "given" ? "given" : "default"));
-  add("achieved per GPU", fmt::format("{:.1f} TFLOP/s of {:.1f} peak {}", e.per_gpu.value() / 1e12,
-                                      gpu.dense_tflops.at(job.precision), to_string(job.precision)));
+  add("achieved per GPU", achieved_text(e, job, gpu));
   add("layout", to_string(e.layout));
   add("memory per GPU", fmt::format("{:.1f} GB of {:.1f} GB usable: {}", e.memory.total.value() / kGB,
                                     e.memory.usable.value() / kGB, e.memory.fits ? "fits" : "DOES NOT FIT"));
@@ -275,7 +284,9 @@ EstimateWorkbook workbook_data(const std::string& title, const ResolvedJob& rj, 
   wbd.job = rj.job;
   wbd.gpus = rj.cluster.gpus;
   wbd.gpu = rj.cluster.gpu->id;
-  wbd.peak_tflops = rj.cluster.gpu->dense_tflops.at(rj.job.precision);
+  wbd.peak_tflops = mfu_peak_tflops(*rj.cluster.gpu, rj.job.precision);
+  wbd.mfu_basis = mfu_basis(*rj.cluster.gpu, rj.job.precision);
+  wbd.precision_speedup = rj.job.precision == Precision::kFp8 ? rj.job.fp8_speedup : 1.0;
   wbd.estimate = e;
   wbd.comm_overlap = rj.cluster.comm_overlap;
   wbd.dataset_gb = rj.dataset.value() / kGB;

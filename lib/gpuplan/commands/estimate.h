@@ -47,7 +47,9 @@ struct EstimateWorkbook {
   Job job{};
   int gpus = 1;
   std::string gpu{};
-  double peak_tflops = 0;
+  double peak_tflops = 0;  ///< of the MFU basis (efficiency.h)
+  Precision mfu_basis = Precision::kBf16;
+  double precision_speedup = 1.0;  ///< fp8 over the basis
   Estimate estimate{};
   double comm_overlap = 0.5;
   double dataset_gb = 0;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/commands/estimate.h"
+#include "gpuplan/efficiency.h"
 #include "gpuplan/xlsx.h"
 
 namespace gpuplan {
@@ -83,9 +84,12 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
   TimeCells t;
   t.gpus = in.input("gpus", "GPUs", d.gpus, Style::kInputNumber, "GPUs",
                     "the per-step times below are for this count: rerun gpuplan to change it");
-  const xlsx::Value peak = in.input("peak_tflops", fmt::format("dense peak ({})", to_string(j.precision)),
+  const xlsx::Value peak = in.input("peak_tflops", fmt::format("dense peak ({}: MFU's basis)", to_string(d.mfu_basis)),
                                     d.peak_tflops, Style::kInputNumber, "TFLOP/s per GPU");
   const xlsx::Value mfu = in.input("mfu", "MFU", e.mfu, Style::kInputPercent, "share", e.mfu_source);
+  const xlsx::Value speedup =
+      in.input("precision_speedup", "speed-up of the precision over the basis", d.precision_speedup,
+               Style::kInputNumber, "×", j.precision == Precision::kFp8 ? std::string(kFp8SpeedupSource) : "");
   const xlsx::Value data = in.input("data_seconds_per_step", "data loading per step", e.step.data.count(),
                                     Style::kInputNumber, "s", "overlaps compute");
   const xlsx::Value comm = in.input("allreduce_seconds_per_step", "gradient all-reduce per step",
@@ -100,7 +104,7 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
   in.heading("Time (training.cc: step = max(compute, data) + exposed communication + checkpoints)");
   const xlsx::Value compute =
       in.derived("compute_seconds_per_step", "compute per step",
-                 fmt::format("{}/({}*{}*1E12*{})", job.step_flops.ref, t.gpus.ref, peak.ref, mfu.ref),
+                 fmt::format("{}/({}*{}*1E12*{}*{})", job.step_flops.ref, t.gpus.ref, peak.ref, mfu.ref, speedup.ref),
                  e.step.compute.count(), Style::kPrecise, "s");
   const xlsx::Value exposed = in.derived("exposed_seconds_per_step", "exposed communication per step",
                                          fmt::format("MAX(0,{}-{}*{}*{})", comm.ref, compute.ref, bwd.ref, overlap.ref),
