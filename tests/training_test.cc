@@ -199,3 +199,92 @@ TEST_CASE("the estimate matches Llama 2's published GPU-hours within 10%", "[tra
     CHECK(estimate(j, c).gpu_hours >= compute_hours * 0.999);
   }
 }
+
+TEST_CASE("checkpoints: every node writes its shard, up to what the storage takes in all", "[training][checkpoint]") {
+  Job j = seven_b();  // 98 GB of checkpoint: 14 GB of bf16 weights + 84 GB of fp32 Adam states
+  j.checkpoint_bandwidth = BytesPerSecond(1e9);
+  j.checkpoint_every = Seconds(1800);
+  Cluster c;
+  c.gpu = &gpu("H800");
+  c.gpus = 64;  // 8 nodes
+  c.network_bandwidth = *network_bandwidth("ib_ndr");
+  const Estimate e = estimate(j, c);
+  REQUIRE(e.checkpoint_size.value() == Approx(98 * GB));
+  // 8 nodes × 1 GB/s: 98 GB / 8 GB/s = 12.25 s, whatever the ZeRO stage.
+  CHECK(e.step.checkpoint_write.count() == Approx(12.25));
+  // Never interrupted (no failure rate): one write per 30 minutes of work.
+  CHECK(e.step.checkpoint.count() == Approx(e.step.work.count() * 12.25 / 1800));
+  CHECK(e.step.interruptions.count() == 0);
+  CHECK(e.step.step.count() == Approx(e.step.work.count() * (1 + 12.25 / 1800)));
+  // An object-storage bucket that takes 1.25 GB/s in all: 98 / 1.25 = 78.4 s.
+  j.checkpoint_aggregate = BytesPerSecond(1.25e9);
+  CHECK(estimate(j, c).step.checkpoint_write.count() == Approx(78.4));
+  // A step count instead of a time: τ = 200 steps of work.
+  j.checkpoint_every.reset();
+  j.checkpoint_every_steps = 200;
+  const Estimate s = estimate(j, c);
+  CHECK(s.step.checkpoint_interval_steps == Approx(200));
+  CHECK(s.step.checkpoint.count() == Approx(78.4 / 200));
+}
+
+TEST_CASE("failures: a job of n GPUs is interrupted n times as often, and its step follows Daly's complete model",
+          "[training][interruptions]") {
+  Job j = seven_b();
+  j.method = Method::kPretrain;
+  j.tokens = 1e12;
+  j.global_batch = 4096;
+  j.zero_stage = 1;
+  j.checkpoint_bandwidth = BytesPerSecond(2e9);
+  j.checkpoint_every = Seconds(1800);
+  j.gpu_mtbf = Seconds(2111.0 * 86400);  // Llama 3: 419 interruptions in 54 days on 16,384 GPUs
+  j.restart = Seconds(600);
+  Cluster c;
+  c.gpu = &gpu("H100");
+  c.gpus = 2048;
+  c.network_bandwidth = *network_bandwidth("ib_ndr") * 8.0;
+  const Estimate e = estimate(j, c);
+  // λ = 2048 / 2111 days = 0.970 a day; M = 24.74 h = 89,058 s.
+  const double m = 2111.0 * 86400 / 2048;
+  CHECK(e.step.interruptions_per_hour == Approx(3600 / m));
+  const double cw = e.step.checkpoint_write.count(), tau = 1800;
+  const double daly = m * std::exp(600 / m) * std::expm1((tau + cw) / m) / tau;
+  CHECK(e.step.step.count() == Approx(e.step.work.count() * daly).epsilon(1e-9));
+  CHECK(e.step.interruptions.count() > 0);
+  // Property: more GPUs, more of the time lost; a longer restart, more still.
+  double previous = 0;
+  for (int n : {256, 1024, 4096, 16384}) {
+    c.gpus = n;
+    j.global_batch = n * 2;
+    const Estimate x = estimate(j, c);
+    const double lost = x.step.interruptions / x.step.step;
+    INFO(n << " GPUs");
+    CHECK(lost > previous);
+    previous = lost;
+  }
+  Job longer = j;
+  longer.restart = Seconds(3600);
+  CHECK(estimate(longer, c).step.interruptions > estimate(j, c).step.interruptions);
+  // Without failures nothing is lost.
+  j.gpu_mtbf = Seconds(0);
+  CHECK(estimate(j, c).step.interruptions.count() == 0);
+}
+
+TEST_CASE("checkpoint interval auto is Daly's optimum for the job's failure rate", "[training][interruptions]") {
+  Job j = seven_b();
+  j.checkpoint_bandwidth = BytesPerSecond(1e9);
+  j.gpu_mtbf = Seconds(2111.0 * 86400);
+  j.restart = Seconds(600);
+  Cluster c;
+  c.gpu = &gpu("A100-80G");
+  c.gpus = 8;
+  const Estimate e = estimate(j, c);
+  const double m = 2111.0 * 86400 / 8;  // one node's MTBF: 264 days
+  const double tau = daly_interval(e.step.checkpoint_write, Seconds(m)).count();
+  CHECK(e.step.checkpoint_interval_steps * e.step.work.count() == Approx(tau));
+  // Any other interval loses time: Daly's τ minimises the step.
+  for (double k : {0.5, 2.0}) {
+    Job fixed = j;
+    fixed.checkpoint_every = Seconds(tau * k);
+    CHECK(estimate(fixed, c).step.step > e.step.step);
+  }
+}

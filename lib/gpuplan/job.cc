@@ -136,8 +136,10 @@ void read_job(Fields& top, ResolvedJob& out, JobDraft& d, const FieldContext& ct
 void read_section(Fields& top, std::string_view name, ResolvedJob& out, JobDraft& d, const FieldContext& ctx) {
   Fields f(top.diagnostics(), detail::section(top, name), std::string(name), known_keys(name));
   d.given[section_index(name)] = detail::read_fields(f, out, job_section(name).rows, ctx);
-  if (name == "cluster")
+  if (name == "cluster") {
     d.network_bandwidth = as<BytesPerSecond>(detail::read_row(f, job_section(name).rows, "network_bandwidth", ctx));
+    if (d.network_bandwidth) out.cluster.network_bandwidth = *d.network_bandwidth;  // no network default then
+  }
   if (name == "plan") {
     out.plan.deadline = f.value("deadline", false, [&](const std::string& t) { return parse_deadline(t, ctx.now); });
     if (out.plan.deadline) out.plan.deadline_text = *f.text("deadline", false);
@@ -201,21 +203,6 @@ void resolve_cluster(ResolvedJob& out, const JobDraft& d, const FieldContext& ct
   c.network = fmt::format("custom {:g} Gb/s", d.network_bandwidth->value() * 8 / 1e9);
 }
 
-// checkpoint.interval auto takes the MTBF, else the spot interruption rate (MTBF = 1 / rate).
-void resolve_mtbf(ResolvedJob& out, DefaultNotes& notes) {
-  Job& j = out.job;
-  if (!out.checkpoint_auto || j.mtbf) return;
-  if (out.spot_interruptions_per_day > 0) {
-    j.mtbf = Seconds(86400.0 / out.spot_interruptions_per_day);
-    notes.add("checkpoint.mtbf", format_duration(*j.mtbf),
-              fmt::format("1 / cost.spot_interruptions_per_day ({:g} a day), for interval auto (Daly's optimum)",
-                          out.spot_interruptions_per_day));
-  } else {
-    j.mtbf = Days(1);
-    notes.add("checkpoint.mtbf", "1d", "assumption, for interval auto (Daly's optimum)");
-  }
-}
-
 // Valid but probably a missing suffix: say so (the run is still computed).
 void warn_sizes(ResolvedJob& out) {
   const Job& j = out.job;
@@ -252,7 +239,6 @@ void resolve(ResolvedJob& out, const JobDraft& d, const FieldContext& ctx, Defau
   for (const char* section : {"data", "checkpoint", "cluster", "cost"}) defaults(out, section, d, ctx, notes, report);
   resolve_cluster(out, d, ctx, report);
   if (!out.layout_text.empty()) out.layout = parse_layout(out.layout_text);
-  resolve_mtbf(out, notes);
   if (ctx.for_plan) defaults(out, "plan", d, ctx, notes, report);
   warn_sizes(out);
 }

@@ -48,6 +48,7 @@ struct ResolvedJob {
   std::string cluster_gpu{};     ///< cluster.gpu as read (cluster.gpu points at its catalog entry)
   int data_storage = 0;          ///< data.storage: 0 local NVMe, 1 network disk, 2 object storage
   bool checkpoint_auto = false;  ///< checkpoint.interval: auto (Daly's optimum)
+  int checkpoint_storage = 2;    ///< checkpoint.storage: local_nvme, network_disk, object_storage, parallel_fs
   std::string layout_text{};     ///< job.layout as written ("tp=2,pp=4"); "" = searched
   LayoutPin layout{};            ///< the same, parsed
 };

@@ -310,30 +310,71 @@ void set_interval(ResolvedJob& r, const Value& v) {
   if (const auto* n = std::get_if<double>(&v)) r.job.checkpoint_every_steps = *n;
 }
 
+// Where checkpoints go: each node's write rate, and the total the storage takes.
+struct CheckpointTier {
+  std::string_view name;
+  double per_node;  // bytes/s
+  double total;     // bytes/s; 0 = no shared limit (every node writes to its own disk)
+  std::string_view why;
+};
+constexpr CheckpointTier kCheckpointTiers[] = {
+    {"local_nvme", 2e9, 0, "assumption: a data-centre NVMe SSD writes about 2 GB/s; each node its own"},
+    {"network_disk", 400e6, 0, "assumption: a cloud block volume, 400 MB/s per node (as data.storage)"},
+    {"object_storage", 1e9, 1.25e9,
+     "assumption: 1 GB/s per node; 10 Gbit/s in all is an Alibaba Cloud OSS bucket's limit in mainland China "
+     "regions (Alibaba Cloud docs, 'troubleshoot bandwidth or QPS overrun', 2024; raised on request)"},
+    {"parallel_fs", 2e9, 2e12,
+     "assumption: 2 GB/s per node; 2 TB/s in all is the sustained rate of the file system Llama 3 checkpointed "
+     "to on 16K GPUs (Dubey et al. 2024, §3.3.1)"},
+};
+constexpr Choice kCheckpointStorage[] = {
+    {"local_nvme", 0}, {"network_disk", 1}, {"object_storage", 2}, {"parallel_fs", 3}};
+
+const CheckpointTier& checkpoint_tier(const ResolvedJob& r) {
+  return kCheckpointTiers[static_cast<std::size_t>(r.checkpoint_storage)];
+}
+std::optional<Fallback> checkpoint_write(const ResolvedJob& r, const FieldContext&) {
+  const CheckpointTier& t = checkpoint_tier(r);
+  return Fallback{BytesPerSecond(t.per_node), fmt::format("{:g}MB/s", t.per_node / 1e6), std::string(t.why)};
+}
+std::optional<Fallback> checkpoint_total(const ResolvedJob& r, const FieldContext&) {
+  const CheckpointTier& t = checkpoint_tier(r);
+  if (t.total <= 0) return std::nullopt;
+  return Fallback{BytesPerSecond(t.total), fmt::format("{:g}GB/s", t.total / 1e9), std::string(t.why)};
+}
+
 constexpr F kCheckpoint[] = {
+    {.key = "storage",
+     .kind = K::kChoice,
+     .at = member<&ResolvedJob::checkpoint_storage>(),
+     .fallback = "object_storage",
+     .why = "the article: \"同时把checkpoint写到对象存储里\"",
+     .choices = kCheckpointStorage,
+     .label = "where checkpoints are written (local_nvme, network_disk, object_storage, parallel_fs)"},
     {.key = "write_bandwidth",
      .kind = K::kRate,
      .at = job<&Job::checkpoint_bandwidth>,
      .range = {0, kInf, true},
-     .fallback = "1GB/s",
-     .why = "assumption",
+     .derive = &checkpoint_write,
      .vary = true,
-     .label = "checkpoint write bandwidth per node"},
+     .label = "checkpoint write bandwidth per node (every node writes its shard)"},
+    {.key = "total_bandwidth",
+     .kind = K::kRate,
+     .at = job<&Job::checkpoint_aggregate>,
+     .range = {0, kInf, true},
+     .derive = &checkpoint_total,
+     .vary = true,
+     .varies = [](const ResolvedJob& r) { return r.job.checkpoint_aggregate.value() > 0; },
+     .label = "the most the storage takes from all nodes together (0: no limit)"},
     {.key = "interval",
      .kind = K::kText,
      .at = {&interval, &set_interval},
      .derive = [](const ResolvedJob&, const FieldContext&) -> std::optional<Fallback> {
-       return Fallback{200.0, "200 steps", "the article: \"每200步存一次checkpoint\""};
+       return Fallback{Seconds(1800), "30min", "the article: \"每隔半小时同步一次\" (every half hour)"};
      },
      .parse = &parse_interval,
      .echo = {.skip = true},
-     .label = "steps (200), a duration (30min) or auto"},
-    {.key = "mtbf",
-     .kind = K::kDuration,
-     .at = job<&Job::mtbf>,
-     .range = {0, kInf, true},
-     .echo = {.skip = true},
-     .label = "mean time between failures, for interval auto"},
+     .label = "steps (200), a duration (30min) or auto (Daly's optimum)"},
 };
 
 // ---- cluster ----
@@ -362,7 +403,8 @@ Value parse_network(const std::string& t, const FieldContext&) {
   }
   return t;
 }
-std::optional<Fallback> default_network(const ResolvedJob&, const FieldContext& ctx) {
+std::optional<Fallback> default_network(const ResolvedJob& r, const FieldContext& ctx) {
+  if (r.cluster.network_bandwidth.value() > 0) return std::nullopt;  // given as a bandwidth
   return Fallback{
       std::string("eth_25g"), "eth_25g",
       ctx.for_plan ? "assumption: 25 GbE between the servers of a purchase" : "assumption: 25 GbE between nodes"};
@@ -414,6 +456,23 @@ constexpr F kCluster[] = {
      .vary = true,
      .by_hand = true,
      .label = "network bandwidth per node, instead of a named network"},
+    {.key = "gpu_mtbf",
+     .kind = K::kDuration,
+     .at = job<&Job::gpu_mtbf>,
+     .range = {0, kInf, true},
+     .fallback = "2111d",
+     .why = "Llama 3 (Dubey et al. 2024, §3.3.4): 419 unexpected interruptions in 54 days on 16,384 H100s, one per "
+            "2,111 GPU-days",
+     .vary = true,
+     .label = "mean time between interruptions per GPU (a job of n GPUs: n times as often)"},
+    {.key = "restart",
+     .kind = K::kDuration,
+     .at = job<&Job::restart>,
+     .range = {0, kInf},
+     .fallback = "10min",
+     .why = "assumption: reschedule, reload the last checkpoint, warm up",
+     .vary = true,
+     .label = "time lost to each restart after an interruption (also spot)"},
     {.key = "comm_overlap",
      .kind = K::kShare,
      .at = cluster<&Cluster::comm_overlap>,

@@ -122,8 +122,14 @@ struct Evaluation {
   std::optional<SpotOverhead> spot{};
 };
 
-Evaluation evaluate(const PlanInputs& in, const PlanSource& s, PlanMode mode, int gpus, const StepBreakdown& st,
-                    double steps) {
+// Interruptions an hour on spot capacity: the hardware's, and each instance's reclaims.
+double spot_rate(const PlanInputs& in, const StepBreakdown& st, int instances) {
+  return st.interruptions_per_hour + in.spot_interruptions_per_day / 24.0 * instances;
+}
+
+Evaluation evaluate(const PlanInputs& in, const TrainingModel& model, const PlanSource& s, PlanMode mode, int gpus,
+                    const StepBreakdown& st) {
+  const double steps = model.steps();
   Evaluation e;
   e.work_hours = st.step.count() * steps / 3600.0;
   e.wall_hours = e.work_hours;
@@ -147,11 +153,10 @@ Evaluation evaluate(const PlanInputs& in, const PlanSource& s, PlanMode mode, in
   } else {
     e.instances = instances_for(gpus, s.offer->gpus);
     if (mode == PlanMode::kSpot) {
-      // Any instance's interruption stops a data-parallel job: λ = rate × instances.
-      const SpotOverhead ov = spot_overhead(SpotParams{in.spot_interruptions_per_day / 24.0 * e.instances,
-                                                       st.checkpoint_write, in.spot_restart, std::nullopt});
+      // Any instance's reclaim stops a data-parallel job: λ = failures + rate × instances.
+      const SpotOverhead ov = spot_overhead(model.interruptions(st, spot_rate(in, st, e.instances)));
       e.spot = ov;
-      e.wall_hours = e.work_hours * ov.wall_per_work;
+      e.wall_hours = st.work.count() * steps / 3600.0 * ov.wall_per_work;
     }
     // Before training: the instance is provisioned, then the dataset uploaded.
     e.start_hours = in.provisioning.count() / 3600.0;
@@ -300,7 +305,7 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
   Layout layout = c.layout();
   layout.micro_batch = in.job.micro_batch;
   d.step = model.step(configuration(in, s, c.gpus), layout, achieved(model, *s.gpu, in), measured);
-  const Evaluation e = evaluate(in, s, c.mode, c.gpus, d.step, model.steps());
+  const Evaluation e = evaluate(in, model, s, c.mode, c.gpus, d.step);
   d.instances = e.instances;
   d.work_hours = e.work_hours;
   d.wall_hours = e.wall_hours;
@@ -318,10 +323,9 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
   }
   if (simulate && c.mode == PlanMode::kSpot && in.deadline && e.spot) {
     const double available = in.deadline->count() - e.start_hours * 3600.0;
-    d.simulation = simulate_spot(Seconds(e.work_hours * 3600.0),
-                                 SpotParams{in.spot_interruptions_per_day / 24.0 * e.instances, d.step.checkpoint_write,
-                                            in.spot_restart, std::nullopt},
-                                 Seconds(std::max(0.0, available)), in.trials, in.seed);
+    d.simulation =
+        simulate_spot(d.step.work * model.steps(), model.interruptions(d.step, spot_rate(in, d.step, e.instances)),
+                      Seconds(std::max(0.0, available)), in.trials, in.seed);
   }
   if (c.zero_stage > in.job.zero_stage)
     d.notes.push_back(fmt::format("ZeRO-{} to fit in memory", static_cast<int>(c.zero_stage)));
@@ -408,7 +412,7 @@ void search_source(const Search& s, PlanResult& r, std::size_t si, LayoutCache& 
     const Layout& l = choice->layout;
     const StepBreakdown& st = choice->step;
     for (const PlanMode m : modes) {
-      const Evaluation e = evaluate(in, src, m, n, st, s.model.steps());
+      const Evaluation e = evaluate(in, s.model, src, m, n, st);
       if (e.rejected) {
         reject(r, *e.rejected);
         continue;

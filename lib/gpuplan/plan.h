@@ -44,10 +44,9 @@ struct PlanInputs {
   BytesPerSecond upload_bandwidth{100e6};  ///< to the provider
   Seconds provisioning{15 * 60};           ///< order to a usable rental instance (the article: within 15 minutes)
   double spot_interruptions_per_day = 1;   ///< per instance
-  Seconds spot_restart{600};
-  std::optional<Seconds> deadline{};  ///< from now, start delay included
-  std::string deadline_text{};        ///< as the user wrote it (a date, or a duration), for titles
-  std::optional<Money> budget{};      ///< in the display currency
+  std::optional<Seconds> deadline{};       ///< from now, start delay included
+  std::string deadline_text{};             ///< as the user wrote it (a date, or a duration), for titles
+  std::optional<Money> budget{};           ///< in the display currency
   bool allow_spot = false;
   bool include_buy = false;
   std::vector<std::string> gpus{};       ///< GPU filters (prefix match, as `prices --gpu`); empty: all

@@ -308,30 +308,63 @@ StepBreakdown TrainingModel::step(const Configuration& c, const Layout& l, doubl
     const Seconds dp_exposed = s.communication > hidden ? s.communication - hidden : Seconds(0);
     s.exposed_communication = dp_exposed + s.tensor_parallel + s.pipeline;
   }
-  const Seconds base_step = std::max(s.compute + s.bubble, s.data) + s.exposed_communication;
+  s.work = std::max(s.compute + s.bubble, s.data) + s.exposed_communication;
   if (job_.checkpoint_bandwidth.value() > 0) {
-    // With ZeRO the states are sharded and every node writes its shard in
-    // parallel (DeepSpeed's checkpoints); without it, rank 0 writes alone.
-    const int writers = l.zero >= 1 ? nodes : 1;
-    const Seconds write = checkpoint_size_ / (job_.checkpoint_bandwidth * static_cast<double>(writers));
-    double interval_steps = 200;  // the article: "每200步存一次checkpoint"
-    if (job_.checkpoint_every_steps) interval_steps = *job_.checkpoint_every_steps;
-    else if (job_.checkpoint_every) interval_steps = *job_.checkpoint_every / base_step;
-    else if (job_.mtbf) interval_steps = daly_interval(write, *job_.mtbf) / base_step;
-    interval_steps = std::max(1.0, interval_steps);
-    s.checkpoint_write = write;
-    s.checkpoint_interval_steps = interval_steps;
-    s.checkpoint = write / interval_steps;
+    // Every node writes its shard at once (Megatron-Core's distributed
+    // checkpoints, PyTorch DCP: the states are saved in parallel across the
+    // data-parallel ranks, with or without ZeRO), up to the storage's total.
+    BytesPerSecond rate = job_.checkpoint_bandwidth * static_cast<double>(nodes);
+    if (job_.checkpoint_aggregate.value() > 0 && job_.checkpoint_aggregate < rate) rate = job_.checkpoint_aggregate;
+    s.checkpoint_write = checkpoint_size_ / rate;
   }
-  // Step = max(compute + bubble, data) + exposed communication + amortised checkpoints (SPEC).
-  s.step = base_step + s.checkpoint;
+  // Step = (max(compute + bubble, data) + exposed communication) stretched by
+  // checkpoints and interruptions (SPEC; Daly's complete model).
+  s = interrupted(s, failures_per_hour(gpus));
   s.bottleneck = "compute";
   Seconds most = s.compute;
   if (s.data > most) most = s.data, s.bottleneck = "data loading";
   if (s.bubble > most) most = s.bubble, s.bottleneck = "pipeline bubble";
   if (s.exposed_communication > most) most = s.exposed_communication, s.bottleneck = "communication";
-  if (s.checkpoint > most) s.bottleneck = "checkpointing";
+  if (s.checkpoint > most) most = s.checkpoint, s.bottleneck = "checkpointing";
+  if (s.interruptions > most) s.bottleneck = "interruptions";
   s.gpu_utilisation = s.step.count() > 0 ? s.compute / s.step : 0.0;
+  return s;
+}
+
+double TrainingModel::failures_per_hour(int gpus) const {
+  return job_.gpu_mtbf.count() > 0 ? gpus * 3600.0 / job_.gpu_mtbf.count() : 0.0;
+}
+
+SpotParams TrainingModel::interruptions(const StepBreakdown& s, double per_hour) const {
+  SpotParams p{per_hour, s.checkpoint_write, job_.restart, std::nullopt};
+  // A checkpoint at most once a step; a time interval counts wall-clock time
+  // between saves, which is work (Daly's τ) less the writes themselves.
+  const double work = s.work.count();
+  if (job_.checkpoint_every_steps) p.interval = Seconds(std::max(1.0, *job_.checkpoint_every_steps) * work);
+  else if (job_.checkpoint_every) p.interval = Seconds(std::max(work, job_.checkpoint_every->count()));
+  else if (per_hour > 0)
+    p.interval = Seconds(std::max(work, daly_interval(s.checkpoint_write, Seconds(3600.0 / per_hour)).count()));
+  return p;
+}
+
+StepBreakdown TrainingModel::interrupted(StepBreakdown s, double per_hour) const {
+  s.interruptions_per_hour = per_hour;
+  s.checkpoint = s.interruptions = Seconds(0);
+  s.step = s.work;
+  if (!(s.work.count() > 0) || s.checkpoint_write.count() <= 0) {
+    s.checkpoint_interval_steps = 0;
+    return s;
+  }
+  const SpotParams p = interruptions(s, per_hour);
+  if (!p.interval) {  // auto, never interrupted: no checkpoint is ever needed
+    s.checkpoint_interval_steps = 0;
+    return s;
+  }
+  const SpotOverhead ov = spot_overhead(p);
+  s.checkpoint_interval_steps = p.interval->count() / s.work.count();
+  s.checkpoint = s.work * (s.checkpoint_write / *p.interval);
+  s.step = s.work * ov.wall_per_work;
+  s.interruptions = std::max(Seconds(0), s.step - s.work - s.checkpoint);
   return s;
 }
 

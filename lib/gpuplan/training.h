@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/cost/spot.h"
 #include "gpuplan/units.h"
 
 namespace gpuplan {
@@ -50,13 +51,16 @@ struct Job {
   BytesPerSecond read_bandwidth{};           ///< per node
   int workers = 8;                           ///< data-loader workers per GPU
   double samples_per_second_per_worker = 0;  ///< CPU preprocessing rate; 0 = not limiting
-  // Checkpointing
-  BytesPerSecond checkpoint_bandwidth{};  ///< write bandwidth per node (all nodes write when ZeRO shards the states)
+  // Checkpointing: every node writes its shard (training.cc)
+  BytesPerSecond checkpoint_bandwidth{};  ///< write bandwidth per node
+  BytesPerSecond checkpoint_aggregate{};  ///< the storage's total write bandwidth; 0 = no cap
   std::optional<double> checkpoint_every_steps{};
-  std::optional<Seconds> checkpoint_every{};
-  std::optional<Seconds> mtbf{};  ///< for checkpoint interval "auto" (Daly's optimum)
-  std::optional<double> mfu{};    ///< model FLOPs utilisation override (0–1), on efficiency.h's basis
-  double fp8_speedup = 1.36;      ///< fp8 jobs: achieved rate over bf16 (efficiency.h, kFp8Speedup)
+  std::optional<Seconds> checkpoint_every{};  ///< neither: Daly's optimum for the interruption rate
+  // Interruptions: hardware failures (and, for spot capacity, reclaims)
+  Seconds gpu_mtbf{};           ///< mean time between interruptions per GPU; 0 = never interrupted
+  Seconds restart{};            ///< after an interruption: reschedule, reload the last checkpoint, warm up
+  std::optional<double> mfu{};  ///< model FLOPs utilisation override (0–1), on efficiency.h's basis
+  double fp8_speedup = 1.36;    ///< fp8 jobs: achieved rate over bf16 (efficiency.h, kFp8Speedup)
 };
 
 struct Cluster {
@@ -76,19 +80,23 @@ struct MemoryBreakdown {
 };
 
 struct StepBreakdown {
-  Seconds compute{}, data{}, checkpoint{};
+  Seconds compute{}, data{};
+  Seconds checkpoint{};             ///< checkpoint writes, amortised over the steps between them
+  Seconds interruptions{};          ///< work redone and restarts after interruptions, amortised (Daly's model)
   Seconds bubble{};                 ///< pipeline idle time (1F1B)
   Seconds communication{};          ///< data-parallel traffic (gradients; ZeRO-3 weights)
   Seconds tensor_parallel{};        ///< tensor-parallel all-reduces, waited for
   Seconds pipeline{};               ///< activations between pipeline stages, waited for
   Seconds exposed_communication{};  ///< what communication adds to the step
-  Seconds step{};
+  Seconds work{};                   ///< the step without checkpoints and interruptions
+  Seconds step{};                   ///< the wall time per step: work, checkpoints and interruptions
   /// "compute", "data loading", "communication", "checkpointing": static text, so
   /// that a search evaluating millions of shapes allocates nothing.
   std::string_view bottleneck{};
   double gpu_utilisation = 0;            ///< compute ÷ step
   Seconds checkpoint_write{};            ///< one checkpoint, all writers together (0: not checkpointed)
   double checkpoint_interval_steps = 0;  ///< 0: not checkpointed
+  double interruptions_per_hour = 0;     ///< what the step was computed with: failures (+ spot reclaims)
 };
 
 /// Measured scaling from `gpuplan fit scaling` (USL; Amdahl when κ = 0). With it,
@@ -186,9 +194,18 @@ class TrainingModel {
   /// Achieved model FLOP/s per GPU: the MFU peak × MFU (the job's, else the
   /// default) × the FP8 speed-up (efficiency.h). 0 when the GPU lacks the precision.
   double achieved_flops(const Gpu& gpu) const;
-  /// The step time of `layout` on `c` at `per_gpu` achieved FLOP/s, checkpoints amortised.
+  /// The step time of `layout` on `c` at `per_gpu` achieved FLOP/s, with
+  /// checkpoints and hardware interruptions amortised.
   StepBreakdown step(const Configuration& c, const Layout& layout, double per_gpu,
                      const MeasuredScaling* measured = nullptr) const;
+  /// Hardware interruptions a job on `gpus` cards sees an hour: gpus ÷ the MTBF per GPU.
+  double failures_per_hour(int gpus) const;
+  /// The interruption model's inputs for a step at `per_hour` interruptions
+  /// (failures, plus spot reclaims): the checkpoint write, the restart, the
+  /// interval in seconds of work (nullopt: Daly's optimum).
+  SpotParams interruptions(const StepBreakdown& s, double per_hour) const;
+  /// `s` with its checkpoints and interruptions recomputed at `per_hour`.
+  StepBreakdown interrupted(StepBreakdown s, double per_hour) const;
   /// The fastest layout on `c` that fits in memory (within `pin`), and the
   /// runner-up with why it lost; nullopt when none fits. See layout search in training.cc.
   std::optional<struct LayoutChoice> best_layout(const Configuration& c, double per_gpu, double usable_share,

@@ -150,6 +150,7 @@ Table step_table(const Estimate& e) {
   part("pipeline transfers", e.step.pipeline);
   part("exposed communication", e.step.exposed_communication);
   part("checkpointing (amortised)", e.step.checkpoint);
+  part("interruptions (amortised)", e.step.interruptions);
   part("step", e.step.step);
   return step;
 }
@@ -227,12 +228,14 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
   const double dataset_gb = rj.dataset.value() / kGB;
   if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, run_h, n, wall_h, dataset_gb, layout, "");
   if (o.spot) {
-    // Any instance's interruption stops the job: λ = rate per instance × instances.
-    const SpotOverhead ov = spot_overhead(SpotParams{rj.spot_interruptions_per_day / 24.0 * n,
-                                                     choice->step.checkpoint_write, Seconds(600), std::nullopt});
+    // Any instance's reclaim stops the job: λ = failures + rate per instance × instances.
+    const StepBreakdown& st = choice->step;
+    const double rate = st.interruptions_per_hour + rj.spot_interruptions_per_day / 24.0 * n;
+    const double spot_h =
+        st.work.count() * model.steps() * spot_overhead(model.interruptions(st, rate)).wall_per_work / 3600.0;
     out.spot = true;
-    add_cost_row(out, o, prices, BillingMode::kSpot, run_h * ov.wall_per_work, n, wall_h, dataset_gb, layout,
-                 fmt::format("+{:.1f}% time for interruptions", (ov.wall_per_work - 1) * 100));
+    add_cost_row(out, o, prices, BillingMode::kSpot, spot_h, n, wall_h, dataset_gb, layout,
+                 fmt::format("+{:.1f}% time for spot reclaims", (spot_h / run_h - 1) * 100));
   }
   if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, run_h, n, wall_h, dataset_gb, layout, "");
 }
@@ -333,17 +336,18 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
                                     (e.runner_up_step / e.step.step - 1) * 100));
   for (const auto& n : e.notes) rep.notes.push_back(n);
   rep.notes.push_back(
-      "Step = max(compute + pipeline bubble, data loading) + exposed communication + amortised checkpoints; FLOPs = "
-      "6·N·D (8·N·D with full recompute, 4·N·D for LoRA) plus attention when the architecture is given. Each cost "
-      "row is timed on its own offer's instance shape with the best layout there.");
+      "Step = max(compute + pipeline bubble, data loading) + exposed communication, stretched by checkpoints and "
+      "interruptions (Daly's complete model: failures at cluster.gpu_mtbf per GPU, restart cluster.restart); FLOPs = "
+      "6·N + 12·L·s·h a token (PaLM's model FLOPs; 4/6 of it for LoRA, 8/6 with full recompute). Each cost row is "
+      "timed on its own offer's instance shape with the best layout there.");
   if (!costs.left_out.empty())
     rep.notes.push_back(fmt::format("{} offer(s) cannot run this job on {} GPUs: listed without a price.",
                                     costs.left_out.size(), rj.cluster.gpus));
   if (costs.spot)
     rep.notes.push_back(
-        fmt::format("Spot rows: {:g} interruption(s) a day per instance (cost.spot_interruptions_per_day; "
-                    "any instance's interruption stops the job), checkpoint write on that configuration, restart 10 "
-                    "min, checkpoints at Daly's optimum interval, Daly's complete model.",
+        fmt::format("Spot rows: {:g} reclaim(s) a day per instance (cost.spot_interruptions_per_day; any instance's "
+                    "reclaim stops the job) on top of hardware failures, each costing a restart and the work since "
+                    "the last checkpoint (Daly's complete model).",
                     rj.spot_interruptions_per_day));
   if (costs.out_of_range > 0)
     rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond a trillion.", costs.out_of_range));

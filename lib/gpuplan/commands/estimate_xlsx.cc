@@ -77,6 +77,39 @@ struct TimeCells {
   xlsx::Value gpus, wall, dataset;
 };
 
+// Checkpoints and interruptions as Daly's complete model over the work per
+// step (cost/spot.h): T/W = M·e^(R/M)·(e^((τ+C)/M) − 1)/τ, M = 1/λ; 1 + C/τ at λ = 0.
+xlsx::Value interruption_cells(xlsx::Assumptions& in, const EstimateWorkbook& d, const xlsx::Value& work) {
+  const StepBreakdown& s = d.estimate.step;
+  if (s.checkpoint_interval_steps <= 0 || s.checkpoint_write.count() <= 0)
+    return in.input("wall_per_work", "checkpoints and interruptions: wall time per unit of work", 1.0,
+                    Style::kInputNumber, "×", "no checkpoints");
+  const xlsx::Value rate =
+      in.input("interruptions_per_hour", "interruptions an hour (hardware failures)", s.interruptions_per_hour,
+               Style::kInputNumber, "per hour", "GPUs ÷ cluster.gpu_mtbf");
+  const xlsx::Value c = in.input("checkpoint_write_seconds", "one checkpoint, all nodes writing",
+                                 s.checkpoint_write.count(), Style::kInputNumber, "s");
+  const xlsx::Value r =
+      in.input("restart_seconds", "restart after an interruption", d.job.restart.count(), Style::kInputNumber, "s");
+  xlsx::Value tau;
+  if (d.job.checkpoint_every_steps) {
+    const xlsx::Value steps = in.input("checkpoint_interval_steps", "checkpoint every", *d.job.checkpoint_every_steps,
+                                       Style::kInputNumber, "steps");
+    tau = in.derived("checkpoint_interval_seconds", "checkpoint interval (work)",
+                     fmt::format("MAX(1,{})*{}", steps.ref, work.ref), s.checkpoint_interval_steps * s.work.count(),
+                     Style::kPrecise, "s");
+  } else {
+    tau = in.input("checkpoint_interval_seconds", "checkpoint interval (work)",
+                   s.checkpoint_interval_steps * s.work.count(), Style::kInputNumber, "s",
+                   d.job.checkpoint_every ? "as given" : "Daly's optimum for the rate (not recomputed here)");
+  }
+  const std::string m = fmt::format("(3600/{})", rate.ref);
+  return in.derived("wall_per_work", "checkpoints and interruptions: wall time per unit of work",
+                    fmt::format("IF({0}>0,{1}*EXP({2}/{1})*(EXP(({3}+{4})/{1})-1)/{3},1+{4}/{3})", rate.ref, m, r.ref,
+                                tau.ref, c.ref),
+                    s.work.count() > 0 ? s.step / s.work : 1.0, Style::kPrecise, "×");
+}
+
 TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, const JobCells& job) {
   const Job& j = d.job;
   const Estimate& e = d.estimate;
@@ -98,20 +131,29 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
       in.input("backward_share", "backward share of the compute", backward_share(j), Style::kInputPercent, "share");
   const xlsx::Value overlap =
       in.input("comm_overlap", "backward time that hides communication", d.comm_overlap, Style::kInputPercent, "share");
-  const xlsx::Value ckpt = in.input("checkpoint_seconds_per_step", "checkpointing per step (amortised)",
-                                    e.step.checkpoint.count(), Style::kInputNumber, "s");
+  const xlsx::Value waited =
+      in.input("waited_seconds_per_step", "tensor- and pipeline-parallel transfers per step",
+               (e.step.tensor_parallel + e.step.pipeline).count(), Style::kInputNumber, "s", "waited for");
+  const xlsx::Value bubble_share = in.input("bubble_share", "pipeline bubble, share of the compute",
+                                            e.step.compute.count() > 0 ? e.step.bubble / e.step.compute : 0.0,
+                                            Style::kInputPercent, "share", "(stages − 1) / micro-batches");
   t.dataset = in.input("dataset_gb", "dataset kept in storage", d.dataset_gb, Style::kInputNumber, "GB");
-  in.heading("Time (training.cc: step = max(compute, data) + exposed communication + checkpoints)");
+  in.heading("Time (training.cc: step = (max(compute, data) + exposed communication) × checkpoints and interruptions)");
   const xlsx::Value compute =
       in.derived("compute_seconds_per_step", "compute per step",
                  fmt::format("{}/({}*{}*1E12*{}*{})", job.step_flops.ref, t.gpus.ref, peak.ref, mfu.ref, speedup.ref),
                  e.step.compute.count(), Style::kPrecise, "s");
-  const xlsx::Value exposed = in.derived("exposed_seconds_per_step", "exposed communication per step",
-                                         fmt::format("MAX(0,{}-{}*{}*{})", comm.ref, compute.ref, bwd.ref, overlap.ref),
-                                         e.step.exposed_communication.count(), Style::kPrecise, "s");
-  const xlsx::Value step =
-      in.derived("step_seconds", "step", fmt::format("MAX({},{})+{}+{}", compute.ref, data.ref, exposed.ref, ckpt.ref),
-                 e.step.step.count(), Style::kPrecise, "s");
+  const xlsx::Value exposed =
+      in.derived("exposed_seconds_per_step", "exposed communication per step",
+                 fmt::format("MAX(0,{}-{}*{}*{})+{}", comm.ref, compute.ref, bwd.ref, overlap.ref, waited.ref),
+                 e.step.exposed_communication.count(), Style::kPrecise, "s");
+  const xlsx::Value work =
+      in.derived("work_seconds_per_step", "step without checkpoints and interruptions",
+                 fmt::format("MAX({}*(1+{}),{})+{}", compute.ref, bubble_share.ref, data.ref, exposed.ref),
+                 e.step.work.count(), Style::kPrecise, "s");
+  const xlsx::Value stretch = interruption_cells(in, d, work);
+  const xlsx::Value step = in.derived("step_seconds", "step", fmt::format("{}*{}", work.ref, stretch.ref),
+                                      e.step.step.count(), Style::kPrecise, "s");
   t.wall = in.derived("wall_hours", "wall time", fmt::format("{}*{}/3600", step.ref, job.steps.ref),
                       e.wall.count() / 3600, Style::kNumber, "hours");
   in.derived("gpu_hours", "GPU-hours", fmt::format("{}*{}", t.wall.ref, t.gpus.ref), e.gpu_hours, Style::kNumber,
@@ -171,7 +213,8 @@ void cost_line(xlsx::Sheet& c, int r, const EstimateCostLine& l, const TimeCells
   c.formula(r, 14, monthly ? fmt::format("{}*{}/730", at(6), at(11)) : fmt::format("{}*{}", at(6), at(11)), l.compute,
             Style::kMoney);
   c.formula(r, 15, fmt::format("{}*{}*{}/730", at(12), t.dataset.ref, at(10)), l.storage, Style::kMoney);
-  c.formula(r, 16, fmt::format("(ROUND({},2)+ROUND({},2))*{}", at(14), at(15), at(13)), l.support, Style::kMoney);
+  c.formula(r, 16, fmt::format("ROUND((ROUND({},2)+ROUND({},2))*{},2)", at(14), at(15), at(13)), l.support,
+            Style::kMoney);  // rounded to the cent, as cost/run.cc's is
   c.formula(r, 17, fmt::format("ROUND({},2)+ROUND({},2)+ROUND({},2)", at(14), at(15), at(16)), l.total, Style::kMoney);
 }
 

@@ -62,9 +62,9 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
   if (priced && priced->as_of + std::chrono::duration_cast<std::chrono::days>(ctx.stale_after) < ctx.today)
     note = fmt::format("stale price (as_of {})", format_date(priced->as_of));
   for (const auto& n : d.notes) note += (note.empty() ? "" : "; ") + n;
-  if (d.spot)
-    note +=
-        fmt::format("{}+{:.1f}% time for interruptions", note.empty() ? "" : "; ", (d.spot->wall_per_work - 1) * 100);
+  if (d.spot && d.work_hours > 0)  // reclaims on top of what the same cards take on demand
+    note += fmt::format("{}+{:.1f}% time for spot reclaims", note.empty() ? "" : "; ",
+                        (d.wall_hours / d.work_hours - 1) * 100);
   Cell probability{};
   if (d.simulation) probability = d.simulation->probability;
   const auto money_or_empty = [](bool has, Money m) { return has ? Cell{m} : Cell{}; };

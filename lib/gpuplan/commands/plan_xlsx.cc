@@ -122,7 +122,9 @@ void plan_costs(xlsx::Sheet& p, int r, const PlanLine& l, const Limits& x) {
             monthly ? fmt::format("ROUND({}*{}/730,2)", at(9), at(16)) : fmt::format("ROUND({}*{},2)", at(9), at(16)),
             l.compute, Style::kMoney);
   p.formula(r, 20, fmt::format("{}*{}*{}/730", at(17), x.dataset.ref, at(14)), l.storage, Style::kMoney);
-  p.formula(r, 21, fmt::format("(ROUND({},2)+ROUND({},2))*{}", at(19), at(20), at(18)), l.support, Style::kMoney);
+  // Support is rounded to the cent, as cost/run.cc's is.
+  p.formula(r, 21, fmt::format("ROUND((ROUND({},2)+ROUND({},2))*{},2)", at(19), at(20), at(18)), l.support,
+            Style::kMoney);
   p.number(r, 22, 0, Style::kMoney);
   p.number(r, 23, 0, Style::kMoney);
   p.formula(r, 24, fmt::format("ROUND({},2)+ROUND({},2)+ROUND({},2)", at(19), at(20), at(21)), l.total, Style::kMoney);
