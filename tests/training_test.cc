@@ -127,6 +127,7 @@ TEST_CASE("a 1B job on 8 nodes over 1 GbE speeds up less than 1.5x, and over Inf
   j.global_batch = 512;
   j.zero_stage = 1;
   j.arch = Architecture{24, 2048, 16, true};
+  j.mfu = 0.4;  // the compute this test weighs the network against
   Cluster c;
   c.gpu = &gpu("H800");
   c.gpus = 64;
@@ -156,6 +157,7 @@ TEST_CASE("a data-bound job climbs from under 35% to over 80% utilisation with 1
   j.read_bandwidth = storage_read_bandwidth("network_disk");
   j.workers = 2;
   j.samples_per_second_per_worker = 130;
+  j.mfu = 0.3;
   Cluster c;
   c.gpu = &gpu("RTX4090");
   c.gpus = 4;
@@ -214,7 +216,7 @@ TEST_CASE("checkpoints: every node writes its shard, up to what the storage take
   CHECK(e.step.checkpoint_write.count() == Approx(12.25));
   // Never interrupted (no failure rate): one write per 30 minutes of work.
   CHECK(e.step.checkpoint.count() == Approx(e.step.work.count() * 12.25 / 1800));
-  CHECK(e.step.interruptions.count() == 0);
+  CHECK(e.step.interruptions.count() < 1e-12);
   CHECK(e.step.step.count() == Approx(e.step.work.count() * (1 + 12.25 / 1800)));
   // An object-storage bucket that takes 1.25 GB/s in all: 98 / 1.25 = 78.4 s.
   j.checkpoint_aggregate = BytesPerSecond(1.25e9);

@@ -330,6 +330,16 @@ constexpr CheckpointTier kCheckpointTiers[] = {
 constexpr Choice kCheckpointStorage[] = {
     {"local_nvme", 0}, {"network_disk", 1}, {"object_storage", 2}, {"parallel_fs", 3}};
 
+// One server writes to object storage, as the article does; a multi-node
+// cluster checkpoints to the parallel file system such clusters come with.
+std::optional<Fallback> checkpoint_storage(const ResolvedJob& r, const FieldContext& ctx) {
+  if (!ctx.for_plan && r.cluster.gpus > r.cluster.gpus_per_node)
+    return Fallback{3, "parallel_fs",
+                    "several nodes: the shared parallel file system multi-node training clusters have (CPFS, "
+                    "Lustre, GPFS, WEKA; Llama 3's Tectonic)"};
+  return Fallback{2, "object_storage", "the article: \"同时把checkpoint写到对象存储里\""};
+}
+
 const CheckpointTier& checkpoint_tier(const ResolvedJob& r) {
   return kCheckpointTiers[static_cast<std::size_t>(r.checkpoint_storage)];
 }
@@ -347,8 +357,7 @@ constexpr F kCheckpoint[] = {
     {.key = "storage",
      .kind = K::kChoice,
      .at = member<&ResolvedJob::checkpoint_storage>(),
-     .fallback = "object_storage",
-     .why = "the article: \"同时把checkpoint写到对象存储里\"",
+     .derive = &checkpoint_storage,
      .choices = kCheckpointStorage,
      .label = "where checkpoints are written (local_nvme, network_disk, object_storage, parallel_fs)"},
     {.key = "write_bandwidth",

@@ -610,6 +610,24 @@ Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
   return e;
 }
 
+std::optional<double> implied_mfu(const Job& job, const Cluster& c, const LayoutPin& pin, Measured what, Seconds time) {
+  const auto measure = [&](double mfu) {
+    Job j = job;
+    j.mfu = mfu;
+    const Estimate e = estimate(j, c, pin);
+    return what == Measured::kWallTime ? e.wall.count() : e.step.work.count();
+  };
+  // The time falls as the MFU rises (every layout's compute does, and the
+  // fastest is kept): bisect in log space between 0.01% and 100%.
+  double lo = 1e-4, hi = 1.0;
+  if (measure(hi) > time.count() || measure(lo) < time.count()) return std::nullopt;
+  for (int i = 0; i < 60 && hi / lo > 1 + 1e-9; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (measure(mid) > time.count() ? lo : hi) = mid;
+  }
+  return std::sqrt(lo * hi);
+}
+
 std::string to_string(const Layout& l) {
   return fmt::format("TP{}·PP{}·DP{}, ZeRO-{}, {} recompute", l.tp, l.pp, l.dp, l.zero, to_string(l.recompute));
 }

@@ -284,6 +284,15 @@ Seconds ring_allreduce(Bytes bytes, int n, BytesPerSecond bandwidth);
 /// one pinned). Throws std::invalid_argument for inputs the model cannot use.
 Estimate estimate(const Job& job, const Cluster& cluster, const LayoutPin& pin = {});
 
+/// What a measurement gives: the steady-state time of one step (a benchmark,
+/// tokens/s), or the wall time of the whole run (GPU-hours).
+enum class Measured { kStepWork, kWallTime };
+/// The MFU at which estimate() reproduces a measured `time` (the inverse of
+/// estimate: `fit mfu` with a job file, and calibration); nullopt when even
+/// 100% is too slow or 0.01% too fast. Throws as estimate() does.
+std::optional<double> implied_mfu(const Job& job, const Cluster& cluster, const LayoutPin& pin, Measured what,
+                                  Seconds time);
+
 std::string_view to_string(Method m);
 std::string_view to_string(Recompute r);
 

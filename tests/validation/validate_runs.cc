@@ -1,0 +1,230 @@
+// gpuplan against published training runs (tests/data/published-runs.yaml):
+// each run's stated facts go through `estimate` with every other input at its
+// default, and the result is set beside what was published.
+//
+//   validate_runs RUNS.yaml                 the table, the median and worst error
+//   validate_runs RUNS.yaml --check M W R   exit 1 unless median |error| <= M%, every run within ±W%,
+//                                           at most R runs refused, and each default MFU within 2
+//                                           points of its runs' median (the calibration)
+//   validate_runs RUNS.yaml --roundtrip     fit mfu (the MFU that reproduces the published figure)
+//                                           fed back as --mfu must reproduce it within ±2%
+//
+// Error = gpuplan's time ÷ the published time − 1 (positive: gpuplan is
+// slower, or dearer). A throughput (tokens/s, TFLOP/s per GPU) is compared as
+// the steady-state step, without checkpoints or failures (benchmarks have
+// neither); GPU-hours as the whole run, with both.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <optional>
+#include <string>
+#include <vector>
+#include <yaml-cpp/yaml.h>
+
+#include "gpuplan/context.h"
+#include "gpuplan/error.h"
+#include "gpuplan/job.h"
+#include "gpuplan/training.h"
+
+namespace {
+
+using namespace gpuplan;
+
+struct Published {
+  std::string metric;  // gpu_hours, tokens_per_second_per_gpu, tflops_per_gpu
+  double value = 0;
+  std::string flops;  // tflops_per_gpu: "palm" or "megatron_eq3"
+};
+
+struct Row {
+  std::string id;
+  Published published;
+  std::optional<double> error;      // gpuplan ÷ published − 1, as time
+  std::string refused;              // why gpuplan could not estimate it
+  double mfu = 0;                   // the default used
+  std::optional<double> implied;    // the MFU that reproduces the published figure
+  std::optional<double> roundtrip;  // error with --mfu <implied>
+  std::string bottleneck, layout;
+  std::string form_factor;  // of the GPU: the default MFU's class
+};
+
+// Model FLOPs per token as the source counts them, to turn its TFLOP/s into tokens/s.
+double source_flops_per_token(const Published& p, const Job& j) {
+  const double l = j.arch.layers, h = j.arch.hidden, s = j.sequence_length, v = j.arch.vocab;
+  // Narayanan et al. 2021, eq. 3, per token: 96·l·h²·(1 + s/6h + V/16lh), recompute's forward pass included.
+  if (p.flops == "megatron_eq3") return 96.0 * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
+  // PaLM (Chowdhery et al. 2022, App. B): 6N + 12·L·s·h.
+  return 6.0 * j.parameters + 12.0 * l * s * h;
+}
+
+Published read_published(const YAML::Node& run) {
+  Published p;
+  for (const auto& kv : run["published"]) {
+    p.metric = kv.first.as<std::string>();
+    p.value = kv.second.as<double>();
+  }
+  if (run["flops_formula"]) p.flops = run["flops_formula"].as<std::string>();
+  return p;
+}
+
+// The measured time the published figure stands for, in the same terms as the estimate.
+Seconds published_time(const Published& p, const ResolvedJob& rj, const TrainingModel& model) {
+  const Job& j = rj.job;
+  const double gpus = rj.cluster.gpus, tokens_per_step = j.global_batch * j.sequence_length;
+  if (p.metric == "gpu_hours") return Seconds(p.value * 3600 / gpus);
+  double tps = p.value;  // tokens/s per GPU
+  if (p.metric == "tflops_per_gpu") tps = p.value * 1e12 / source_flops_per_token(p, j);
+  (void)model;
+  return Seconds(tokens_per_step / (tps * gpus));
+}
+
+Measured measured(const Published& p) { return p.metric == "gpu_hours" ? Measured::kWallTime : Measured::kStepWork; }
+
+Seconds estimated_time(const Published& p, const Estimate& e) {
+  return measured(p) == Measured::kWallTime ? e.wall : e.step.work;
+}
+
+Row validate(const YAML::Node& run, const Context& ctx, bool roundtrip) {
+  Row r;
+  r.id = run["id"].as<std::string>();
+  r.published = read_published(run);
+  YAML::Emitter out;
+  out << run["job"];
+  const std::string text = out.c_str();
+  try {
+    const ResolvedJob rj = load_job(r.id, {}, ctx, JobUse::kEstimate, &text);
+    const TrainingModel model(rj.job);
+    const Estimate e = estimate(rj.job, rj.cluster, rj.layout);
+    const Seconds want = published_time(r.published, rj, model);
+    r.error = estimated_time(r.published, e) / want - 1;
+    r.mfu = e.mfu;
+    r.form_factor = rj.cluster.gpu->form_factor;
+    r.bottleneck = std::string(e.step.bottleneck);
+    r.layout = to_string(e.layout);
+    if (!e.memory.fits) r.bottleneck += ", DOES NOT FIT";
+    r.implied = implied_mfu(rj.job, rj.cluster, rj.layout, measured(r.published), want);
+    if (roundtrip && r.implied) {
+      Job j = rj.job;
+      j.mfu = *r.implied;
+      r.roundtrip = estimated_time(r.published, estimate(j, rj.cluster, rj.layout)) / want - 1;
+    }
+  } catch (const InputErrors& e) {
+    r.refused = e.problems().empty() ? e.what() : e.problems().front().message();
+  } catch (const std::exception& e) {
+    r.refused = e.what();
+  }
+  return r;
+}
+
+// The q-quantile (0–1) by linear interpolation between order statistics.
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<std::size_t>(at);
+  return i + 1 < v.size() ? v[i] + (at - static_cast<double>(i)) * (v[i + 1] - v[i]) : v[i];
+}
+double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
+
+// The MFU that reproduces each published figure, per GPU class: what the
+// default (efficiency.cc) is taken from. Returns false when a class's default
+// is more than 2 points from the table's median.
+bool calibration(const std::vector<Row>& rows) {
+  bool ok = true;
+  for (const char* cls : {"sxm", "pcie", "consumer"}) {
+    std::vector<double> v;
+    double used = 0;
+    for (const Row& r : rows)
+      if (r.implied && r.form_factor == cls) {
+        v.push_back(*r.implied);
+        used = r.mfu;
+      }
+    if (v.empty()) continue;
+    const double med = median(v);
+    fmt::print(
+        "calibration, {} GPUs: {} runs imply MFU {:.1f}% (median; 16th-84th percentile {:.1f}-{:.1f}%); "
+        "the default is {:.1f}%\n",
+        cls, v.size(), med * 100, quantile(v, 0.16) * 100, quantile(v, 0.84) * 100, used * 100);
+    if (std::abs(used - med) > 0.02) ok = false;
+  }
+  return ok;
+}
+
+void print(const std::vector<Row>& rows, bool roundtrip) {
+  fmt::print("{:<40} {:>26} {:>8} {:>6} {:>8}{}  {}\n", "run", "published", "error", "MFU", "implied",
+             roundtrip ? "  round trip" : "", "bottleneck / layout");
+  for (const Row& r : rows) {
+    const std::string pub = fmt::format("{:g} {}", r.published.value,
+                                        r.published.metric == "gpu_hours"        ? "GPU-h"
+                                        : r.published.metric == "tflops_per_gpu" ? "TFLOP/s/GPU"
+                                                                                 : "tok/s/GPU");
+    if (!r.refused.empty()) {
+      fmt::print("{:<40} {:>26} {:>8}  refused: {}\n", r.id, pub, "-", r.refused);
+      continue;
+    }
+    fmt::print("{:<40} {:>26} {:>+7.1f}% {:>5.1f}% {:>7}{}  {}; {}\n", r.id, pub, *r.error * 100, r.mfu * 100,
+               r.implied ? fmt::format("{:.1f}%", *r.implied * 100) : "-",
+               roundtrip ? (r.roundtrip ? fmt::format("  {:>+9.3f}%", *r.roundtrip * 100) : "          -") : "",
+               r.bottleneck, r.layout);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fmt::print(stderr, "usage: validate_runs RUNS.yaml [--check MEDIAN_PCT WORST_PCT MAX_REFUSED] [--roundtrip]\n");
+    return 2;
+  }
+  std::optional<double> max_median, max_worst;
+  int max_refused = 0;
+  bool roundtrip = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--check" && i + 3 < argc) {
+      max_median = std::atof(argv[++i]);
+      max_worst = std::atof(argv[++i]);
+      max_refused = std::atoi(argv[++i]);
+    } else if (a == "--roundtrip") {
+      roundtrip = true;
+    }
+  }
+  GlobalOptions options;
+  options.today = "2026-12-02";
+  const Context ctx = make_context(options);
+  const YAML::Node doc = YAML::LoadFile(argv[1]);
+  std::vector<Row> rows;
+  for (const auto& run : doc["runs"]) rows.push_back(validate(run, ctx, roundtrip));
+  print(rows, roundtrip);
+
+  std::vector<double> errors;
+  double worst = 0;
+  int refused = 0, within = 0, roundtrip_bad = 0, no_mfu = 0;
+  for (const Row& r : rows) {
+    if (!r.error) {
+      ++refused;
+      continue;
+    }
+    errors.push_back(std::abs(*r.error));
+    worst = std::max(worst, std::abs(*r.error));
+    within += std::abs(*r.error) <= 0.25;
+    if (!r.implied) ++no_mfu;  // even 100% is too slow: what gpuplan adds to the compute alone is too much
+    else if (roundtrip && (!r.roundtrip || std::abs(*r.roundtrip) > 0.02)) ++roundtrip_bad;
+  }
+  const double med = median(errors);
+  fmt::print("\n{} runs: {} estimated, {} refused; median |error| {:.1f}%, worst {:.1f}%, {} within ±25%\n",
+             rows.size(), errors.size(), refused, med * 100, worst * 100, within);
+  if (roundtrip)
+    fmt::print("round trip (fit mfu → estimate --mfu) outside ±2%: {}; no MFU up to 100% reproduces {} run(s)\n",
+               roundtrip_bad, no_mfu);
+  bool ok = calibration(rows);
+  if (!ok) fmt::print("FAIL: a default MFU is more than 2 points from its runs' median (efficiency.cc)\n");
+  if (max_median && (refused > max_refused || med * 100 > *max_median || worst * 100 > *max_worst)) {
+    fmt::print("FAIL: want at most {} runs refused, median |error| <= {:g}% and worst <= {:g}%\n", max_refused,
+               *max_median, *max_worst);
+    ok = false;
+  }
+  if (roundtrip && roundtrip_bad > 0) ok = false;
+  return ok ? 0 : 1;
+}
