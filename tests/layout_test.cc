@@ -172,3 +172,40 @@ TEST_CASE("estimate prices every row on its own shape: no row joins 1,024 single
   CHECK(priced >= 1);
   CHECK(unpriced >= 1);
 }
+
+TEST_CASE("interleaved pipelines shrink the bubble by v and hold more activations; uneven stages wait for the fullest",
+          "[layout]") {
+  Job j = llama_7b();  // 32 layers, 128 sequences a step
+  const TrainingModel model(j);
+  InstanceShape node;
+  node.gpus = 8;
+  node.intra = BytesPerSecond(300e9);
+  node.network = BytesPerSecond(400e9);
+  node.fabric = "infiniband";
+  const Configuration c{&gpu("H100"), 8, node, 0.5};
+  // TP1·PP4·DP2: m = 128 / 2 = 64 micro-batches; bubble (p − 1)/m = 3/64 of the compute,
+  // and with v = 4 virtual stages (p − 1)/(m·v) = 3/256 (Narayanan et al. 2021, §2.2.2).
+  const StepBreakdown plain = model.step(c, Layout{1, 4, 2, 1, Recompute::kSelective, 1, 1}, 400e12);
+  const StepBreakdown inter = model.step(c, Layout{1, 4, 2, 1, Recompute::kSelective, 1, 4}, 400e12);
+  CHECK(plain.bubble.count() == Approx(plain.compute.count() * 3 / 64));
+  CHECK(inter.bubble.count() == Approx(inter.compute.count() * 3 / 256));
+  CHECK(inter.pipeline.count() == Approx(plain.pipeline.count() * 4));  // v times the stage crossings
+  // Megatron-LM's interleaving memory penalty on the activations: × (1 + (p − 1)/(p·v)) = 1 + 3/16.
+  const Layout p1{1, 4, 2, 1, Recompute::kSelective, 1, 1}, p4{1, 4, 2, 1, Recompute::kSelective, 1, 4};
+  const double states = model.memory_bytes(p1) - model.memory(gpu("H100"), p1, 0.9).activations.value();
+  CHECK(model.memory_bytes(p4) - states ==
+        Approx(model.memory(gpu("H100"), p1, 0.9).activations.value() * (1 + 3.0 / 16)));
+  // 30 layers on 4 stages: 8, 8, 8, 6; every stage waits for 8, so compute × 32/30.
+  Job odd = j;
+  odd.arch.layers = 30;
+  const TrainingModel m30(odd);
+  const StepBreakdown one = m30.step(c, Layout{1, 1, 8, 1, Recompute::kSelective, 1, 1}, 400e12);
+  const StepBreakdown four = m30.step(c, Layout{1, 4, 2, 1, Recompute::kSelective, 1, 1}, 400e12);
+  CHECK(four.compute.count() == Approx(one.compute.count() * 32 / 30));
+  // A pinned depth that does not divide the layers is searched (Llama 3 405B: 126 layers on 16 stages).
+  LayoutPin pin;
+  pin.pp = 4;
+  const auto choice = m30.best_layout(c, 400e12, 0.9, pin);
+  REQUIRE(choice);
+  CHECK(choice->layout.pp == 4);
+}

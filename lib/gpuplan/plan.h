@@ -97,7 +97,8 @@ struct PlanConfig {
   std::int32_t gpus = 0;
   std::uint8_t tp = 1, pp = 1;  ///< the layout (data parallel: the rest)
   Recompute recompute = Recompute::kSelective;
-  Layout layout() const { return Layout{tp, pp, gpus / (tp * pp), zero_stage, recompute, 0}; }
+  std::uint8_t vp = 1;  ///< virtual pipeline stages
+  Layout layout() const { return Layout{tp, pp, gpus / (tp * pp), zero_stage, recompute, 0, vp}; }
 };
 
 enum class Rejection : std::uint8_t {

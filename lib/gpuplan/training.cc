@@ -142,6 +142,13 @@ TrainingModel::TrainingModel(const Job& job) : job_(job) {
 namespace {
 // Micro-batches per pipeline per step: the global batch over the data-parallel ranks.
 double micro_batches(const Job& job, const Layout& l) { return job.global_batch / (l.dp * l.micro_batch); }
+
+// Layers on the most loaded pipeline stage: ⌈L/pp⌉. A depth need not divide
+// the layers (Megatron-Core's uneven first and last stages; Llama 3 405B ran
+// 126 layers on 16 stages); the fullest stage sets the pipeline's pace.
+double stage_layers(const Architecture& a, const Layout& l) {
+  return std::ceil(static_cast<double>(a.layers) / l.pp);
+}
 }  // namespace
 
 double TrainingModel::activation_bytes(const Layout& l) const {
@@ -156,14 +163,17 @@ double TrainingModel::activation_bytes(const Layout& l) const {
   double per_layer = s * b * h * (34.0 / t + 5.0 * arch_.heads * s / (h * t));
   if (l.recompute == Recompute::kSelective) per_layer = s * b * h * (18.0 + 4.0 * ffn / h) / t;
   if (l.recompute == Recompute::kFull) per_layer = 2.0 * s * b * h / t;
-  // The first pipeline stage is the most loaded: its L/pp layers with pp
-  // micro-batches in flight under 1F1B, L layer-micro-batches in all, and
+  // The first pipeline stage is the most loaded: its ⌈L/pp⌉ layers with pp
+  // micro-batches in flight under 1F1B, about L layer-micro-batches, and
   // the embedding's input (8sb) and dropout (sbh) for each; fewer when the
   // step has fewer micro-batches than stages. Without pipelining the output
   // layer and the loss add 4sbh(1 + v/h) (Megatron-LM, same file).
-  double bytes = per_layer * arch_.layers + (8.0 * s * b + s * b * h) * l.pp / t;
+  double bytes = per_layer * stage_layers(arch_, l) * l.pp + (8.0 * s * b + s * b * h) * l.pp / t;
   if (l.pp > 1) bytes *= std::min(1.0, micro_batches(job_, l) / l.pp);
   else if (arch_.vocab > 0) bytes += 4.0 * s * b * h * (1.0 + arch_.vocab / h) / t;
+  // Interleaving keeps more micro-batches in flight on the first stage:
+  // × (1 + (p − 1)/(p·v)) (Megatron-LM, theoretical_memory_usage.py).
+  if (l.vp > 1) bytes *= 1.0 + (l.pp - 1.0) / (l.pp * l.vp);
   return bytes;
 }
 
@@ -172,10 +182,11 @@ double TrainingModel::shard_parameters(const Layout& l) const {
   // embedding) / tp, plus the output layer when there is one stage (untied
   // embeddings, as Llama's). Without a vocabulary the embeddings are spread
   // with the layers.
-  if (arch_.vocab <= 0) return job_.parameters / (l.tp * l.pp);
+  if (arch_.vocab <= 0) return job_.parameters * stage_layers(arch_, l) / std::max(1, arch_.layers) / l.tp;
   const double embedding = static_cast<double>(arch_.vocab) * arch_.hidden;
   const double layers = job_.parameters - 2.0 * embedding;
-  return (layers / l.pp + embedding + (l.pp == 1 ? embedding : 0.0)) / l.tp;
+  const double stage = stage_layers(arch_, l) / std::max(1, arch_.layers);
+  return (layers * stage + embedding + (l.pp == 1 ? embedding : 0.0)) / l.tp;
 }
 
 double TrainingModel::memory_bytes(const Layout& l) const {
@@ -223,7 +234,7 @@ double activation_tensor(const Job& job, const Architecture& a, const Layout& l)
 Seconds tensor_parallel_time(const Job& job, const Architecture& a, const Layout& l, const InstanceShape& inst) {
   if (l.tp <= 1) return Seconds(0);
   const double per_layer = l.recompute == Recompute::kFull ? 6 : 4;
-  const double layers = static_cast<double>(a.layers) / l.pp;
+  const double layers = stage_layers(a, l);
   return ring_allreduce(Bytes(activation_tensor(job, a, l)), l.tp, inst.intra) *
          (per_layer * layers * micro_batches(job, l));
 }
@@ -236,7 +247,8 @@ Seconds pipeline_time(const Job& job, const Architecture& a, const Layout& l, co
   if (l.pp <= 1) return Seconds(0);
   const bool inside = l.tp * l.pp <= inst.gpus;
   const double bw = inside ? inst.intra.value() : inst.network.value() / inst.gpus;
-  return Seconds(2.0 * micro_batches(job, l) * activation_tensor(job, a, l) / l.tp / bw);
+  // Interleaving crosses v times as many stage boundaries (Narayanan et al. 2021, §2.2.2).
+  return Seconds(2.0 * l.vp * micro_batches(job, l) * activation_tensor(job, a, l) / l.tp / bw);
 }
 
 // Data parallel, hierarchical (NCCL): a ring over the rank's replicas inside
@@ -294,9 +306,12 @@ StepBreakdown TrainingModel::step(const Configuration& c, const Layout& l, doubl
     s.communication = Seconds(std::max(0.0, t - one / n));
     s.exposed_communication = s.communication;
   } else {
-    s.compute = Seconds(flops / (per_gpu * gpus));
-    // 1F1B pipeline bubble: (p − 1)/m of the compute (Narayanan et al. 2021, §2.2.1).
-    if (l.pp > 1) s.bubble = s.compute * ((l.pp - 1) / micro_batches(job_, l));
+    // Uneven stages: every stage waits for the fullest, ⌈L/pp⌉·pp/L of the even share.
+    const double uneven = per_sample(job_) ? 1.0 : stage_layers(arch_, l) * l.pp / std::max(1, arch_.layers);
+    s.compute = Seconds(flops / (per_gpu * gpus) * uneven);
+    // 1F1B pipeline bubble: (p − 1)/m of the compute; interleaved with v
+    // virtual stages (p − 1)/(m·v) (Narayanan et al. 2021, §2.2.1-2.2.2).
+    if (l.pp > 1) s.bubble = s.compute * ((l.pp - 1) / (micro_batches(job_, l) * l.vp));
     s.data = Seconds(data_time(gpus, nodes));
     s.tensor_parallel = tensor_parallel_time(job_, arch_, l, c.instance);
     s.pipeline = pipeline_time(job_, arch_, l, c.instance);
@@ -380,12 +395,27 @@ std::vector<int> tp_sizes(const Architecture& a, const Configuration& c, bool tr
   return out;
 }
 
-// Pipeline depths to try: divisors of the layers, at most 64 stages.
-std::vector<int> pp_sizes(const Architecture& a, int gpus_left, bool transformer) {
+// Pipeline depths to try: divisors of the layers, and powers of two with
+// uneven stages (stage_layers), at most 64 stages; a pinned depth as given.
+std::vector<int> pp_sizes(const Architecture& a, int gpus_left, bool transformer, std::optional<int> pin) {
+  if (pin) return *pin == 1 || (transformer && *pin <= a.layers) ? std::vector<int>{*pin} : std::vector<int>{};
   std::vector<int> out = {1};
   if (!transformer) return out;
   for (int p = 2; p <= std::min({a.layers, gpus_left, 64}); ++p)
-    if (a.layers % p == 0) out.push_back(p);
+    if (a.layers % p == 0 || (p & (p - 1)) == 0) out.push_back(p);
+  return out;
+}
+
+// Virtual stages to try: 1, and with interleaving (which needs the micro-
+// batches to be a multiple of the stages) the divisors of a stage's layers up to 8.
+std::vector<int> vp_sizes(const Architecture& a, const Layout& l, double micro_batches, std::optional<int> pin) {
+  const double layers = std::ceil(static_cast<double>(a.layers) / l.pp);
+  const bool interleaves = l.pp > 1 && std::fmod(micro_batches, l.pp) == 0;
+  if (pin) return *pin == 1 || (interleaves && *pin <= layers) ? std::vector<int>{*pin} : std::vector<int>{};
+  std::vector<int> out = {1};
+  if (!interleaves) return out;
+  for (int v = 2; v <= std::min(8.0, layers); ++v)
+    if (std::fmod(layers, v) == 0) out.push_back(v);
   return out;
 }
 
@@ -422,10 +452,12 @@ std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, d
   };
   for (const int tp : tp_sizes(arch_, c, transformer)) {
     if (pin.tp && *pin.tp != tp) continue;
-    for (const int pp : pp_sizes(arch_, c.gpus / tp, transformer)) {
-      if ((pin.pp && *pin.pp != pp) || c.gpus % (tp * pp) != 0) continue;
+    for (const int pp : pp_sizes(arch_, c.gpus / tp, transformer, pin.pp)) {
+      if (c.gpus % (tp * pp) != 0) continue;
       Layout l{tp, pp, c.gpus / (tp * pp), job_.zero_stage, job_.recompute, job_.micro_batch};
       if (job_.global_batch < static_cast<double>(l.dp) * l.micro_batch) continue;  // idle ranks
+      for (const int v : vp_sizes(arch_, l, micro_batches(job_, l), pin.vp)) {
+      l.vp = v;
       // The job's ZeRO stage and recompute are where the search starts; a pin fixes them.
       for (const Recompute r : kRecomputes) {
         if (pin.recompute ? *pin.recompute != r : rank(r) < rank(job_.recompute)) continue;
@@ -440,6 +472,7 @@ std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, d
           consider(l);
           break;  // a higher ZeRO stage only adds traffic
         }
+      }
       }
     }
   }
@@ -566,7 +599,7 @@ Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
   if (!choice && !pin.empty())
     throw std::invalid_argument(fmt::format(
         "job.layout: no layout of {} GPUs ({} per node) matches it: TP × PP must divide the GPUs, TP the heads and "
-        "the GPUs per node, PP the layers; ZeRO-2/3 go without pipelining; every data-parallel rank needs a "
+        "the GPUs per node, PP at most the layers; ZeRO-2/3 go without pipelining; every data-parallel rank needs a "
         "micro-batch of the global batch ({:g})",
         c.gpus, c.gpus_per_node, job.global_batch));
   if (!choice)
@@ -629,7 +662,8 @@ std::optional<double> implied_mfu(const Job& job, const Cluster& c, const Layout
 }
 
 std::string to_string(const Layout& l) {
-  return fmt::format("TP{}·PP{}·DP{}, ZeRO-{}, {} recompute", l.tp, l.pp, l.dp, l.zero, to_string(l.recompute));
+  const std::string vp = l.vp > 1 ? fmt::format("·VP{}", l.vp) : "";
+  return fmt::format("TP{}·PP{}{}·DP{}, ZeRO-{}, {} recompute", l.tp, l.pp, vp, l.dp, l.zero, to_string(l.recompute));
 }
 
 LayoutPin parse_layout(std::string_view text) {
@@ -637,7 +671,8 @@ LayoutPin parse_layout(std::string_view text) {
   for (const std::string& part : split_ids(text)) {
     const std::size_t eq = part.find('=');
     if (eq == std::string::npos)
-      throw std::invalid_argument(fmt::format("'{}' is not key=value (tp=2,pp=4,zero=1,recompute=selective)", part));
+      throw std::invalid_argument(
+          fmt::format("'{}' is not key=value (tp=2,pp=4,vp=5,zero=1,recompute=selective)", part));
     const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
     if (key == "recompute") {
       if (value == "none") pin.recompute = Recompute::kNone;
@@ -652,8 +687,9 @@ LayoutPin parse_layout(std::string_view text) {
       throw std::invalid_argument(fmt::format("{}={} is not a whole number in {}..{}", key, value, lo, hi));
     if (key == "tp") pin.tp = static_cast<int>(v);
     else if (key == "pp") pin.pp = static_cast<int>(v);
+    else if (key == "vp") pin.vp = static_cast<int>(v);
     else if (key == "zero") pin.zero = static_cast<int>(v);
-    else throw std::invalid_argument(fmt::format("'{}' is not a layout key (tp, pp, zero, recompute)", key));
+    else throw std::invalid_argument(fmt::format("'{}' is not a layout key (tp, pp, vp, zero, recompute)", key));
   }
   return pin;
 }

@@ -137,17 +137,18 @@ struct Layout {
   int zero = 0;
   Recompute recompute = Recompute::kSelective;
   int micro_batch = 1;
+  int vp = 1;  ///< virtual stages per pipeline rank (interleaved 1F1B); 1 = plain 1F1B
 };
-/// "TP2·PP4·DP1, ZeRO-1, selective recompute".
+/// "TP2·PP4·DP1, ZeRO-1, selective recompute"; "TP8·PP16·VP4·DP128, …" when interleaved.
 std::string to_string(const Layout& l);
 
 /// Parts of a layout the user fixed (`--layout tp=2,pp=4,zero=1`, job.layout).
 struct LayoutPin {
-  std::optional<int> tp{}, pp{}, zero{};
+  std::optional<int> tp{}, pp{}, vp{}, zero{};
   std::optional<Recompute> recompute{};
-  bool empty() const { return !tp && !pp && !zero && !recompute; }
+  bool empty() const { return !tp && !pp && !vp && !zero && !recompute; }
 };
-/// "tp=2,pp=4,zero=1,recompute=full" (any subset). Throws std::invalid_argument.
+/// "tp=2,pp=4,vp=5,zero=1,recompute=full" (any subset). Throws std::invalid_argument.
 LayoutPin parse_layout(std::string_view text);
 
 struct Estimate {

@@ -4,7 +4,8 @@
 //
 //   validate_runs RUNS.yaml                 the table, the median and worst error
 //   validate_runs RUNS.yaml --check M W R   exit 1 unless median |error| <= M%, every run within ±W%,
-//                                           at most R runs refused, and each default MFU within 2
+//                                           at most R runs refused or marked known_gap (printed, and
+//                                           left out of the median and worst), each default MFU within 2
 //                                           points of its runs' median (the calibration)
 //   validate_runs RUNS.yaml --roundtrip     fit mfu (the MFU that reproduces the published figure)
 //                                           fed back as --mfu must reproduce it within ±2%
@@ -41,7 +42,8 @@ struct Row {
   std::string id;
   Published published;
   std::optional<double> error;      // gpuplan ÷ published − 1, as time
-  std::string refused;              // why gpuplan could not estimate it
+  std::string refused;  // why gpuplan could not estimate it
+  std::string gap;      // known_gap: what the model lacks for it (left out of the bounds, counted)
   double mfu = 0;                   // the default used
   std::optional<double> implied;    // the MFU that reproduces the published figure
   std::optional<double> roundtrip;  // error with --mfu <implied>
@@ -89,6 +91,7 @@ Row validate(const YAML::Node& run, const Context& ctx, bool roundtrip) {
   Row r;
   r.id = run["id"].as<std::string>();
   r.published = read_published(run);
+  if (run["known_gap"]) r.gap = run["known_gap"].as<std::string>();
   YAML::Emitter out;
   out << run["job"];
   const std::string text = out.c_str();
@@ -163,10 +166,10 @@ void print(const std::vector<Row>& rows, bool roundtrip) {
       fmt::print("{:<40} {:>26} {:>8}  refused: {}\n", r.id, pub, "-", r.refused);
       continue;
     }
-    fmt::print("{:<40} {:>26} {:>+7.1f}% {:>5.1f}% {:>7}{}  {}; {}\n", r.id, pub, *r.error * 100, r.mfu * 100,
+    fmt::print("{:<40} {:>26} {:>+7.1f}% {:>5.1f}% {:>7}{}  {}; {}{}\n", r.id, pub, *r.error * 100, r.mfu * 100,
                r.implied ? fmt::format("{:.1f}%", *r.implied * 100) : "-",
                roundtrip ? (r.roundtrip ? fmt::format("  {:>+9.3f}%", *r.roundtrip * 100) : "          -") : "",
-               r.bottleneck, r.layout);
+               r.bottleneck, r.layout, r.gap.empty() ? "" : "  [known gap: " + r.gap + "]");
   }
 }
 
@@ -200,10 +203,14 @@ int main(int argc, char** argv) {
 
   std::vector<double> errors;
   double worst = 0;
-  int refused = 0, within = 0, roundtrip_bad = 0, no_mfu = 0;
+  int refused = 0, within = 0, roundtrip_bad = 0, no_mfu = 0, gaps = 0;
   for (const Row& r : rows) {
     if (!r.error) {
       ++refused;
+      continue;
+    }
+    if (!r.gap.empty()) {
+      ++gaps;
       continue;
     }
     errors.push_back(std::abs(*r.error));
@@ -213,16 +220,17 @@ int main(int argc, char** argv) {
     else if (roundtrip && (!r.roundtrip || std::abs(*r.roundtrip) > 0.02)) ++roundtrip_bad;
   }
   const double med = median(errors);
-  fmt::print("\n{} runs: {} estimated, {} refused; median |error| {:.1f}%, worst {:.1f}%, {} within ±25%\n",
-             rows.size(), errors.size(), refused, med * 100, worst * 100, within);
+  fmt::print("\n{} runs: {} in the bounds, {} refused, {} known gaps; median |error| {:.1f}%, worst {:.1f}%, {} "
+             "within ±25%\n",
+             rows.size(), errors.size(), refused, gaps, med * 100, worst * 100, within);
   if (roundtrip)
     fmt::print("round trip (fit mfu → estimate --mfu) outside ±2%: {}; no MFU up to 100% reproduces {} run(s)\n",
                roundtrip_bad, no_mfu);
   bool ok = calibration(rows);
   if (!ok) fmt::print("FAIL: a default MFU is more than 2 points from its runs' median (efficiency.cc)\n");
-  if (max_median && (refused > max_refused || med * 100 > *max_median || worst * 100 > *max_worst)) {
-    fmt::print("FAIL: want at most {} runs refused, median |error| <= {:g}% and worst <= {:g}%\n", max_refused,
-               *max_median, *max_worst);
+  if (max_median && (refused + gaps > max_refused || med * 100 > *max_median || worst * 100 > *max_worst)) {
+    fmt::print("FAIL: want at most {} runs refused or known gaps, median |error| <= {:g}% and worst <= {:g}%\n",
+               max_refused, *max_median, *max_worst);
     ok = false;
   }
   if (roundtrip && roundtrip_bad > 0) ok = false;
