@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include "gpuplan/commands/estimate.h"
 #include "gpuplan/commands/fit.h"
 #include "gpuplan/csv.h"
 #include "gpuplan/error.h"
@@ -58,4 +61,93 @@ TEST_CASE("fit mfu: tokens per second × 6N over the cards' peak", "[fit]") {
   q.gpus = "0x10";
   CHECK_THROWS_WITH(fit_mfu_report(ctx, q),
                     "--gpus 0x10: '0x10' is not a decimal number (hexadecimal is not accepted)");
+}
+
+namespace {
+Context fixture_context() {
+  GlobalOptions o;
+  o.today = "2026-12-02";
+  o.catalog_files = {GPUPLAN_TEST_DATA "/catalog-fixture.yaml"};
+  o.no_default_catalog = true;
+  return make_context(o);
+}
+}  // namespace
+
+TEST_CASE("fit mfu without a job: an fp8 run is counted against the bf16 peak (one basis)", "[fit]") {
+  const Context ctx = fixture_context();
+  MfuQuery q;
+  q.gpu = "H100";
+  q.gpus = "8";
+  q.precision = "fp8";
+  q.parameters = "7B";
+  q.tokens_per_second = "100000";
+  // 1e5 × 6 × 7e9 = 4.2e15 FLOP/s over 8 × 989.4e12 (bf16, not fp8's 1978.9): 0.5306.
+  const Report r = fit_mfu_report(ctx, q);
+  CHECK(std::get<double>(r.tables[0].rows[0][4]) == Approx(4.2e15 / (8 * 989.4e12)));
+  q.gpu.reset();
+  CHECK_THROWS_AS(fit_mfu_report(ctx, q), UsageError);
+}
+
+namespace {
+// `fit mfu JOB <measurement>`, then `estimate JOB --mfu <the note's value>`, as a user copies it.
+EstimateOutcome fit_then_estimate(const Context& ctx, MfuQuery q) {
+  const Report fit = fit_mfu_report(ctx, q);
+  const std::string& note = fit.notes.front();
+  const std::size_t at = note.find("--mfu ") + 6;
+  REQUIRE(at > 6);
+  EstimateQuery e;
+  e.job_file = q.job_file;
+  e.sets = q.sets;
+  e.mfu = note.substr(at, note.find('%', at) - at + 1);
+  return estimate_report(ctx, e);
+}
+double number(const Report& r, const char* key) { return std::stod(r.extra.find("estimate")->find(key)->to_text()); }
+}  // namespace
+
+TEST_CASE("fit mfu with a job is estimate's inverse: the measurement comes back within 0.5%", "[fit][mfu]") {
+  const Context ctx = fixture_context();
+  MfuQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/finetune-7b-a100.yaml";
+  // Throughputs from a weak run to a strong one, on one and on two nodes
+  // (where communication sits between the MFU and the measurement).
+  for (const char* gpus : {"8", "16"})
+    for (double tps : {4000.0, 12000.0, 23000.0, 30000.0}) {
+      q.sets = {std::string("cluster.gpus=") + gpus, "cluster.network_bandwidth=1600Gbps"};
+      q.tokens_per_second = fmt::format("{:g}", tps * (gpus[0] == '8' ? 1 : 2));
+      const EstimateOutcome e = fit_then_estimate(ctx, q);
+      CHECK(number(e.report, "tokens_per_second") == Approx(std::stod(*q.tokens_per_second)).epsilon(0.005));
+    }
+  // A whole run's GPU-hours: checkpoints and failures are part of the inverse.
+  MfuQuery w;
+  w.job_file = GPUPLAN_SOURCE_DIR "/examples/llama2-7b-pretrain.yaml";
+  for (double h : {150000.0, 184320.0, 400000.0}) {
+    w.gpu_hours = fmt::format("{:g}", h);
+    CHECK(number(fit_then_estimate(ctx, w).report, "gpu_hours") == Approx(h).epsilon(0.005));
+  }
+}
+
+TEST_CASE("fit mfu with a job: a measurement no MFU reproduces, or two at once, is refused", "[fit][mfu]") {
+  const Context ctx = fixture_context();
+  MfuQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/finetune-7b-a100.yaml";
+  q.tokens_per_second = "1e7";  // 8 A100s cannot train a 7B model at 10 M tokens/s (~35× their peak)
+  CHECK_THROWS_WITH(fit_mfu_report(ctx, q), Contains("outside what this job can reach on 8× A100-80G at any MFU"));
+  q.tokens_per_second = "1e-3";
+  CHECK_THROWS_WITH(fit_mfu_report(ctx, q), Contains("slower than an MFU of 0.01% gives"));
+  // Two nodes on the default network: communication bounds the step, and the error says so.
+  q.sets = {"cluster.gpus=16"};
+  q.tokens_per_second = "60000";
+  CHECK_THROWS_WITH(fit_mfu_report(ctx, q), Contains("bound by"));
+  q.sets.clear();
+  q.step_time = "10";
+  CHECK_THROWS_AS(fit_mfu_report(ctx, q), UsageError);
+  q.step_time.reset();
+  q.tokens_per_second.reset();
+  q.flops_per_sample = "1e9";
+  q.samples_per_second = "10";
+  CHECK_THROWS_AS(fit_mfu_report(ctx, q), UsageError);
+  q.flops_per_sample.reset();
+  q.samples_per_second.reset();
+  q.step_time = "-3";
+  CHECK_THROWS_WITH(fit_mfu_report(ctx, q), Contains("--step-time"));
 }

@@ -1,6 +1,7 @@
 // Configurations and parallel layouts: memory per rank against Megatron-LM's
 // formula, the communication each layout adds, and offers that cannot be joined.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 
 #include "gpuplan/catalog.h"
@@ -12,6 +13,14 @@
 using namespace gpuplan;
 
 namespace {
+
+Context fixture_context() {
+  GlobalOptions g;
+  g.today = "2026-12-02";
+  g.no_default_catalog = true;
+  g.catalog_files = {GPUPLAN_TEST_DATA "/catalog-fixture.yaml"};
+  return make_context(g);
+}
 
 const Gpu& gpu(const char* id) {
   const Gpu* g = builtin_catalog().find_gpu(id);
@@ -130,11 +139,7 @@ TEST_CASE("plan: a LoRA 7B job no longer prefers dozens of joined RTX 4090s to o
 }
 
 TEST_CASE("estimate prices every row on its own shape: no row joins 1,024 single-GPU instances", "[layout]") {
-  GlobalOptions g;
-  g.today = "2026-12-02";
-  g.no_default_catalog = true;
-  g.catalog_files = {GPUPLAN_TEST_DATA "/catalog-fixture.yaml"};
-  const Context ctx = make_context(g);
+  const Context ctx = fixture_context();
   EstimateQuery q;
   q.job_file = GPUPLAN_SOURCE_DIR "/examples/llama2-7b-pretrain.yaml";
   const EstimateOutcome out = estimate_report(ctx, q);
@@ -208,4 +213,26 @@ TEST_CASE("interleaved pipelines shrink the bubble by v and hold more activation
   const auto choice = m30.best_layout(c, 400e12, 0.9, pin);
   REQUIRE(choice);
   CHECK(choice->layout.pp == 4);
+}
+
+TEST_CASE("a defaulted input that decides the estimate is a warning; a given one is not", "[estimate][defaults]") {
+  const Context ctx = fixture_context();
+  EstimateQuery q;
+  q.job_file = GPUPLAN_TEST_DATA "/llama2-7b-default-network.yaml";
+  const auto network_warnings = [&] {
+    const EstimateOutcome o = estimate_report(ctx, q);
+    return std::count_if(o.report.warnings.begin(), o.report.warnings.end(),
+                         [](const std::string& w) { return w.starts_with("cluster.network was not given"); });
+  };
+  // 2,048 A100s over 25 GbE: data-parallel traffic is ~95% of the step.
+  CHECK(network_warnings() == 1);
+  // The same slow network, given: the user's answer, not a default's.
+  q.sets = {"cluster.network=eth_25g"};
+  CHECK(network_warnings() == 0);
+  // One node: the network is not used, whatever its default.
+  q.sets = {"cluster.gpus=8"};
+  CHECK(network_warnings() == 0);
+  // The published cluster (8 × 200 Gb/s a node) given: no warning.
+  q.sets = {"cluster.network_bandwidth=1600Gbps"};
+  CHECK(network_warnings() == 0);
 }

@@ -90,6 +90,7 @@ gpuplan::Format output_format(const Flags& f, const CLI::App& app) {
 
 void emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Command& cmd) {
   const gpuplan::Format format = output_format(f, app);
+  for (const std::string& w : report.warnings) fmt::print(stderr, "gpuplan: warning: {}\n", w);
   if (f.quiet && format != gpuplan::Format::kJson) report.notes.clear();
   const std::string text = f.field ? gpuplan::field_value(report, *f.field)
                                    : gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f)});

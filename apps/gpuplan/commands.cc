@@ -186,17 +186,23 @@ Outcome progress_run(const Flags& f) {
 std::vector<std::string> progress_inputs(const Flags& f) { return some({&f.progress.file}); }
 
 void mfu_options(CLI::App& sub, Flags& f) {
-  sub.add_option("--gpu", f.mfu.gpu, "GPU id")->required();
-  sub.add_option("--gpus", f.mfu.gpus, "cards in the measured run")->required();
-  sub.add_option("--precision", f.mfu.precision, "fp32, tf32, bf16, fp16, fp8")->capture_default_str();
+  sub.add_option("job", f.mfu.job_file, "job YAML of the measured run (the exact inverse of estimate)");
+  sub.add_option("--set", f.mfu.sets, "override a job field: path.to.field=VALUE (repeatable)");
+  sub.add_option("--layout", f.mfu.layout, "the measured run's layout: tp=2,pp=4,zero=1");
+  sub.add_option("--gpu", f.mfu.gpu, "GPU id (with a job: overrides cluster.gpu)");
+  sub.add_option("--gpus", f.mfu.gpus, "cards in the measured run (with a job: overrides cluster.gpus)");
+  sub.add_option("--precision", f.mfu.precision, "fp32, tf32, bf16, fp16, fp8 (default bf16)");
   sub.add_option("--parameters", f.mfu.parameters, "model parameters, e.g. 7B");
   sub.add_option("--tokens-per-second", f.mfu.tokens_per_second, "measured tokens/s of the whole job");
   sub.add_option("--samples-per-second", f.mfu.samples_per_second, "measured samples/s of the whole job");
-  sub.add_option("--flops-per-sample", f.mfu.flops_per_sample, "forward FLOPs per sample");
+  sub.add_option("--flops-per-sample", f.mfu.flops_per_sample, "forward FLOPs per sample (without a job)");
+  sub.add_option("--step-time", f.mfu.step_time, "measured seconds a step (with a job)");
+  sub.add_option("--gpu-hours", f.mfu.gpu_hours, "GPU-hours of the whole run (with a job)");
 }
 Outcome mfu_run(const Flags& f) {
   return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::fit_mfu_report(c, fl.mfu); });
 }
+std::vector<std::string> mfu_inputs(const Flags& f) { return some({&f.mfu.job_file}); }
 
 const std::array kCommands = {
     Command{"compare", "Buy vs rent (hourly, monthly, spot, hybrid): totals, NPV, cost per used GPU-hour, break-even",
@@ -236,7 +242,7 @@ const std::array kCommands = {
     Command{"fit", "Fit measured runs: scaling (Amdahl, USL), progress (rate, ETA), MFU",
             "  gpuplan fit scaling examples/scaling-a100.csv --predict 32,64\n"
             "  gpuplan fit progress examples/trial-progress.csv --total-steps 20000\n"
-            "  gpuplan fit mfu --gpu A100-80G --gpus 8 --parameters 7B --tokens-per-second 23000"},
+            "  gpuplan fit mfu examples/finetune-7b-a100.yaml --tokens-per-second 23000"},
     Command{"fit scaling", "Amdahl and USL fits of throughput against GPU count",
             "  gpuplan fit scaling examples/scaling-a100.csv --predict 32,64\n"
             "  gpuplan fit scaling runs.csv --x nodes --y samples_per_s --format json -o scaling.json",
@@ -244,9 +250,11 @@ const std::array kCommands = {
     Command{"fit progress", "Rate and ETA from a training log (step, elapsed seconds or timestamp)",
             "  gpuplan fit progress examples/trial-progress.csv --total-steps 20000", progress_options, progress_run,
             progress_inputs},
-    Command{"fit mfu", "The MFU a measured throughput implies (for estimate --mfu)",
-            "  gpuplan fit mfu --gpu A100-80G --gpus 8 --parameters 7B --tokens-per-second 23000", mfu_options,
-            mfu_run},
+    Command{"fit mfu", "The MFU a measured run implies (for estimate --mfu)",
+            "  gpuplan fit mfu examples/finetune-7b-a100.yaml --tokens-per-second 23000\n"
+            "  gpuplan fit mfu examples/llama2-7b-pretrain.yaml --gpu-hours 184320\n"
+            "  gpuplan fit mfu --gpu A100-80G --gpus 8 --parameters 7B --tokens-per-second 23000",
+            mfu_options, mfu_run, mfu_inputs},
 };
 
 }  // namespace

@@ -208,10 +208,10 @@ void warn_sizes(ResolvedJob& out) {
   const Job& j = out.job;
   if (is_vision_job(j)) return;
   if (j.parameters > 0 && j.parameters < 1e6)
-    out.warnings.push_back(fmt::format("Warning: job.parameters is {:g}, not millions or billions: did you mean {:g}B?",
+    out.warnings.push_back(fmt::format("job.parameters is {:g}, not millions or billions: did you mean {:g}B?",
                                        j.parameters, j.parameters));
   if (j.tokens > 0 && j.tokens < 1e6)
-    out.warnings.push_back(fmt::format("Warning: job.tokens is {:g}, less than a million: did you mean {:g}B or {:g}T?",
+    out.warnings.push_back(fmt::format("job.tokens is {:g}, less than a million: did you mean {:g}B or {:g}T?",
                                        j.tokens, j.tokens, j.tokens));
 }
 

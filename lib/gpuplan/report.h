@@ -55,6 +55,9 @@ struct Report {
   std::vector<std::string> figures{};  ///< terminal charts, printed after the tables (table and md)
   Json extra{};                        ///< further JSON members (an object), e.g. "fx_rates".
   std::vector<std::string> notes{};    ///< printed under tables and Markdown; JSON "notes".
+  /// What may make the result wrong (a defaulted input that decides it, a
+  /// value that looks mistyped): always on stderr, whatever the format and -q.
+  std::vector<std::string> warnings{};
   /// The report as an XLSX workbook with live formulas, for the commands that
   /// have one; built only when --format xlsx asks for it.
   std::function<std::string()> xlsx{};

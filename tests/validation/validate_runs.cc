@@ -17,12 +17,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <fmt/format.h>
 #include <optional>
 #include <string>
 #include <vector>
 #include <yaml-cpp/yaml.h>
 
+#include "gpuplan/commands/estimate.h"
+#include "gpuplan/commands/fit.h"
 #include "gpuplan/context.h"
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
@@ -42,8 +46,8 @@ struct Row {
   std::string id;
   Published published;
   std::optional<double> error;      // gpuplan ÷ published − 1, as time
-  std::string refused;  // why gpuplan could not estimate it
-  std::string gap;      // known_gap: what the model lacks for it (left out of the bounds, counted)
+  std::string refused;              // why gpuplan could not estimate it
+  std::string gap;                  // known_gap: what the model lacks for it (left out of the bounds, counted)
   double mfu = 0;                   // the default used
   std::optional<double> implied;    // the MFU that reproduces the published figure
   std::optional<double> roundtrip;  // error with --mfu <implied>
@@ -71,13 +75,12 @@ Published read_published(const YAML::Node& run) {
 }
 
 // The measured time the published figure stands for, in the same terms as the estimate.
-Seconds published_time(const Published& p, const ResolvedJob& rj, const TrainingModel& model) {
+Seconds published_time(const Published& p, const ResolvedJob& rj) {
   const Job& j = rj.job;
   const double gpus = rj.cluster.gpus, tokens_per_step = j.global_batch * j.sequence_length;
   if (p.metric == "gpu_hours") return Seconds(p.value * 3600 / gpus);
   double tps = p.value;  // tokens/s per GPU
   if (p.metric == "tflops_per_gpu") tps = p.value * 1e12 / source_flops_per_token(p, j);
-  (void)model;
   return Seconds(tokens_per_step / (tps * gpus));
 }
 
@@ -85,6 +88,31 @@ Measured measured(const Published& p) { return p.metric == "gpu_hours" ? Measure
 
 Seconds estimated_time(const Published& p, const Estimate& e) {
   return measured(p) == Measured::kWallTime ? e.wall : e.step.work;
+}
+
+// What a user does: `fit mfu JOB --tokens-per-second X` (or --gpu-hours),
+// the MFU copied from its "--mfu N%" note into `estimate JOB --mfu N%`; the
+// error of that estimate against the published figure.
+double command_round_trip(const Row& r, const std::string& job_text, const ResolvedJob& rj, const Context& ctx) {
+  const std::string file = fmt::format("{}/validate-{}.yaml", std::filesystem::temp_directory_path().string(), r.id);
+  std::ofstream(file) << job_text << "\n";
+  MfuQuery q;
+  q.job_file = file;
+  const Published& p = r.published;
+  const double tokens_per_step = rj.job.global_batch * rj.job.sequence_length;
+  if (p.metric == "gpu_hours") q.gpu_hours = fmt::format("{:.17g}", p.value);
+  else q.tokens_per_second = fmt::format("{:.17g}", tokens_per_step / published_time(p, rj).count());
+  const Report fit = fit_mfu_report(ctx, q);
+  const std::string& note = fit.notes.front();
+  const std::size_t at = note.find("--mfu ") + 6;
+  EstimateQuery eq;
+  eq.job_file = file;
+  eq.mfu = note.substr(at, note.find('%', at) - at + 1);
+  const EstimateOutcome out = estimate_report(ctx, eq);
+  const Json& est = *out.report.extra.find("estimate");
+  std::filesystem::remove(file);
+  if (p.metric == "gpu_hours") return std::stod(est.find("gpu_hours")->to_text()) / p.value - 1;
+  return std::stod(est.find("step_work_seconds")->to_text()) / published_time(p, rj).count() - 1;
 }
 
 Row validate(const YAML::Node& run, const Context& ctx, bool roundtrip) {
@@ -97,9 +125,8 @@ Row validate(const YAML::Node& run, const Context& ctx, bool roundtrip) {
   const std::string text = out.c_str();
   try {
     const ResolvedJob rj = load_job(r.id, {}, ctx, JobUse::kEstimate, &text);
-    const TrainingModel model(rj.job);
     const Estimate e = estimate(rj.job, rj.cluster, rj.layout);
-    const Seconds want = published_time(r.published, rj, model);
+    const Seconds want = published_time(r.published, rj);
     r.error = estimated_time(r.published, e) / want - 1;
     r.mfu = e.mfu;
     r.form_factor = rj.cluster.gpu->form_factor;
@@ -107,11 +134,7 @@ Row validate(const YAML::Node& run, const Context& ctx, bool roundtrip) {
     r.layout = to_string(e.layout);
     if (!e.memory.fits) r.bottleneck += ", DOES NOT FIT";
     r.implied = implied_mfu(rj.job, rj.cluster, rj.layout, measured(r.published), want);
-    if (roundtrip && r.implied) {
-      Job j = rj.job;
-      j.mfu = *r.implied;
-      r.roundtrip = estimated_time(r.published, estimate(j, rj.cluster, rj.layout)) / want - 1;
-    }
+    if (roundtrip && r.implied) r.roundtrip = command_round_trip(r, text, rj, ctx);
   } catch (const InputErrors& e) {
     r.refused = e.problems().empty() ? e.what() : e.problems().front().message();
   } catch (const std::exception& e) {
@@ -220,9 +243,10 @@ int main(int argc, char** argv) {
     else if (roundtrip && (!r.roundtrip || std::abs(*r.roundtrip) > 0.02)) ++roundtrip_bad;
   }
   const double med = median(errors);
-  fmt::print("\n{} runs: {} in the bounds, {} refused, {} known gaps; median |error| {:.1f}%, worst {:.1f}%, {} "
-             "within ±25%\n",
-             rows.size(), errors.size(), refused, gaps, med * 100, worst * 100, within);
+  fmt::print(
+      "\n{} runs: {} in the bounds, {} refused, {} known gaps; median |error| {:.1f}%, worst {:.1f}%, {} "
+      "within ±25%\n",
+      rows.size(), errors.size(), refused, gaps, med * 100, worst * 100, within);
   if (roundtrip)
     fmt::print("round trip (fit mfu → estimate --mfu) outside ±2%: {}; no MFU up to 100% reproduces {} run(s)\n",
                roundtrip_bad, no_mfu);

@@ -298,8 +298,69 @@ EstimateWorkbook workbook_data(const std::string& title, const ResolvedJob& rj, 
   return wbd;
 }
 
+// ---- defaults that decide the answer ----
+
+std::string network_text(const Cluster& c) {
+  return fmt::format("{} ({:g} Gb/s per node)", c.network, c.network_bandwidth.value() * 8 / 1e9);
+}
+
+bool defaulted(const ResolvedJob& rj, std::string_view key) {
+  const std::string prefix = std::string(key) + " = ";
+  return std::any_of(rj.defaults_used.begin(), rj.defaults_used.end(),
+                     [&](const std::string& d) { return d.starts_with(prefix); });
+}
+
+// A defaulted input and a plausible value the user's cluster may well have.
+struct Alternative {
+  const char* key;
+  std::string instead;  ///< "1600 Gb/s per node (…)"
+  void (*apply)(Job&, Cluster&);
+};
+
+std::vector<Alternative> alternatives(const ResolvedJob& rj) {
+  std::vector<Alternative> out;
+  const Cluster& c = rj.cluster;
+  if (c.gpus > c.gpus_per_node)
+    out.push_back({"cluster.network",
+                   fmt::format("{} Gb/s per node (200 Gb/s InfiniBand per GPU, the fabric of Llama 2's clusters, "
+                               "Touvron et al. 2023 §2.2)",
+                               200 * c.gpus_per_node),
+                   [](Job&, Cluster& cl) { cl.network_bandwidth = BytesPerSecond(200e9 / 8 * cl.gpus_per_node); }});
+  out.push_back({"checkpoint.write_bandwidth", "ten times its write bandwidth", [](Job& j, Cluster&) {
+                   j.checkpoint_bandwidth = j.checkpoint_bandwidth * 10.0;
+                   j.checkpoint_aggregate = j.checkpoint_aggregate * 10.0;
+                 }});
+  out.push_back({"data.read_bandwidth", "ten times its read bandwidth",
+                 [](Job& j, Cluster&) { j.read_bandwidth = j.read_bandwidth * 10.0; }});
+  return out;
+}
+
+// A warning for each defaulted input whose plausible alternative moves the
+// wall time on the job's own cluster by more than 20%: the answer is then the
+// default's, not the user's, and they should say what they have.
+std::vector<std::string> deciding_defaults(const ResolvedJob& rj, const Estimate& e) {
+  std::vector<std::string> out;
+  if (!e.memory.fits || !(e.wall.count() > 0)) return out;
+  for (const Alternative& a : alternatives(rj)) {
+    if (!defaulted(rj, a.key)) continue;
+    Job job = rj.job;
+    Cluster cl = rj.cluster;
+    a.apply(job, cl);
+    const Estimate alt = estimate(job, cl, rj.layout);
+    const double change = alt.wall / e.wall - 1;
+    if (std::abs(change) <= 0.2) continue;
+    out.push_back(
+        fmt::format("{} was not given and its default decides this estimate: {} makes the run {} on {}× {}; with {} it "
+                    "takes {} ({:+.0f}%). Give {} as your cluster has it.",
+                    a.key, a.key == std::string_view("cluster.network") ? network_text(rj.cluster) : "the default",
+                    human_seconds(e.wall), rj.cluster.gpus, rj.cluster.gpu->id, a.instead, human_seconds(alt.wall),
+                    change * 100, a.key));
+  }
+  return out;
+}
+
 // JSON: the estimate in numbers, and the rates used.
-Json estimate_extra(const Estimate& e, const CurrencyConverter& fx) {
+Json estimate_extra(const Estimate& e, const Job& job, const CurrencyConverter& fx) {
   Json est = Json::object();
   est["flops_per_token"] = e.flops_per_token;
   est["training_flops"] = e.total_flops.value();
@@ -309,6 +370,11 @@ Json estimate_extra(const Estimate& e, const CurrencyConverter& fx) {
   est["fits"] = e.memory.fits;
   est["steps"] = e.steps;
   est["step_seconds"] = e.step.step.count();
+  // Steady state, as a benchmark measures it: no checkpoints, no interruptions.
+  est["step_work_seconds"] = e.step.work.count();
+  est["samples_per_second"] = job.global_batch / e.step.work.count();
+  est["tokens_per_second"] =
+      job.sequence_length > 0 ? Json(job.global_batch * job.sequence_length / e.step.work.count()) : Json();
   est["bottleneck"] = e.step.bottleneck;
   est["gpu_utilisation"] = e.step.gpu_utilisation;
   est["wall_hours"] = e.wall.count() / 3600;
@@ -325,7 +391,8 @@ Json estimate_extra(const Estimate& e, const CurrencyConverter& fx) {
 
 void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const CostRows& costs, const Context& ctx,
                     const CurrencyConverter& fx, bool explain) {
-  for (const auto& w : rj.warnings) rep.notes.push_back(w);
+  rep.warnings = rj.warnings;
+  for (std::string& w : deciding_defaults(rj, e)) rep.warnings.push_back(std::move(w));
   if (!e.memory.fits)
     rep.notes.push_back(fmt::format(
         "Does not fit: {:.1f} GB per GPU needed at best ({}), {:.1f} GB usable on {}. "
@@ -383,7 +450,7 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   Json in = ctx.echo();
   append(in, rj.inputs);
   rep.inputs = std::move(in);
-  rep.extra = estimate_extra(e, fx);
+  rep.extra = estimate_extra(e, job, fx);
   estimate_notes(rep, rj, e, costs, ctx, fx, q.explain);
   return out;
 }

@@ -33,14 +33,22 @@ struct ProgressQuery {
 };
 Report fit_progress_report(const Context& ctx, const ProgressQuery& q);
 
+/// `fit mfu`: with a job file, the MFU at which `estimate` reproduces a
+/// measurement of that job (the exact inverse: `estimate JOB --mfu` gives the
+/// measurement back); without one, 6·N end-to-end from a throughput.
 struct MfuQuery {
-  std::string gpu{};
-  std::string gpus = "1";  ///< as given (checked strictly)
-  std::string precision = "bf16";
-  std::optional<std::string> parameters{};  ///< with tokens_per_second
-  std::optional<std::string> tokens_per_second{};
-  std::optional<std::string> samples_per_second{};  ///< with flops_per_sample (forward)
-  std::optional<std::string> flops_per_sample{};
+  std::string job_file{};                  ///< "": no job, the flags describe the run
+  std::vector<std::string> sets{};         ///< with a job file
+  std::optional<std::string> layout{};     ///< --layout, with a job file
+  std::optional<std::string> gpu{};        ///< GPU id (with a job: overrides cluster.gpu)
+  std::optional<std::string> gpus{};       ///< as given (checked strictly)
+  std::optional<std::string> precision{};  ///< default bf16 (with a job: overrides job.precision)
+  std::optional<std::string> parameters{};
+  std::optional<std::string> tokens_per_second{};  ///< of the whole job
+  std::optional<std::string> samples_per_second{};
+  std::optional<std::string> flops_per_sample{};  ///< forward, without a job file
+  std::optional<std::string> step_time{};         ///< seconds a step, with a job file
+  std::optional<std::string> gpu_hours{};         ///< the whole run, with a job file
 };
 Report fit_mfu_report(const Context& ctx, const MfuQuery& q);
 

@@ -398,7 +398,7 @@ void search_notes(Report& rep, const PlanInputs& in, const PlanResult& r) {
 void plan_notes(Report& rep, const ResolvedPlan& rp, const PlanResult& r, const PlanQuery& q, const Context& ctx,
                 const CurrencyConverter& fx) {
   const PlanInputs& in = rp.inputs;
-  for (const auto& w : rp.warnings) rep.notes.push_back(w);
+  rep.warnings = rp.warnings;
   if (!r.recommendation.empty()) rep.notes.push_back(r.recommendation);
   if (r.feasible.empty()) infeasible_notes(rep, in, r, ctx.currency);
   search_notes(rep, in, r);
