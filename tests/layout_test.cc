@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/commands/estimate.h"
@@ -235,4 +236,32 @@ TEST_CASE("a defaulted input that decides the estimate is a warning; a given one
   // The published cluster (8 × 200 Gb/s a node) given: no warning.
   q.sets = {"cluster.network_bandwidth=1600Gbps"};
   CHECK(network_warnings() == 0);
+}
+
+TEST_CASE("estimate carries the default MFU's band to time and GPU-hours; a given MFU has none",
+          "[estimate][uncertainty]") {
+  const Context ctx = fixture_context();
+  EstimateQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/llama2-7b-pretrain.yaml";
+  const auto field = [](const EstimateOutcome& o, const char* key) {
+    return *o.report.extra.find("estimate")->find(key);
+  };
+  const auto number = [&](const Json& j) { return std::stod(j.to_text()); };
+  const EstimateOutcome def = estimate_report(ctx, q);
+  const Json band = field(def, "mfu_band"), wall = field(def, "wall_hours_range");
+  REQUIRE(band.as_array());
+  const double low = number((*band.as_array())[0]), high = number((*band.as_array())[1]);
+  const double wall_h = number(field(def, "wall_hours"));
+  const double fast = number((*wall.as_array())[0]), slow = number((*wall.as_array())[1]);
+  CHECK(low < 0.58);
+  CHECK(high > 0.58);
+  CHECK(fast < wall_h);
+  CHECK(slow > wall_h);
+  // The ends are what `estimate --mfu` gives at the band's ends.
+  q.mfu = fmt::format("{:.17g}", high);
+  const EstimateOutcome at_high = estimate_report(ctx, q);
+  CHECK(number(field(at_high, "wall_hours")) == Approx(fast).epsilon(1e-9));
+  CHECK(field(at_high, "wall_hours_range").is_null());  // a given MFU is the user's measurement
+  q.mfu = fmt::format("{:.17g}", low);
+  CHECK(number(field(estimate_report(ctx, q), "wall_hours")) == Approx(slow).epsilon(1e-9));
 }

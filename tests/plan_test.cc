@@ -313,3 +313,47 @@ TEST_CASE("plan: a measured scaling law replaces the analytic communication mode
   CHECK(d.wall_hours == Approx(30.0 / 6.4));
   CHECK_THAT(d.notes.front(), Catch::Contains("extrapolated beyond the 8 GPUs measured"));
 }
+
+TEST_CASE("plan: P(on time) over the MFU's uncertainty agrees with a Monte Carlo; a tight plan is not certain",
+          "[plan][uncertainty]") {
+  Fixture f(kTwoOffers);
+  PlanInputs in = hand_job();
+  in.job.mfu.reset();  // the default, with its band
+  in.budget = Money::parse("1000", kCny);
+  in.confidence = 0.5;
+  // FAST at the default MFU (58%): 1.08e19 / (200e12 × 0.58) = 25.9 GPU-hours;
+  // on 8 cards 3.23 h + 0.25 h of provisioning. A deadline 10% later.
+  in.max_gpus = 8;
+  in.deadline = Hours(3.83);
+  const PlanResult r = plan(in, f.catalog, f.fx);
+  REQUIRE(r.recommended);
+  REQUIRE(r.recommended->on_time);
+  const OnTime& t = *r.recommended->on_time;
+  CHECK(t.mfu_sigma > 0.05);
+  CHECK(t.probability > 0.5);
+  CHECK(t.probability < 0.95);  // 10% of slack against a ±20% MFU band: far from certain
+  CHECK(t.dominant() == "MFU");
+  // Independently: draw the MFU factor, time the plan at it, count the runs on time.
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> z(0, 1);
+  int met = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    PlanInputs at = in;
+    at.mfu_factor = std::exp(t.mfu_sigma * z(rng));
+    const PlanDetail d = describe(at, r, r.recommended->config, false);
+    met += d.start_hours + d.wall_hours <= 3.83;
+  }
+  CHECK(t.mfu_only == Approx(static_cast<double>(met) / n).margin(0.015));
+  // A measured MFU is taken as exact: the same plan is then certain.
+  in.job.mfu = 0.58;
+  const PlanResult given = plan(in, f.catalog, f.fx);
+  REQUIRE(given.recommended);
+  CHECK(given.recommended->on_time->probability == 1.0);
+  // Asking for more confidence than the tight plan has picks a faster plan or none.
+  in.job.mfu.reset();
+  in.confidence = 0.99;
+  const PlanResult strict = plan(in, f.catalog, f.fx);
+  if (strict.recommended) CHECK(strict.recommended->on_time->probability >= 0.99);
+  else CHECK_THAT(strict.recommendation, Catch::Contains("No plan meets the deadline with 99% confidence"));
+}

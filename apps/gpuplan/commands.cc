@@ -73,7 +73,8 @@ void plan_flags(CLI::App& sub, gpuplan::PlanQuery& q) {
   sub.add_option("--region", q.regions, "regions to consider (default: all)")->delimiter(',');
   sub.add_option("--max-gpus", q.max_gpus, "the most cards to consider (default 1024)");
   sub.add_option("--objective", q.objective, "cost (default) or time")->check(CLI::IsMember({"cost", "time"}));
-  sub.add_option("--confidence", q.confidence, "a spot plan must meet the deadline this often (default 90%)");
+  sub.add_option("--confidence", q.confidence,
+                 "a plan must meet the deadline this often, over MFU uncertainty and spot (default 90%)");
   sub.add_option("--mfu", q.mfu, "model FLOPs utilisation on every GPU, e.g. 40% (from `gpuplan fit mfu`)");
   sub.add_option("--layout", q.layout, "fix parts of every plan's parallel layout: tp=2,pp=4,zero=1");
   sub.add_option("--scaling", q.scaling_file, "a saved scaling fit (gpuplan fit scaling … --format json -o FILE)");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <numbers>
+#include <random>
 #include <tuple>
 #include <cmath>
 #include <fmt/format.h>
@@ -18,6 +20,9 @@ namespace {
 // Spot plans simulated at most when looking for a recommendation: beyond this
 // many risky ones, the recommendation falls back to plans that are not spot.
 constexpr int kMaxSpotSimulations = 64;
+// Plans checked against the deadline's confidence before giving up (each a few
+// dozen step evaluations; a spot plan a Monte Carlo).
+constexpr int kMaxOnTimeChecks = 512;
 
 bool matches_any(const std::vector<std::string>& filters, std::string_view value, bool gpu) {
   if (filters.empty()) return true;
@@ -295,6 +300,84 @@ std::vector<PlanConfig> pareto_frontier(std::vector<PlanConfig> p) {
   return out;
 }
 
+std::string_view OnTime::dominant() const {
+  const double late_mfu = 1 - mfu_only, late_spot = spot_only ? 1 - *spot_only : 0;
+  if (std::max(late_mfu, late_spot) < 0.005) return "neither";
+  return late_mfu >= late_spot ? "MFU" : "spot";
+}
+
+namespace {
+
+// The log-space σ of the MFU: its default band is the 16th–84th percentile
+// (±1σ) of the published runs (efficiency.cc); a given MFU is exact.
+double mfu_sigma(const PlanInputs& in, const Gpu& gpu) {
+  if (in.job.mfu) return 0;
+  const MfuDefault d = default_mfu(gpu, in.job);
+  return d.low > 0 && d.high > d.low ? std::log(d.high / d.low) / 2 : 0;
+}
+
+// Standard normal draws from a generator whose output the standard fixes
+// (Box–Muller), so a seed gives the same plan on every platform.
+struct Normal {
+  std::mt19937_64 rng;
+  double operator()() {
+    const auto uniform = [&] { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; };
+    const double u1 = uniform(), u2 = uniform();
+    return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+  }
+};
+
+// P(on time) for one configuration: the MFU factor f = e^(σz), z standard
+// normal, scales the achieved rate; a rental or purchase is late when its
+// wall time at f exceeds what the deadline leaves after the start. Without
+// reclaims the wall time falls as f rises, so P = P(f ≥ f*) = Φ(−ln f* / σ),
+// f* by bisection; spot runs draw f and a reclaim history together.
+OnTime on_time(const PlanInputs& in, const TrainingModel& model, const PlanSource& s, const PlanConfig& c,
+               const PlanDetail& d, const MeasuredScaling* measured) {
+  OnTime out;
+  out.mfu_sigma = mfu_sigma(in, *s.gpu);
+  const double available = in.deadline->count() - d.start_hours * 3600.0;
+  Layout layout = c.layout();
+  layout.micro_batch = in.job.micro_batch;
+  const Configuration conf = configuration(in, s, c.gpus);
+  const double per_gpu = achieved(model, *s.gpu, in);
+  const auto step_at = [&](double f) { return model.step(conf, layout, per_gpu * f, measured); };
+  const auto wall_at = [&](double f) { return step_at(f).step.count() * model.steps(); };
+  const double sigma = out.mfu_sigma;
+  if (sigma <= 0) {
+    out.mfu_only = wall_at(1) <= available ? 1 : 0;
+  } else {
+    double lo = -6, hi = 6;  // z: ln f / σ
+    if (wall_at(std::exp(sigma * hi)) > available) lo = hi;
+    else if (wall_at(std::exp(sigma * lo)) <= available) hi = lo;
+    for (int i = 0; i < 50 && hi - lo > 1e-6; ++i) {
+      const double mid = (lo + hi) / 2;
+      (wall_at(std::exp(sigma * mid)) > available ? lo : hi) = mid;
+    }
+    out.mfu_only = 0.5 * std::erfc(hi / std::sqrt(2.0));  // P(z ≥ z*)
+  }
+  out.probability = out.mfu_only;
+  if (c.mode != PlanMode::kSpot || !d.simulation) return out;
+  out.spot_only = d.simulation->probability;
+  if (sigma <= 0) {
+    out.probability = *out.spot_only;
+    return out;
+  }
+  Normal z{std::mt19937_64(in.seed ^ 0x9e3779b97f4a7c15ULL)};
+  int met = 0;
+  for (int t = 0; t < in.trials; ++t) {
+    const StepBreakdown st = step_at(std::exp(sigma * z()));
+    const SpotSimulation one =
+        simulate_spot(st.work * model.steps(), model.interruptions(st, spot_rate(in, st, d.instances)),
+                      Seconds(std::max(0.0, available)), 1, in.seed + static_cast<std::uint64_t>(t));
+    met += one.probability > 0;
+  }
+  out.probability = static_cast<double>(met) / in.trials;
+  return out;
+}
+
+}  // namespace
+
 PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig& c, bool simulate) {
   const TrainingModel model(in.job);
   const PlanSource& s = r.sources.at(c.source);
@@ -327,6 +410,7 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
         simulate_spot(d.step.work * model.steps(), model.interruptions(d.step, spot_rate(in, d.step, e.instances)),
                       Seconds(std::max(0.0, available)), in.trials, in.seed);
   }
+  if (simulate && in.deadline) d.on_time = on_time(in, model, s, c, d, measured);
   if (c.zero_stage > in.job.zero_stage)
     d.notes.push_back(fmt::format("ZeRO-{} to fit in memory", static_cast<int>(c.zero_stage)));
   if (c.recompute != in.job.recompute)
@@ -447,29 +531,29 @@ void search(const Search& s, PlanResult& r) {
   for (std::size_t si = 0; si < r.sources.size(); ++si) search_source(s, r, si, cache);
 }
 
-// The recommendation: the best plan for the objective; a spot plan only if it
-// meets the deadline with the required confidence (Monte Carlo). Candidates
-// come off a heap, so only as many are ordered as are looked at. Returns the
-// first spot plan passed over as too risky.
+// The recommendation: the best plan for the objective that meets the deadline
+// with the required confidence (MFU uncertainty and, on spot, reclaims).
+// Candidates come off a heap, so only as many are ordered as are looked at.
+// Returns the first plan passed over as too likely to be late.
 std::optional<PlanDetail> recommend(const Search& s, PlanResult& r) {
   const PlanInputs& in = s.in;
   std::vector<PlanConfig> heap = r.feasible;
   const auto worse = [&](const PlanConfig& a, const PlanConfig& b) { return before(b, a, in.objective); };
   std::make_heap(heap.begin(), heap.end(), worse);
-  int simulated = 0;
+  int spot_checked = 0, checked = 0;
   std::optional<PlanDetail> risky;
-  while (!heap.empty()) {
+  while (!heap.empty() && checked < kMaxOnTimeChecks) {
     std::pop_heap(heap.begin(), heap.end(), worse);
     const PlanConfig c = heap.back();
     heap.pop_back();
-    if (c.mode != PlanMode::kSpot || !in.deadline) {
+    if (!in.deadline) {
       r.recommended = describe(in, r, c);
       break;
     }
-    if (simulated >= kMaxSpotSimulations) continue;
-    ++simulated;
+    if (c.mode == PlanMode::kSpot && spot_checked++ >= kMaxSpotSimulations) continue;
+    ++checked;
     PlanDetail d = describe(in, r, c);
-    if (!d.simulation || d.simulation->probability >= in.confidence) {
+    if (!d.on_time || d.on_time->probability >= in.confidence) {
       r.recommended = std::move(d);
       break;
     }
@@ -527,8 +611,8 @@ std::string feasible_but(const Search& s, const PlanResult& r, const PlanConfig&
   const PlanInputs& in = s.in;
   const PlanDetail& best = *r.recommended;
   const Money more = d.cost - best.cost;
-  if (c.mode == PlanMode::kSpot && in.deadline && more.micros() < 0)
-    return fmt::format("is cheaper ({}) but on spot, too likely to be late for the {:.0f}% confidence required",
+  if (in.deadline && more.micros() < 0)
+    return fmt::format("is cheaper ({}) but too likely to be late for the {:.0f}% confidence required",
                        money_text(d.cost), in.confidence * 100);
   if (in.objective == Objective::kCost || more.micros() > 0)
     return fmt::format("is feasible but costs {} ({} more than the recommendation) and finishes in {}",
@@ -560,9 +644,13 @@ std::string recommendation(const Search& s, const PlanResult& r, const std::opti
   if (!r.recommended) {
     if (r.feasible.empty()) return {};
     return fmt::format(
-        "No plan meets the deadline with {:.0f}% confidence: every feasible plan is on spot capacity and too likely "
-        "to be late. Loosen the deadline, lower --confidence, or leave out --allow-spot.",
-        in.confidence * 100);
+        "No plan meets the deadline with {:.0f}% confidence: the plans that meet it at the MFU used are too likely to "
+        "be late{}. Loosen the deadline, lower --confidence, give a measured --mfu (gpuplan fit mfu), or leave out "
+        "--allow-spot.",
+        in.confidence * 100,
+        risky && risky->on_time ? fmt::format(" (the best, {}, {:.0f}%; {} uncertainty dominates)", label(*risky),
+                                              risky->on_time->probability * 100, risky->on_time->dominant())
+                                : "");
   }
   const PlanDetail& d = *r.recommended;
   const std::string why = in.objective == Objective::kCost ? "the cheapest plan" : "the fastest plan";
@@ -573,11 +661,11 @@ std::string recommendation(const Search& s, const PlanResult& r, const std::opti
   std::string sentence = fmt::format("Recommended: {}, done in {} for {}: {}{}{}.", label(d),
                                      hours_text(d.finish_hours), money_text(d.cost), why,
                                      limits.empty() ? "" : " that ", fmt::format("{}", fmt::join(limits, " and ")));
-  if (risky && in.deadline)
+  if (risky && risky->on_time)
     sentence += fmt::format(
-        " Cheaper on spot, {} meets the deadline in only {:.1f}% of {} simulated runs (below the "
-        "{:g}% required).",
-        label(*risky), risky->simulation->probability * 100, risky->simulation->trials, in.confidence * 100);
+        " Cheaper, {} meets the deadline with only {:.1f}% probability (below the {:g}% required; {} "
+        "uncertainty dominates).",
+        label(*risky), risky->on_time->probability * 100, in.confidence * 100, risky->on_time->dominant());
   if (cheap.source && &r.sources[d.config.source] != cheap.source)
     sentence += cheap.best ? fmt::format(" The cheapest card per hour, {}, {}.", cheap.text(s.currency),
                                          why_not(s, r, *cheap.best))

@@ -113,6 +113,19 @@ enum class Rejection : std::uint8_t {
 inline constexpr int kRejectionCount = 7;
 std::string_view to_string(Rejection r);
 
+/// The chance of finishing by the deadline. The MFU is the largest
+/// uncertainty a user has: a default one is taken as lognormal around its
+/// value, its band (efficiency.h) the 16th to 84th percentile; a given MFU
+/// (measured: `fit mfu`) as exact. Spot reclaims add their own chance.
+struct OnTime {
+  double probability = 1;             ///< MFU and spot together
+  double mfu_only = 1;                ///< MFU uncertainty alone (no reclaims)
+  std::optional<double> spot_only{};  ///< reclaims alone, at the MFU used (spot plans)
+  double mfu_sigma = 0;               ///< log-space σ of the MFU (0: given, exact)
+  /// "MFU", "spot" or "neither": which makes the plan more likely to be late.
+  std::string_view dominant() const;
+};
+
 /// Everything about one configuration, for the rows a report shows.
 struct PlanDetail {
   PlanConfig config{};
@@ -130,6 +143,7 @@ struct PlanDetail {
   Money resale_after = Money::zero(kCny);  ///< buying: what the hardware is worth when the run ends
   std::optional<SpotOverhead> spot{};
   std::optional<SpotSimulation> simulation{};  ///< spot plans with a deadline
+  std::optional<OnTime> on_time{};             ///< plans with a deadline
   std::vector<std::string> notes{};
 };
 
@@ -173,7 +187,8 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
 void apply_job(const ResolvedJob& rj, PlanInputs& in);
 
 /// The full evaluation of one configuration (the same formulas the search used).
-/// `simulate`: run the spot Monte Carlo (spot plans with a deadline only).
+/// `simulate`: the chance of meeting the deadline (plans with a deadline only;
+/// spot plans by Monte Carlo).
 PlanDetail describe(const PlanInputs& in, const PlanResult& result, const PlanConfig& config, bool simulate = true);
 
 /// The Pareto frontier of `points` in (finish_hours, cost_micros), both minimised:

@@ -66,7 +66,17 @@ std::string achieved_text(const Estimate& e, const Job& job, const Gpu& gpu) {
   return s;
 }
 
-Table summary_table(const Estimate& e, const Job& job, const Cluster& cl) {
+std::string gpu_hours_text(double h) { return h < 100 ? fmt::format("{:.1f}", h) : fmt::format("{:.0f}", h); }
+
+// What the default MFU's band (efficiency.h: about ±1σ of published runs)
+// makes of the answer; none when the MFU is given (measured).
+struct Band {
+  MfuDefault mfu{};
+  Estimate slow{}, fast{};  ///< at the band's low and high MFU
+  std::optional<Money> cheapest{}, cheapest_slow{}, cheapest_fast{};
+};
+
+Table summary_table(const Estimate& e, const Job& job, const Cluster& cl, const std::optional<Band>& band) {
   const Gpu& gpu = *cl.gpu;
   Table sum;
   sum.name = "summary";
@@ -74,7 +84,9 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl) {
   const auto add = [&](const std::string& k, const std::string& v) { sum.add_row({k, v}); };
   if (e.flops_per_token > 0) add("FLOPs per token", fmt::format("{:.3g}", e.flops_per_token));
   add("training FLOPs", fmt::format("{:.3g}", e.total_flops.value()));
-  add("MFU", fmt::format("{:.0f}% ({})", e.mfu * 100, e.mfu_source == "given" ? "given" : "default"));
+  add("MFU", band ? fmt::format("{:.0f}% (default; its band {:.0f}–{:.0f}%)", e.mfu * 100, band->mfu.low * 100,
+                                band->mfu.high * 100)
+                  : fmt::format("{:.0f}% ({})", e.mfu * 100, e.mfu_source == "given" ? "given" : "default"));
   add("achieved per GPU", achieved_text(e, job, gpu));
   add("layout", to_string(e.layout));
   add("memory per GPU", fmt::format("{:.1f} GB of {:.1f} GB usable: {}", e.memory.total.value() / kGB,
@@ -86,8 +98,15 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl) {
   if (nodes > 1)
     add("scaling", fmt::format("{:.2f}× one node's throughput on {} nodes ({:.0f}% efficiency, {})",
                                e.speedup_vs_one_node, nodes, e.scaling_efficiency * 100, cl.network));
-  add("wall time", human_seconds(e.wall));
-  add("GPU-hours", fmt::format("{:.0f}", e.gpu_hours));
+  if (band) {
+    add("wall time", fmt::format("{} ({} to {} over the MFU band)", human_seconds(e.wall),
+                                 human_seconds(band->fast.wall), human_seconds(band->slow.wall)));
+    add("GPU-hours", fmt::format("{} ({} to {})", gpu_hours_text(e.gpu_hours), gpu_hours_text(band->fast.gpu_hours),
+                                 gpu_hours_text(band->slow.gpu_hours)));
+  } else {
+    add("wall time", human_seconds(e.wall));
+    add("GPU-hours", gpu_hours_text(e.gpu_hours));
+  }
   if (e.checkpoint_interval_steps)
     add("checkpoints",
         fmt::format("{:.1f} GB every {:.0f} steps", e.checkpoint_size.value() / kGB, *e.checkpoint_interval_steps));
@@ -360,7 +379,7 @@ std::vector<std::string> deciding_defaults(const ResolvedJob& rj, const Estimate
 }
 
 // JSON: the estimate in numbers, and the rates used.
-Json estimate_extra(const Estimate& e, const Job& job, const CurrencyConverter& fx) {
+Json estimate_extra(const Estimate& e, const Job& job, const CurrencyConverter& fx, const std::optional<Band>& band) {
   Json est = Json::object();
   est["flops_per_token"] = e.flops_per_token;
   est["training_flops"] = e.total_flops.value();
@@ -379,6 +398,11 @@ Json estimate_extra(const Estimate& e, const Job& job, const CurrencyConverter& 
   est["gpu_utilisation"] = e.step.gpu_utilisation;
   est["wall_hours"] = e.wall.count() / 3600;
   est["gpu_hours"] = e.gpu_hours;
+  // Over the default MFU's band (null when the MFU is given): [at its high end, at its low end].
+  const auto range = [&](double fast, double slow) { return band ? Json(Json::Array{fast, slow}) : Json(); };
+  est["mfu_band"] = band ? Json(Json::Array{band->mfu.low, band->mfu.high}) : Json();
+  est["wall_hours_range"] = band ? range(band->fast.wall.count() / 3600, band->slow.wall.count() / 3600) : Json();
+  est["gpu_hours_range"] = band ? range(band->fast.gpu_hours, band->slow.gpu_hours) : Json();
   est["speedup_vs_one_node"] = e.speedup_vs_one_node;
   est["scaling_efficiency"] = e.scaling_efficiency;
   est["checkpoint_gb"] = e.checkpoint_size.value() / kGB;
@@ -423,6 +447,29 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
   add_defaults_notes(rep, rj.defaults_used);
 }
 
+std::optional<Money> cheapest(const CostRows& c) {
+  if (c.rows.empty()) return std::nullopt;
+  return c.rows.front().total;
+}
+
+std::optional<Band> mfu_band(const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj,
+                             const CostRows& costs) {
+  if (rj.job.mfu) return std::nullopt;
+  Band b;
+  b.mfu = default_mfu(*rj.cluster.gpu, rj.job);
+  if (!(b.mfu.low > 0 && b.mfu.high > b.mfu.low)) return std::nullopt;
+  const auto at = [&](double mfu, Estimate& e, std::optional<Money>& cost) {
+    ResolvedJob r = rj;
+    r.job.mfu = mfu;
+    e = estimate(r.job, r.cluster, r.layout);
+    cost = cheapest(cost_rows(ctx, fx, r, e));
+  };
+  at(b.mfu.low, b.slow, b.cheapest_slow);
+  at(b.mfu.high, b.fast, b.cheapest_fast);
+  b.cheapest = cheapest(costs);
+  return b;
+}
+
 }  // namespace
 
 EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
@@ -444,14 +491,25 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   // Nothing fits: neither the job's own cluster nor any offer's shape (exit 4).
   out.feasible = e.memory.fits || !costs.rows.empty();
   rep.xlsx = [wbd = workbook_data(rep.title, rj, e, costs.rows, ctx.currency)] { return estimate_workbook(wbd); };
-  rep.tables = {summary_table(e, job, cl), memory_table(e, cl), fit_table(ctx.catalog(), job, cl, rj.layout),
+  const std::optional<Band> band = mfu_band(ctx, fx, rj, costs);
+  rep.tables = {summary_table(e, job, cl, band), memory_table(e, cl), fit_table(ctx.catalog(), job, cl, rj.layout),
                 step_table(e), costs_table(costs, *cl.gpu, ctx.currency)};
   rep.primary = 4;
   Json in = ctx.echo();
   append(in, rj.inputs);
   rep.inputs = std::move(in);
-  rep.extra = estimate_extra(e, job, fx);
+  rep.extra = estimate_extra(e, job, fx, band);
   estimate_notes(rep, rj, e, costs, ctx, fx, q.explain);
+  if (band && band->cheapest && band->cheapest_slow && band->cheapest_fast)
+    rep.notes.insert(
+        rep.notes.begin(),
+        fmt::format("The MFU is the largest uncertainty: at {:.0f}% the run takes {} and the cheapest row "
+                    "costs {} {}; at {:.0f}% {} and {} {} (the default's band, {}). A measured MFU (gpuplan "
+                    "fit mfu) narrows it.",
+                    band->mfu.high * 100, human_seconds(band->fast.wall),
+                    to_pretty_string(band->cheapest_fast->rounded(), 0), ctx.currency.code(), band->mfu.low * 100,
+                    human_seconds(band->slow.wall), to_pretty_string(band->cheapest_slow->rounded(), 0),
+                    ctx.currency.code(), band->mfu.source));
   return out;
 }
 

@@ -66,7 +66,7 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
     note += fmt::format("{}+{:.1f}% time for spot reclaims", note.empty() ? "" : "; ",
                         (d.wall_hours / d.work_hours - 1) * 100);
   Cell probability{};
-  if (d.simulation) probability = d.simulation->probability;
+  if (d.on_time) probability = d.on_time->probability;
   const auto money_or_empty = [](bool has, Money m) { return has ? Cell{m} : Cell{}; };
   return {buy ? Cell{s.card->id} : Cell{s.offer->id},
           buy ? Cell{std::string("buy")} : Cell{s.offer->provider},
@@ -267,7 +267,8 @@ Table rejections_table(const PlanResult& r) {
     if (const auto n = r.rejected[static_cast<std::size_t>(i)])
       t.add_row({std::string(to_string(static_cast<Rejection>(i))), static_cast<std::int64_t>(n)});
   if (!r.feasible.empty())
-    t.add_row({std::string("spot, below the required confidence"), static_cast<std::int64_t>(r.feasible.size())});
+    t.add_row(
+        {std::string("below the required confidence of being on time"), static_cast<std::int64_t>(r.feasible.size())});
   return t;
 }
 
@@ -305,7 +306,7 @@ PlanLine workbook_line(const std::string& role, const PlanDetail& d, const PlanI
   l.hardware = d.hardware.units();
   l.power = d.power.units();
   l.total = d.cost.units();
-  if (d.simulation) l.on_time_probability = d.simulation->probability;
+  if (d.on_time) l.on_time_probability = d.on_time->probability;
   return l;
 }
 
@@ -369,6 +370,25 @@ void infeasible_notes(Report& rep, const PlanInputs& in, const PlanResult& r, Cu
         "No configuration fits in memory at any count up to --max-gpus: see gpuplan estimate's fit table.");
 }
 
+// What P(on time) counts, and for the recommendation which uncertainty dominates.
+std::string on_time_note(const PlanInputs& in, const PlanResult& r) {
+  std::string out =
+      in.job.mfu ? "P(on time): the MFU is given, so taken as exact"
+                 : "P(on time): the chance of finishing by the deadline with the default MFU uncertain (lognormal, its "
+                   "band the 16th-84th percentile of published runs)";
+  if (in.allow_spot)
+    out += fmt::format("; spot plans draw it with reclaims in {} simulated runs (seed {})", in.trials, in.seed);
+  out += ".";
+  if (r.recommended && r.recommended->on_time) {
+    const OnTime& t = *r.recommended->on_time;
+    out += fmt::format(" Recommended plan: {:.3f}; the MFU's uncertainty alone {:.3f}", t.probability, t.mfu_only);
+    if (t.spot_only) out += fmt::format(", reclaims alone {:.3f}", *t.spot_only);
+    out += t.dominant() == "neither" ? ": neither makes it likely to be late."
+                                     : fmt::format(": {} uncertainty dominates.", t.dominant());
+  }
+  return out;
+}
+
 // How the answer was reached: the search's size, the rejections, the cost model.
 void search_notes(Report& rep, const PlanInputs& in, const PlanResult& r) {
   rep.notes.push_back(fmt::format(
@@ -389,9 +409,7 @@ void search_notes(Report& rep, const PlanInputs& in, const PlanResult& r) {
       "Time = start (provisioning + dataset upload; buying: the lead time) + run time (spot: expected, with "
       "interruptions); cost = billed compute + storage + support (buying: hardware + power; its resale value is "
       "shown, not deducted).");
-  if (in.allow_spot && in.deadline)
-    rep.notes.push_back(fmt::format(
-        "P(on time): share of {} simulated spot runs (seed {}) that finish by the deadline.", in.trials, in.seed));
+  if (in.deadline) rep.notes.push_back(on_time_note(in, r));
 }
 
 // Notes: warnings, the answer, then how it was reached and from what.
