@@ -265,3 +265,71 @@ TEST_CASE("estimate carries the default MFU's band to time and GPU-hours; a give
   q.mfu = fmt::format("{:.17g}", low);
   CHECK(number(field(estimate_report(ctx, q), "wall_hours")) == Approx(slow).epsilon(1e-9));
 }
+
+namespace {
+// Mixtral 8x7B's shape (Jiang et al. 2024): 46.7B parameters, 12.9B active,
+// 8 experts, 2 a token, 32 layers, hidden 4096, 32 heads, expert MLP 14336.
+Job mixtral() {
+  Job j = llama_7b();
+  j.parameters = 46.7e9;
+  j.active_parameters = 12.9e9;
+  j.experts = 8;
+  j.experts_per_token = 2;
+  j.arch = Architecture{32, 4096, 32, true, 14336, 32000};
+  return j;
+}
+}  // namespace
+
+TEST_CASE("MoE: FLOPs from the active parameters, memory for every expert, experts split over ep ranks",
+          "[layout][moe]") {
+  const Job j = mixtral();
+  const TrainingModel model(j);
+  // 6 × 12.9e9 + 12 × 32 × 4096 × 4096 FLOPs a token: the active parameters, not all 46.7B.
+  CHECK(model.flops_per_token() == Approx(6 * 12.9e9 + 12.0 * 32 * 4096 * 4096));
+  // Routed experts: N = shared + 8p, N_a = shared + 2p → 8p = (46.7 − 12.9)e9 × 8/6 = 45.07e9.
+  const double experts = (46.7e9 - 12.9e9) * 8 / 6, shared = 46.7e9 - experts;
+  CHECK(expert_parameters(j) == Approx(experts));
+  // Weights on one rank without sharding hold every expert (2 bytes each);
+  // with ep = 8 each rank holds an eighth of them and all the shared part
+  // (the embeddings are on the rank too: pp = 1).
+  const Gpu& h100 = gpu("H100");
+  Layout all{1, 1, 8, 0, Recompute::kSelective, 1};
+  CHECK(model.memory(h100, all, 0.9).weights.value() == Approx(46.7e9 * 2));
+  Layout split = all;
+  split.ep = 8;
+  CHECK(model.memory(h100, split, 0.9).weights.value() == Approx((shared + experts / 8) * 2));
+  // ZeRO-1 shards the shared optimizer states over the 8 dp ranks and the
+  // experts' over the 8/8 = 1 rank holding each expert (12 bytes a parameter).
+  split.zero = 1;
+  CHECK(model.memory(h100, split, 0.9).optimizer.value() == Approx(12 * (shared / 8 + experts / 8)));
+}
+
+TEST_CASE("MoE: the all-to-all per step, by hand, inside an instance and across instances", "[layout][moe]") {
+  const Job j = mixtral();
+  const TrainingModel model(j);
+  InstanceShape node;
+  node.gpus = 8;
+  node.intra = BytesPerSecond(450e9);
+  node.network = BytesPerSecond(400e9 / 8 * 8);  // 8 × 400 Gb/s
+  node.fabric = "infiniband";
+  const Configuration one{&gpu("H100"), 8, node, 0.5};
+  Layout l{1, 1, 8, 1, Recompute::kSelective, 1};
+  l.ep = 8;
+  // A rank's 4096 tokens × 2 experts, 7/8 of them on the other 7 GPUs, 4096 × 2 bytes
+  // each: 4096 × 2 × 7/8 × 8192 B over 450 GB/s; 4 all-to-alls × 32 layers × 16 micro-batches.
+  const double inside = 4096 * 2 * 7.0 / 8 * 8192 / 450e9 * 4 * 32 * 16;
+  CHECK(model.step(one, l, 400e12).expert_parallel.count() == Approx(inside));
+  // Two instances, ep = 16: tokens go to n(1 − (1 − 1/n)^k) = 2 × (1 − 1/4) = 1.5
+  // instances, half of them the other one (0.75 copies a token) over 400 GB/s
+  // shared by 8 GPUs; inside, 2 × 7/16 copies over NVLink. The network is slower.
+  const Configuration two{&gpu("H100"), 16, node, 0.5};
+  Layout w{1, 1, 16, 1, Recompute::kSelective, 1};
+  w.ep = 16;
+  const double micro = 128.0 / 16, across = 4096 * 0.75 * 8192 * 8 / 400e9, in = 4096 * 2 * 7.0 / 16 * 8192 / 450e9;
+  CHECK(model.step(two, w, 400e12).expert_parallel.count() == Approx(std::max(across, in) * 4 * 32 * micro));
+  // Expert overlap hides it behind the compute: the exposed communication falls.
+  Job hidden = j;
+  hidden.expert_overlap = 1;
+  CHECK(TrainingModel(hidden).step(two, w, 400e12).exposed_communication <
+        model.step(two, w, 400e12).exposed_communication);
+}

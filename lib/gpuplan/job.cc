@@ -175,6 +175,32 @@ void defaults(ResolvedJob& out, std::string_view section, const JobDraft& d, con
 }
 
 // Tokens: given, or samples × epochs × sequence length; a vision job counts samples.
+// A mixture of experts: active parameters, experts and top-k together, and
+// consistent: N_a/N ≥ k/E, or the routed experts would outweigh the model.
+void check_moe(const Job& j, const Report& report) {
+  const int given = (j.active_parameters > 0) + (j.experts > 0) + (j.experts_per_token > 0);
+  if (given == 0) return;
+  if (given < 3) {
+    for (const auto& [key, set] :
+         {std::pair{"job.active_parameters", j.active_parameters > 0}, std::pair{"job.experts", j.experts > 0},
+          std::pair{"job.experts_per_token", j.experts_per_token > 0}})
+      if (!set)
+        report(key, "a mixture of experts needs active_parameters, experts and experts_per_token together (or none)");
+    return;
+  }
+  if (j.experts_per_token >= j.experts)
+    return report("job.experts_per_token",
+                  fmt::format("{} is not fewer than the {} experts", j.experts_per_token, j.experts));
+  if (j.active_parameters >= j.parameters)
+    return report("job.active_parameters",
+                  fmt::format("{:g} is not fewer than job.parameters ({:g})", j.active_parameters, j.parameters));
+  if (j.active_parameters * j.experts < j.parameters * j.experts_per_token)
+    report("job.active_parameters",
+           fmt::format("{:g} of {:g} parameters with {} of {} experts a token: the routed experts alone would "
+                       "hold more than the model (need active/total >= experts_per_token/experts)",
+                       j.active_parameters, j.parameters, j.experts_per_token, j.experts));
+}
+
 void resolve_tokens(ResolvedJob& out, const JobDraft& d, DefaultNotes& notes, const Report& report) {
   Job& j = out.job;
   const double epochs = d.epochs.value_or(1.0);
@@ -236,6 +262,7 @@ void resolve(ResolvedJob& out, const JobDraft& d, const FieldContext& ctx, Defau
     out.job.arch.given = missing.empty();
   }
   resolve_tokens(out, d, notes, report);
+  check_moe(out.job, report);
   for (const char* section : {"data", "checkpoint", "cluster", "cost"}) defaults(out, section, d, ctx, notes, report);
   resolve_cluster(out, d, ctx, report);
   if (!out.layout_text.empty()) out.layout = parse_layout(out.layout_text);

@@ -510,7 +510,8 @@ void search_source(const Search& s, PlanResult& r, std::size_t si, LayoutCache& 
                          static_cast<std::uint8_t>(l.tp),
                          static_cast<std::uint8_t>(l.pp),
                          l.recompute,
-                         static_cast<std::uint8_t>(l.vp)};
+                         static_cast<std::uint8_t>(l.vp),
+                         static_cast<std::uint16_t>(l.ep)};
       r.valid.push_back(c);
       if (c.finish_hours > s.deadline_h) reject(r, Rejection::kDeadline);
       else if (c.cost_micros > s.budget) reject(r, Rejection::kBudget);

@@ -97,8 +97,9 @@ struct PlanConfig {
   std::int32_t gpus = 0;
   std::uint8_t tp = 1, pp = 1;  ///< the layout (data parallel: the rest)
   Recompute recompute = Recompute::kSelective;
-  std::uint8_t vp = 1;  ///< virtual pipeline stages
-  Layout layout() const { return Layout{tp, pp, gpus / (tp * pp), zero_stage, recompute, 0, vp}; }
+  std::uint8_t vp = 1;   ///< virtual pipeline stages
+  std::uint16_t ep = 1;  ///< expert parallel (MoE)
+  Layout layout() const { return Layout{tp, pp, gpus / (tp * pp), zero_stage, recompute, 0, vp, ep}; }
 };
 
 enum class Rejection : std::uint8_t {

@@ -40,6 +40,19 @@ double trainable(const Job& job) {
   return job.method == Method::kLora ? job.parameters * job.lora_trainable : job.parameters;
 }
 
+}  // namespace
+
+double active_parameters(const Job& job) { return job.experts > 0 ? job.active_parameters : job.parameters; }
+
+// N = shared + E·p and N_active = shared + k·p, p one routed expert's
+// parameters (over all MoE layers): the routed experts hold E·p = (N − N_a)·E/(E − k).
+double expert_parameters(const Job& job) {
+  if (job.experts <= 0 || job.experts <= job.experts_per_token) return 0;
+  return (job.parameters - job.active_parameters) * job.experts / (job.experts - job.experts_per_token);
+}
+
+namespace {
+
 // Layers and hidden size when the architecture is not given: a GPT-3-shaped
 // model (Brown et al. 2020, Table 2.1: d_model ≈ 128 × n_layers) with
 // N ≈ 12·L·d² gives L = (N / 196,608)^(1/3). For 7B: L ≈ 33, d ≈ 4,200
@@ -47,7 +60,7 @@ double trainable(const Job& job) {
 Architecture shape(const Job& job) {
   if (job.arch.given) return job.arch;
   Architecture a;
-  const double l = std::cbrt(job.parameters / 196608.0);
+  const double l = std::cbrt(active_parameters(job) / 196608.0);  // a MoE's shape follows what a token meets
   a.layers = std::max(1, static_cast<int>(std::lround(l)));
   a.hidden = 128 * a.layers;
   a.heads = std::max(1, a.hidden / 128);
@@ -111,7 +124,8 @@ double training_flops_per_token(const Job& job, const Architecture& a) {
   // Attention scores and their use, QKᵀ and AV: forward 4·s·h per layer and
   // token, the same multiple for the backward pass: 12·L·s·h in training
   // (Chowdhery et al. 2022, PaLM, App. B; Narayanan et al. 2021, §5.1).
-  return k * job.parameters + 2.0 * k * a.layers * job.sequence_length * a.hidden;
+  // A mixture of experts: the parameters a token passes through (its k experts and the shared parts).
+  return k * active_parameters(job) + 2.0 * k * a.layers * job.sequence_length * a.hidden;
 }
 
 TrainingModel::TrainingModel(const Job& job) : job_(job) {
@@ -146,9 +160,7 @@ double micro_batches(const Job& job, const Layout& l) { return job.global_batch 
 // Layers on the most loaded pipeline stage: ⌈L/pp⌉. A depth need not divide
 // the layers (Megatron-Core's uneven first and last stages; Llama 3 405B ran
 // 126 layers on 16 stages); the fullest stage sets the pipeline's pace.
-double stage_layers(const Architecture& a, const Layout& l) {
-  return std::ceil(static_cast<double>(a.layers) / l.pp);
-}
+double stage_layers(const Architecture& a, const Layout& l) { return std::ceil(static_cast<double>(a.layers) / l.pp); }
 }  // namespace
 
 double TrainingModel::activation_bytes(const Layout& l) const {
@@ -181,31 +193,48 @@ double TrainingModel::shard_parameters(const Layout& l) const {
   // Megatron-LM's most loaded shard: (transformer layers / pp + the input
   // embedding) / tp, plus the output layer when there is one stage (untied
   // embeddings, as Llama's). Without a vocabulary the embeddings are spread
-  // with the layers.
-  if (arch_.vocab <= 0) return job_.parameters * stage_layers(arch_, l) / std::max(1, arch_.layers) / l.tp;
+  // with the layers. A MoE's routed experts are left out here (expert_shard).
+  const double dense = job_.parameters - expert_parameters(job_);
+  if (arch_.vocab <= 0) return dense * stage_layers(arch_, l) / std::max(1, arch_.layers) / l.tp;
   const double embedding = static_cast<double>(arch_.vocab) * arch_.hidden;
-  const double layers = job_.parameters - 2.0 * embedding;
+  const double layers = dense - 2.0 * embedding;
   const double stage = stage_layers(arch_, l) / std::max(1, arch_.layers);
   return (layers * stage + embedding + (l.pp == 1 ? embedding : 0.0)) / l.tp;
 }
 
-double TrainingModel::memory_bytes(const Layout& l) const {
+// A MoE's routed experts on one rank: a stage's share, split over the ep
+// ranks. Experts are not tensor-parallel (expert TP 1, as DeepSeek-V3 and
+// NeMo's MoE recipes run): the ep ranks come from the stage's tp × dp ranks.
+double TrainingModel::expert_shard(const Layout& l) const {
+  return expert_parameters(job_) * stage_layers(arch_, l) / std::max(1, arch_.layers) / l.ep;
+}
+
+TrainingModel::States TrainingModel::states(const Layout& l) const {
   // Model states per rank: the parameters of the most loaded TP × PP shard,
   // then ZeRO (Rajbhandari et al. 2020): stage 1 shards optimizer states over
-  // the dp ranks, 2 also gradients, 3 also the weights.
-  const double shard = job_.parameters > 0 ? shard_parameters(l) / job_.parameters : 1.0 / (l.tp * l.pp);
-  const double n = std::max(1, l.dp);
-  return weights_ * shard / (l.zero >= 3 ? n : 1) + grads_ * shard / (l.zero >= 2 ? n : 1) +
-         optimizer_ * shard / (l.zero >= 1 ? n : 1) + activation_bytes(l);
+  // the dp ranks, 2 also gradients, 3 also the weights. Routed experts are
+  // sharded over the dp/ep ranks that hold the same experts.
+  const double n = job_.parameters > 0 ? job_.parameters : 1.0;
+  const double dense = job_.parameters > 0 ? shard_parameters(l) / n : 1.0 / (l.tp * l.pp);
+  const double expert = job_.parameters > 0 ? expert_shard(l) / n : 0.0;
+  const double dp = std::max(1, l.dp), edp = std::max(1.0, static_cast<double>(l.tp * l.dp) / l.ep);
+  const auto part = [&](double bytes, int stage) {
+    return bytes * (dense / (l.zero >= stage ? dp : 1.0) + expert / (l.zero >= stage ? edp : 1.0));
+  };
+  return {part(weights_, 3), part(grads_, 2), part(optimizer_, 1)};
+}
+
+double TrainingModel::memory_bytes(const Layout& l) const {
+  const States st = states(l);
+  return st.weights + st.grads + st.optimizer + activation_bytes(l);
 }
 
 MemoryBreakdown TrainingModel::memory(const Gpu& gpu, const Layout& l, double usable_share) const {
   MemoryBreakdown m;
-  const double shard = job_.parameters > 0 ? shard_parameters(l) / job_.parameters : 1.0 / (l.tp * l.pp);
-  const double n = std::max(1, l.dp);
-  m.weights = Bytes(weights_ * shard / (l.zero >= 3 ? n : 1));
-  m.gradients = Bytes(grads_ * shard / (l.zero >= 2 ? n : 1));
-  m.optimizer = Bytes(optimizer_ * shard / (l.zero >= 1 ? n : 1));
+  const States st = states(l);
+  m.weights = Bytes(st.weights);
+  m.gradients = Bytes(st.grads);
+  m.optimizer = Bytes(st.optimizer);
   m.activations = Bytes(activation_bytes(l));
   m.total = m.weights + m.gradients + m.optimizer + m.activations;
   m.usable = gpu.memory * usable_share;
@@ -258,16 +287,61 @@ Seconds pipeline_time(const Job& job, const Architecture& a, const Layout& l, co
 // an all-gather of parameters); ZeRO-3 adds an all-gather of every weight in
 // the forward and again in the backward pass (Rajbhandari et al. 2020, §7):
 // (d−1)/d × (gradients + 2 × weights), frozen weights included (LoRA).
-Seconds data_parallel_time(double grads, double weights, const Layout& l, const InstanceShape& inst) {
-  if (l.dp <= 1) return Seconds(0);
-  const double shard = 1.0 / (l.tp * l.pp);
-  // All-reduce-equivalent bytes: 2(d−1)/d × x is the volume each rank moves.
-  const double x = l.zero >= 3 ? (grads + 2.0 * weights) * shard / 2.0 : grads * shard;
-  const int local = l.tp * l.pp <= inst.gpus ? std::min(l.dp, inst.gpus / (l.tp * l.pp)) : 1;
+// Data-parallel ranks of one group inside an instance (the ranks of a TP × PP
+// replica are placed together; a replica wider than an instance leaves one).
+int local_ranks(const Layout& l, const InstanceShape& inst) {
+  return l.tp * l.pp <= inst.gpus ? std::min(l.dp, inst.gpus / (l.tp * l.pp)) : 1;
+}
+
+// `group` ranks, `local` of them in each instance, each reducing `x`
+// all-reduce-equivalent bytes: a ring inside, then between the instances.
+Seconds hierarchical_allreduce(double x, int group, int local, const InstanceShape& inst) {
+  if (group <= 1) return Seconds(0);
+  local = std::max(1, std::min(local, group));
   Seconds t = ring_allreduce(Bytes(x), local, inst.intra);
-  const int span = (l.dp + local - 1) / local;
+  const int span = (group + local - 1) / local;
   if (span > 1) t += Seconds(inst.gpus * 2.0 * (span - 1) / span * (x / local) / inst.network.value());
   return t;
+}
+
+Seconds data_parallel_time(double grads, double weights, double expert_share, const Layout& l,
+                           const InstanceShape& inst) {
+  if (l.dp <= 1) return Seconds(0);
+  // All-reduce-equivalent bytes: 2(d−1)/d × x is the volume each rank moves.
+  const auto volume = [&](double share) { return l.zero >= 3 ? (grads + 2.0 * weights) * share / 2.0 : grads * share; };
+  const double dense = (1.0 - expert_share) / (l.tp * l.pp), expert = expert_share / (l.pp * l.ep);
+  const int local = local_ranks(l, inst);
+  Seconds t = hierarchical_allreduce(volume(dense), l.dp, local, inst);
+  // A MoE's routed experts: reduced among the tp·dp/ep ranks holding the same
+  // experts, the ep ranks of one group placed together (fewer per instance).
+  if (expert > 0)
+    t +=
+        hierarchical_allreduce(volume(expert), std::max(1, l.tp * l.dp / l.ep), std::max(1, l.tp * local / l.ep), inst);
+  return t;
+}
+
+// Expert parallel (GShard, Lepikhin et al. 2020; Megatron-Core's token
+// dispatchers): in every MoE layer each token's hidden state goes to its k
+// experts and comes back, in the forward and in the backward pass (again
+// with full recompute): 4 (6) all-to-alls a micro-batch. Of a rank's b·s/t
+// tokens, the copies for experts on the same instance cross its link; those
+// for other instances are sent once per instance and forwarded inside over
+// NVLink (DeepEP, DeepSeek-V3 §3.2.2): with the ep ranks over n instances and
+// k uniform picks, n(1 − (1 − 1/n)^k) instances a token, less its own. FP8
+// jobs dispatch in FP8 and combine in BF16 (DeepSeek-V3 §3.3.2); else 2 bytes.
+// Waited for (Megatron-Core's default; job.expert_overlap hides it behind compute).
+Seconds expert_parallel_time(const Job& job, const Architecture& a, const Layout& l, const InstanceShape& inst) {
+  if (l.ep <= 1 || job.experts_per_token <= 0) return Seconds(0);
+  const double tokens = l.micro_batch * job.sequence_length / l.tp, k = job.experts_per_token;
+  const double bytes = job.precision == Precision::kFp8 ? 1.5 : 2.0;  // mean of dispatch and combine
+  const int local = std::min(l.ep, l.tp * local_ranks(l, inst));      // a stage's ranks in one instance
+  const double n = std::ceil(static_cast<double>(l.ep) / local);      // instances the ep group spans
+  const double inside = tokens * k * (local - 1) / l.ep * a.hidden * bytes;
+  const double remote = n > 1 ? n * (1 - std::pow(1 - 1 / n, k)) * (n - 1) / n : 0;
+  const double across = tokens * remote * a.hidden * bytes;
+  const double one = std::max(inside / inst.intra.value(), across * inst.gpus / inst.network.value());
+  const double transfers = l.recompute == Recompute::kFull ? 6 : 4;
+  return Seconds(one * transfers * stage_layers(a, l) * micro_batches(job, l));
 }
 
 }  // namespace
@@ -315,13 +389,19 @@ StepBreakdown TrainingModel::step(const Configuration& c, const Layout& l, doubl
     s.data = Seconds(data_time(gpus, nodes));
     s.tensor_parallel = tensor_parallel_time(job_, arch_, l, c.instance);
     s.pipeline = pipeline_time(job_, arch_, l, c.instance);
-    s.communication = data_parallel_time(grads_, weights_, l, c.instance);
+    s.expert_parallel = expert_parallel_time(job_, arch_, l, c.instance);
+    const double expert_share = job_.parameters > 0 ? expert_parameters(job_) / job_.parameters : 0.0;
+    s.communication = data_parallel_time(grads_, weights_, expert_share, l, c.instance);
     // Overlap: gradient buckets are reduced while the backward pass continues
     // (PyTorch DDP, Megatron-LM); `comm_overlap` of the backward time can hide
-    // data-parallel traffic. Tensor- and pipeline-parallel traffic is waited for.
+    // data-parallel traffic. Tensor-, pipeline- and expert-parallel traffic is waited for.
     const Seconds hidden = s.compute * backward_share(job_) * c.comm_overlap;
     const Seconds dp_exposed = s.communication > hidden ? s.communication - hidden : Seconds(0);
-    s.exposed_communication = dp_exposed + s.tensor_parallel + s.pipeline;
+    // A MoE's all-to-alls are waited for, unless the schedule overlaps them
+    // with another micro-batch's compute (DeepSeek-V3's DualPipe, §3.2.1).
+    const Seconds ep_hidden = s.compute * job_.expert_overlap;
+    const Seconds ep_exposed = s.expert_parallel > ep_hidden ? s.expert_parallel - ep_hidden : Seconds(0);
+    s.exposed_communication = dp_exposed + s.tensor_parallel + s.pipeline + ep_exposed;
   }
   s.work = std::max(s.compute + s.bubble, s.data) + s.exposed_communication;
   if (job_.checkpoint_bandwidth.value() > 0) {
@@ -419,6 +499,19 @@ std::vector<int> vp_sizes(const Architecture& a, const Layout& l, double micro_b
   return out;
 }
 
+// Expert-parallel sizes to try (MoE only): powers of two dividing both a
+// stage's tp × dp ranks and the experts; a pinned size as given.
+std::vector<int> ep_sizes(const Job& job, const Layout& l, std::optional<int> pin) {
+  const int ranks = l.tp * l.dp;
+  const auto fits = [&](int e) { return e == 1 || (job.experts > 0 && job.experts % e == 0 && ranks % e == 0); };
+  if (pin) return fits(*pin) ? std::vector<int>{*pin} : std::vector<int>{};
+  std::vector<int> out = {1};
+  if (job.experts <= 1) return out;
+  for (int e = 2; e <= std::min(job.experts, ranks); e *= 2)
+    if (fits(e)) out.push_back(e);
+  return out;
+}
+
 int rank(Recompute r) { return r == Recompute::kNone ? 0 : r == Recompute::kSelective ? 1 : 2; }
 constexpr Recompute kRecomputes[] = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
 
@@ -456,24 +549,26 @@ std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, d
       if (c.gpus % (tp * pp) != 0) continue;
       Layout l{tp, pp, c.gpus / (tp * pp), job_.zero_stage, job_.recompute, job_.micro_batch};
       if (job_.global_batch < static_cast<double>(l.dp) * l.micro_batch) continue;  // idle ranks
-      for (const int v : vp_sizes(arch_, l, micro_batches(job_, l), pin.vp)) {
-      l.vp = v;
-      // The job's ZeRO stage and recompute are where the search starts; a pin fixes them.
-      for (const Recompute r : kRecomputes) {
-        if (pin.recompute ? *pin.recompute != r : rank(r) < rank(job_.recompute)) continue;
-        l.recompute = r;
-        for (int z = pin.zero.value_or(job_.zero_stage); z <= (pp > 1 ? 1 : 3); ++z) {
-          if (pin.zero && *pin.zero != z) continue;
-          l.zero = z;
-          ++evaluated;
-          const double bytes = memory_bytes(l);
-          if (!least || bytes < least_bytes) least = LayoutChoice{l}, least_bytes = bytes;
-          if (bytes > usable) continue;
-          consider(l);
-          break;  // a higher ZeRO stage only adds traffic
+      for (const int v : vp_sizes(arch_, l, micro_batches(job_, l), pin.vp))
+        for (const int ep : ep_sizes(job_, l, pin.ep)) {
+          l.vp = v;
+          l.ep = ep;
+          // The job's ZeRO stage and recompute are where the search starts; a pin fixes them.
+          for (const Recompute r : kRecomputes) {
+            if (pin.recompute ? *pin.recompute != r : rank(r) < rank(job_.recompute)) continue;
+            l.recompute = r;
+            for (int z = pin.zero.value_or(job_.zero_stage); z <= (pp > 1 ? 1 : 3); ++z) {
+              if (pin.zero && *pin.zero != z) continue;
+              l.zero = z;
+              ++evaluated;
+              const double bytes = memory_bytes(l);
+              if (!least || bytes < least_bytes) least = LayoutChoice{l}, least_bytes = bytes;
+              if (bytes > usable) continue;
+              consider(l);
+              break;  // a higher ZeRO stage only adds traffic
+            }
+          }
         }
-      }
-      }
     }
   }
   if (best) {
@@ -599,8 +694,8 @@ Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
   if (!choice && !pin.empty())
     throw std::invalid_argument(fmt::format(
         "job.layout: no layout of {} GPUs ({} per node) matches it: TP × PP must divide the GPUs, TP the heads and "
-        "the GPUs per node, PP at most the layers; ZeRO-2/3 go without pipelining; every data-parallel rank needs a "
-        "micro-batch of the global batch ({:g})",
+        "the GPUs per node, PP at most the layers; EP (a mixture of experts only) the experts and TP × DP; ZeRO-2/3 "
+        "go without pipelining; every data-parallel rank needs a micro-batch of the global batch ({:g})",
         c.gpus, c.gpus_per_node, job.global_batch));
   if (!choice)
     throw std::invalid_argument(fmt::format(
@@ -663,7 +758,9 @@ std::optional<double> implied_mfu(const Job& job, const Cluster& c, const Layout
 
 std::string to_string(const Layout& l) {
   const std::string vp = l.vp > 1 ? fmt::format("·VP{}", l.vp) : "";
-  return fmt::format("TP{}·PP{}{}·DP{}, ZeRO-{}, {} recompute", l.tp, l.pp, vp, l.dp, l.zero, to_string(l.recompute));
+  const std::string ep = l.ep > 1 ? fmt::format("·EP{}", l.ep) : "";  // the experts split within DP
+  return fmt::format("TP{}·PP{}{}·DP{}{}, ZeRO-{}, {} recompute", l.tp, l.pp, vp, l.dp, ep, l.zero,
+                     to_string(l.recompute));
 }
 
 LayoutPin parse_layout(std::string_view text) {
@@ -672,7 +769,7 @@ LayoutPin parse_layout(std::string_view text) {
     const std::size_t eq = part.find('=');
     if (eq == std::string::npos)
       throw std::invalid_argument(
-          fmt::format("'{}' is not key=value (tp=2,pp=4,vp=5,zero=1,recompute=selective)", part));
+          fmt::format("'{}' is not key=value (tp=2,pp=4,vp=5,ep=8,zero=1,recompute=selective)", part));
     const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
     if (key == "recompute") {
       if (value == "none") pin.recompute = Recompute::kNone;
@@ -688,8 +785,9 @@ LayoutPin parse_layout(std::string_view text) {
     if (key == "tp") pin.tp = static_cast<int>(v);
     else if (key == "pp") pin.pp = static_cast<int>(v);
     else if (key == "vp") pin.vp = static_cast<int>(v);
+    else if (key == "ep") pin.ep = static_cast<int>(v);
     else if (key == "zero") pin.zero = static_cast<int>(v);
-    else throw std::invalid_argument(fmt::format("'{}' is not a layout key (tp, pp, vp, zero, recompute)", key));
+    else throw std::invalid_argument(fmt::format("'{}' is not a layout key (tp, pp, vp, ep, zero, recompute)", key));
   }
   return pin;
 }

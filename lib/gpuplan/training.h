@@ -31,9 +31,14 @@ struct Architecture {
 
 struct Job {
   std::string name{};
-  double parameters = 0;  ///< N
-  double tokens = 0;      ///< D, tokens processed in the whole run (0 for per-sample jobs)
-  double samples = 0;     ///< samples processed in the whole run (samples × epochs)
+  double parameters = 0;  ///< N (a mixture of experts: all of them, what memory holds)
+  // Mixture of experts (all three, or none: dense)
+  double active_parameters = 0;  ///< what one token passes through: shared parts + its experts (FLOPs)
+  int experts = 0;               ///< routed experts per MoE layer
+  int experts_per_token = 0;     ///< top-k
+  double expert_overlap = 0;     ///< share of the compute that can hide the all-to-alls (DeepSeek-V3's DualPipe: 1)
+  double tokens = 0;             ///< D, tokens processed in the whole run (0 for per-sample jobs)
+  double samples = 0;            ///< samples processed in the whole run (samples × epochs)
   Method method = Method::kFullFinetune;
   double lora_trainable = 0.005;  ///< LoRA: trainable share of the parameters
   Precision precision = Precision::kBf16;
@@ -87,6 +92,7 @@ struct StepBreakdown {
   Seconds communication{};          ///< data-parallel traffic (gradients; ZeRO-3 weights)
   Seconds tensor_parallel{};        ///< tensor-parallel all-reduces, waited for
   Seconds pipeline{};               ///< activations between pipeline stages, waited for
+  Seconds expert_parallel{};        ///< MoE: tokens to their experts and back (all-to-all), waited for
   Seconds exposed_communication{};  ///< what communication adds to the step
   Seconds work{};                   ///< the step without checkpoints and interruptions
   Seconds step{};                   ///< the wall time per step: work, checkpoints and interruptions
@@ -138,17 +144,18 @@ struct Layout {
   Recompute recompute = Recompute::kSelective;
   int micro_batch = 1;
   int vp = 1;  ///< virtual stages per pipeline rank (interleaved 1F1B); 1 = plain 1F1B
+  int ep = 1;  ///< expert parallel: the routed experts split over ep of a stage's tp × dp ranks (MoE only)
 };
 /// "TP2·PP4·DP1, ZeRO-1, selective recompute"; "TP8·PP16·VP4·DP128, …" when interleaved.
 std::string to_string(const Layout& l);
 
 /// Parts of a layout the user fixed (`--layout tp=2,pp=4,zero=1`, job.layout).
 struct LayoutPin {
-  std::optional<int> tp{}, pp{}, vp{}, zero{};
+  std::optional<int> tp{}, pp{}, vp{}, ep{}, zero{};
   std::optional<Recompute> recompute{};
-  bool empty() const { return !tp && !pp && !vp && !zero && !recompute; }
+  bool empty() const { return !tp && !pp && !vp && !ep && !zero && !recompute; }
 };
-/// "tp=2,pp=4,vp=5,zero=1,recompute=full" (any subset). Throws std::invalid_argument.
+/// "tp=2,pp=4,vp=5,ep=8,zero=1,recompute=full" (any subset). Throws std::invalid_argument.
 LayoutPin parse_layout(std::string_view text);
 
 struct Estimate {
@@ -219,8 +226,14 @@ class TrainingModel {
 
  private:
   double activation_bytes(const Layout& layout) const;
-  /// Parameters on the most loaded TP × PP shard.
+  /// Parameters on the most loaded TP × PP shard (a MoE's routed experts apart).
   double shard_parameters(const Layout& layout) const;
+  /// A MoE's routed-expert parameters on one rank.
+  double expert_shard(const Layout& layout) const;
+  struct States {
+    double weights, grads, optimizer;  ///< bytes on the most loaded rank, after ZeRO
+  };
+  States states(const Layout& layout) const;
   Job job_;
   Architecture arch_{};
   double flops_per_token_ = 0, step_flops_ = 0, steps_ = 0;
@@ -247,6 +260,10 @@ double training_flops_multiplier(const Job& job);
 /// communication can hide): 4 of 6 N-FLOPs per token, 2 of 4 with LoRA.
 double backward_share(const Job& job);
 
+/// The parameters one token passes through: a MoE's active ones, else all.
+double active_parameters(const Job& job);
+/// A MoE's routed-expert parameters, all E experts of every MoE layer (0 when dense).
+double expert_parameters(const Job& job);
 /// Training FLOPs per token of a transformer of shape `a` (efficiency.h's basis,
 /// with full recompute's extra forward pass).
 double training_flops_per_token(const Job& job, const Architecture& a);

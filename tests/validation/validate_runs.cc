@@ -129,7 +129,7 @@ Row validate(const YAML::Node& run, const Context& ctx, bool roundtrip) {
     const Seconds want = published_time(r.published, rj);
     r.error = estimated_time(r.published, e) / want - 1;
     r.mfu = e.mfu;
-    r.form_factor = rj.cluster.gpu->form_factor;
+    r.form_factor = rj.job.experts > 0 ? "moe" : rj.cluster.gpu->form_factor;  // the default MFU's class
     r.bottleneck = std::string(e.step.bottleneck);
     r.layout = to_string(e.layout);
     if (!e.memory.fits) r.bottleneck += ", DOES NOT FIT";
@@ -158,7 +158,7 @@ double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
 // is more than 2 points from the table's median.
 bool calibration(const std::vector<Row>& rows) {
   bool ok = true;
-  for (const char* cls : {"sxm", "pcie", "consumer"}) {
+  for (const char* cls : {"sxm", "pcie", "consumer", "moe"}) {
     std::vector<double> v;
     double used = 0;
     for (const Row& r : rows)

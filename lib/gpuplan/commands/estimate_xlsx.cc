@@ -41,11 +41,13 @@ JobCells token_job(xlsx::Assumptions& in, const EstimateWorkbook& d, const xlsx:
   const Job& j = d.job;
   const Estimate& e = d.estimate;
   const double k = training_flops_multiplier(j);
-  const xlsx::Value n = in.input("parameters", "parameters (N)", j.parameters, Style::kInputNumber, "parameters");
+  const double active = active_parameters(j);  // a MoE's FLOPs follow what a token passes through
+  const xlsx::Value n = in.input("parameters", j.experts > 0 ? "active parameters (N, MoE)" : "parameters (N)", active,
+                                 Style::kInputNumber, "parameters");
   const xlsx::Value tokens = in.input("tokens", "tokens (D)", j.tokens, Style::kInputNumber, "tokens");
   const xlsx::Value seq =
       in.input("sequence_length", "sequence length", j.sequence_length, Style::kInputNumber, "tokens");
-  const double attention = e.flops_per_token - k * j.parameters;
+  const double attention = e.flops_per_token - k * active;
   const xlsx::Value att =
       in.input("attention_flops_per_token", "attention FLOPs per token", attention, Style::kInputNumber, "FLOPs",
                "multiplier × layers × sequence × hidden (0 without the architecture)");
@@ -132,8 +134,9 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
   const xlsx::Value overlap =
       in.input("comm_overlap", "backward time that hides communication", d.comm_overlap, Style::kInputPercent, "share");
   const xlsx::Value waited =
-      in.input("waited_seconds_per_step", "tensor- and pipeline-parallel transfers per step",
-               (e.step.tensor_parallel + e.step.pipeline).count(), Style::kInputNumber, "s", "waited for");
+      in.input("waited_seconds_per_step", "tensor-, pipeline- and expert-parallel transfers per step",
+               (e.step.tensor_parallel + e.step.pipeline + e.step.expert_parallel).count(), Style::kInputNumber, "s",
+               "waited for");
   const xlsx::Value bubble_share = in.input("bubble_share", "pipeline bubble, share of the compute",
                                             e.step.compute.count() > 0 ? e.step.bubble / e.step.compute : 0.0,
                                             Style::kInputPercent, "share", "(stages − 1) / micro-batches");
