@@ -42,12 +42,57 @@ void Diagnostics::throw_if_any() {
   throw InputErrors(std::move(problems_));
 }
 
+namespace {
+
+// A quoted value that runs past its line: every value of a job or scenario is
+// one line, so this is an unclosed quote that has swallowed what follows
+// (`name: "70B pre-train` then the job section, read as part of the name).
+void check_one_line(const YAML::Node& n, const std::string& text, Diagnostics& diag, const std::string& field = "",
+                    int depth = 0) {
+  if (depth > 64) return;
+  if (n.IsScalar()) {
+    const YAML::Mark m = n.Mark();
+    if (m.is_null() || m.pos < 0 || static_cast<std::size_t>(m.pos) >= text.size()) return;
+    const char quote = text[static_cast<std::size_t>(m.pos)];
+    if (quote != '"' && quote != '\'') return;
+    for (std::size_t i = static_cast<std::size_t>(m.pos) + 1; i < text.size(); ++i) {
+      if (text[i] == '\\' && quote == '"') ++i;
+      else if (text[i] == quote) return;
+      else if (text[i] == '\n')
+        return diag.fail(n, field,
+                         fmt::format("a quoted value runs past the end of its line (an unclosed {}?): "
+                                     "everything up to the next {} was read as part of it",
+                                     quote, quote));
+    }
+    return;
+  }
+  if (n.IsMap())
+    for (const auto& kv : n) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+      check_one_line(kv.second, text, diag, field.empty() ? key : field + "." + key, depth + 1);
+    }
+  else if (n.IsSequence())
+    for (std::size_t i = 0; i < n.size(); ++i)
+      check_one_line(n[i], text, diag, fmt::format("{}[{}]", field, i), depth + 1);
+}
+
+}  // namespace
+
 YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
                           const std::string* given) {
   YAML::Node root(YAML::NodeType::Map);
   if (!path.empty() || given) {
     const std::string text = given ? *given : read_input_file(path);
-    if (auto doc = load_document(text, diag)) root = *doc;
+    if (auto doc = load_document(text, diag)) {
+      root = *doc;
+      // A file given but empty (or only comments, or cron's /dev/null) is not
+      // the built-in defaults: those are for no file at all.
+      if (root.IsNull())
+        diag.fail(SourceLocation{diag.file()}, "",
+                  "holds no settings (empty, or only comments): give the fields, or no file for the built-in "
+                  "defaults");
+      else check_one_line(root, text, diag);
+    }
     if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   }
   if (diag.count() == 0 && root.IsMap()) apply_sets(root, sets, diag);
