@@ -475,6 +475,7 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
   Catalog cat;
   const std::optional<YAML::Node> doc = detail::load_document(yaml, diag);
   if (doc) {
+    detail::check_one_line(*doc, yaml, diag);
     Fields root(diag, *doc, "");
     if (root.is_map()) {
       if (auto v = root.text("schema_version", true); v && *v != "1")

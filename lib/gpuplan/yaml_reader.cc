@@ -42,13 +42,11 @@ void Diagnostics::throw_if_any() {
   throw InputErrors(std::move(problems_));
 }
 
-namespace {
-
-// A quoted value that runs past its line: every value of a job or scenario is
-// one line, so this is an unclosed quote that has swallowed what follows
+// A quoted value that runs past its line: every value of a job, scenario or
+// catalog is one line, so this is an unclosed quote that has swallowed what follows
 // (`name: "70B pre-train` then the job section, read as part of the name).
-void check_one_line(const YAML::Node& n, const std::string& text, Diagnostics& diag, const std::string& field = "",
-                    int depth = 0) {
+void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& diag, const std::string& field,
+                    int depth) {
   if (depth > 64) return;
   if (n.IsScalar()) {
     const YAML::Mark m = n.Mark();
@@ -75,8 +73,6 @@ void check_one_line(const YAML::Node& n, const std::string& text, Diagnostics& d
     for (std::size_t i = 0; i < n.size(); ++i)
       check_one_line(n[i], text, diag, fmt::format("{}[{}]", field, i), depth + 1);
 }
-
-}  // namespace
 
 YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
                           const std::string* given) {

@@ -46,6 +46,10 @@ class Diagnostics {
 
 /// Parses a whole document; a syntax error becomes a problem at its mark.
 std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag);
+/// Reports every quoted value of `n` that runs past its line in `text` (an
+/// unclosed quote swallowing what follows): gpuplan has no multi-line values.
+void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& diag, const std::string& field = "",
+                    int depth = 0);
 
 /// One YAML map being read. Its known keys are declared up front (a field
 /// table's keys) or, for readers without a table, are the keys read; finish()
