@@ -88,26 +88,40 @@ gpuplan::Format output_format(const Flags& f, const CLI::App& app) {
   return format;
 }
 
-void emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Command& cmd) {
+void print_problem(const gpuplan::InputError& e) { fmt::print(stderr, "gpuplan: {}\n", e.what()); }
+
+// Writes the report (or its --field) where -o says. Returns false when
+// --field names nothing in a result that is itself a failure (exit 4): the
+// problem is printed, and the command's own exit code stands.
+bool emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Command& cmd, int exit_code) {
   const gpuplan::Format format = output_format(f, app);
   for (const std::string& w : report.warnings) fmt::print(stderr, "gpuplan: warning: {}\n", w);
   if (f.quiet && format != gpuplan::Format::kJson) report.notes.clear();
-  const std::string text = f.field ? gpuplan::field_value(report, *f.field)
-                                   : gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f)});
+  std::string text;
+  if (f.field) {
+    try {
+      text = gpuplan::field_value(report, *f.field);
+    } catch (const gpuplan::InputError& e) {
+      if (exit_code == kOk) throw;
+      print_problem(e);
+      return false;
+    }
+  } else {
+    text = gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f)});
+  }
   if (f.output == "-") {
     // A workbook is binary: it goes to a file or a pipe, never to a terminal.
     if (format == gpuplan::Format::kXlsx && !f.field && ::isatty(STDOUT_FILENO) == 1)
       throw gpuplan::UsageError("--format xlsx writes a binary workbook: give -o FILE.xlsx");
     gpuplan::write_stdout(text);
-    return;
+    return true;
   }
   std::vector<std::string> inputs = f.global.catalog_files;
   if (cmd.inputs)
     for (std::string& file : cmd.inputs(f)) inputs.push_back(std::move(file));
   gpuplan::write_output_file(f.output, text, inputs);
+  return true;
 }
-
-void print_problem(const gpuplan::InputError& e) { fmt::print(stderr, "gpuplan: {}\n", e.what()); }
 
 int dispatch(const CLI::App& app, const std::vector<CLI::App*>& subs, const Flags& f) {
   const auto all = commands();
@@ -115,7 +129,7 @@ int dispatch(const CLI::App& app, const std::vector<CLI::App*>& subs, const Flag
     if (!all[i].run || !subs[i]->parsed()) continue;
     Outcome out = all[i].run(f);
     for (const gpuplan::InputError& p : out.problems) print_problem(p);
-    emit(f, std::move(out.report), app, all[i]);
+    emit(f, std::move(out.report), app, all[i], out.exit_code);
     return out.exit_code;
   }
   return kUsage;
@@ -131,7 +145,8 @@ void add_global_options(CLI::App& app, Flags& f) {
       "  0  success\n"
       "  1  internal error (a bug: please report it with the command line)\n"
       "  2  usage error: unknown flag or subcommand, a flag value not in its set\n"
-      "  3  bad input: a file, a value or a flag's content (the message names file, line, column, field)\n"
+      "  3  bad input: a file, a value or a flag's content (the message names file, line, column, field);\n"
+      "     output that cannot be written (-o FILE, or standard output)\n"
       "  4  nothing feasible: plan found no configuration within the deadline and the budget\n"
       "\nEvery subcommand has --help with examples. Documentation: doc/manual.md; man gpuplan.");
   app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION);

@@ -164,7 +164,8 @@ void write_output_file(const std::string& requested, const std::string& content,
 }
 
 void write_stdout(const std::string& content) {
-  if (!write_all(1, content)) throw std::runtime_error(fmt::format("writing standard output: {}", errno_text(errno)));
+  // Exit 3, as an -o file that cannot be written: one code for output that did not get out.
+  if (!write_all(1, content)) throw InputError(SourceLocation{"standard output"}, "", errno_text(errno));
 }
 
 void check_text(std::string_view text, const std::string& file) {

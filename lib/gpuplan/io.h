@@ -29,7 +29,7 @@ void check_text(std::string_view text, const std::string& file);
 void write_output_file(const std::string& path, const std::string& content, const std::vector<std::string>& inputs);
 
 /// Writes to standard output and checks the result (a closed pipe or full
-/// device is an error, not a silent truncation). Throws std::runtime_error.
+/// device is an error, not a silent truncation). Throws InputError (exit 3, as for -o).
 void write_stdout(const std::string& content);
 
 }  // namespace gpuplan
