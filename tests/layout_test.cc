@@ -333,3 +333,47 @@ TEST_CASE("MoE: the all-to-all per step, by hand, inside an instance and across 
   CHECK(TrainingModel(hidden).step(two, w, 400e12).exposed_communication <
         model.step(two, w, 400e12).exposed_communication);
 }
+
+TEST_CASE("context parallel: a sequence split over cp ranks halves the activations; keys and values go round by hand",
+          "[layout][cp]") {
+  Job j = llama_7b();
+  j.sequence_length = 32768;
+  j.global_batch = 64;
+  j.arch.kv_heads = 8;  // grouped-query attention: h_kv = 4096 × 8/32 = 1024
+  const TrainingModel model(j);
+  const Gpu& h100 = gpu("H100");
+  Layout one{1, 1, 8, 1, Recompute::kSelective, 1};
+  Layout two = one;
+  two.cp = 2;
+  two.dp = 4;
+  // Each rank holds s/cp tokens: the activations of cp = 2 are half those of cp = 1 at the same dp.
+  Layout one_dp4 = one;
+  one_dp4.dp = 4;
+  CHECK(model.memory(h100, two, 0.9).activations.value() ==
+        Approx(model.memory(h100, one_dp4, 0.9).activations.value() / 2));
+  // Ring attention inside one 8-GPU instance: 3 × (cp − 1) × 2 (K and V) × b·s/cp × h_kv × 2 bytes
+  // = 3 × 1 × 2 × 16384 × 1024 × 2 = 201,326,592 B a layer over 450 GB/s, × 32 layers × 16 micro-batches.
+  InstanceShape node;
+  node.gpus = 8;
+  node.intra = BytesPerSecond(450e9);
+  node.network = BytesPerSecond(400e9);
+  node.fabric = "infiniband";
+  const Configuration c{&h100, 8, node, 0.5};
+  const StepBreakdown st = model.step(c, two, 400e12);
+  CHECK(st.context_parallel.count() == Approx(3.0 * 2 * 16384 * 1024 * 2 / 450e9 * 32 * 16));
+  // It overlaps the attention blocks: at 32K tokens attention is most of the compute, so nothing is exposed here.
+  CHECK(st.exposed_communication.count() == Approx(0).margin(1e-9));
+  // The search turns to CP only when nothing fits without full recompute; then it finds it.
+  const auto choice = model.best_layout(c, 400e12, 0.9);
+  REQUIRE(choice);
+  INFO(to_string(choice->layout));
+  CHECK((choice->layout.cp > 1 || choice->layout.recompute != Recompute::kFull));
+  LayoutPin pin;
+  pin.cp = 4;
+  const auto pinned = model.best_layout(c, 400e12, 0.9, pin);
+  REQUIRE(pinned);
+  CHECK(pinned->layout.cp == 4);
+  CHECK(parse_layout("cp=4").cp == 4);
+  CHECK(to_string(pinned->layout).starts_with("TP"));
+  CHECK(to_string(pinned->layout).find("CP4") != std::string::npos);
+}

@@ -46,7 +46,7 @@ void estimate_options(CLI::App& sub, Flags& f) {
   sub.add_option("--gpu", f.estimate.gpu, "GPU id (overrides cluster.gpu)");
   sub.add_option("--gpus", f.estimate.gpus, "card count (overrides cluster.gpus)");
   sub.add_option("--layout", f.estimate.layout,
-                 "fix parts of the parallel layout: tp=2,pp=4,vp=2,ep=8,zero=1,recompute=full");
+                 "fix parts of the parallel layout: tp=2,cp=2,pp=4,vp=2,ep=8,zero=1,recompute=full");
   sub.add_flag("--explain", f.estimate.explain, "the runner-up layout and why it lost");
 }
 Outcome estimate_run(const Flags& f) {

@@ -32,23 +32,24 @@ MfuDefault default_mfu(const Gpu& gpu, const Job& job) {
             "20-35%"};
   // From tests/data/published-runs.yaml: the MFU at which gpuplan reproduces
   // each published run (`validate_runs` prints it, and its test keeps this
-  // value within 2 points of the median). 35 runs on A100, H100 and H800
-  // (SXM): LLaMA, Llama 2/3, BLOOM, DeepSeek 67B, Nemotron-4, Megatron-LM
-  // 2021, NVIDIA NeMo and DGX Cloud benchmarks, MosaicML llm-foundry. Median
-  // 58.2%, 16th-84th percentile 45.8-70.5%: the band. It is the utilisation
-  // while computing; published end-to-end MFUs (40-55%) are lower because
-  // they include communication, bubbles and recompute, which gpuplan adds.
+  // value within 2 points of the median). 37 dense runs on A100, H100 and
+  // H800 (SXM): LLaMA, Llama 2/3/3.1, BLOOM, DeepSeek 67B, Nemotron-4,
+  // Megatron-LM 2021, NVIDIA NeMo, DGX Cloud and Megatron-Bridge benchmarks,
+  // MosaicML llm-foundry. Median 58.2%, 16th-84th percentile 45.4-67.8%: the
+  // band. It is the utilisation while computing; published end-to-end MFUs
+  // (40-55%) are lower because they include communication, bubbles and
+  // recompute, which gpuplan adds.
   if (gpu.form_factor == "consumer")
     return {0.44, 0.30, 0.55,
             "assumption for consumer GPUs: three quarters of the data-centre default (GDDR memory, no published "
             "runs in gpuplan's table); calibrate with `gpuplan fit mfu`"};
   const char* source =
       gpu.form_factor == "sxm"
-          ? "median of 35 published runs on A100/H100/H800 (tests/data/published-runs.yaml); 16th-84th percentile "
-            "46-70%"
-          : "the SXM cards' median of 35 published runs (tests/data/published-runs.yaml; none on PCIe cards): "
-            "16th-84th percentile 46-70%";
-  return {0.58, 0.46, 0.70, source};
+          ? "median of 37 published runs on A100/H100/H800 (tests/data/published-runs.yaml); 16th-84th percentile "
+            "45-68%"
+          : "the SXM cards' median of 37 published runs (tests/data/published-runs.yaml; none on PCIe cards): "
+            "16th-84th percentile 45-68%";
+  return {0.58, 0.45, 0.68, source};
 }
 
 }  // namespace gpuplan

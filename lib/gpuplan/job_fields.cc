@@ -253,6 +253,11 @@ constexpr F kArchitecture[] = {
      .at = member<&ResolvedJob::job, &Job::arch, &Architecture::vocab>(),
      .range = {1, 10000000},
      .label = "vocabulary (embeddings on the first and last pipeline stages)"},
+    {.key = "kv_heads",
+     .kind = K::kWhole,
+     .at = member<&ResolvedJob::job, &Job::arch, &Architecture::kv_heads>(),
+     .range = {1, 10000},
+     .label = "key/value heads (grouped-query attention; default: the heads)"},
 };
 
 // ---- data ----

@@ -99,7 +99,8 @@ struct PlanConfig {
   Recompute recompute = Recompute::kSelective;
   std::uint8_t vp = 1;   ///< virtual pipeline stages
   std::uint16_t ep = 1;  ///< expert parallel (MoE)
-  Layout layout() const { return Layout{tp, pp, gpus / (tp * pp), zero_stage, recompute, 0, vp, ep}; }
+  std::uint8_t cp = 1;   ///< context parallel
+  Layout layout() const { return Layout{tp, pp, gpus / (tp * pp * cp), zero_stage, recompute, 0, vp, ep, cp}; }
 };
 
 enum class Rejection : std::uint8_t {

@@ -170,7 +170,8 @@ double TrainingModel::activation_bytes(const Layout& l) const {
   // sbh(34/t + 5as/(ht)); selective keeps sbh(18 + 4·ffn/h)/t (34sbh/t for
   // ffn = 4h, as Megatron-LM's theoretical_memory_usage.py writes it); full
   // recompute keeps each layer's input only, 2sbh/t.
-  const double s = job_.sequence_length, b = l.micro_batch, h = arch_.hidden, t = l.tp;
+  // Context parallel splits each sequence over cp ranks: s/cp tokens a rank.
+  const double s = job_.sequence_length / l.cp, b = l.micro_batch, h = arch_.hidden, t = l.tp;
   const double ffn = arch_.ffn > 0 ? arch_.ffn : 4.0 * h;
   double per_layer = s * b * h * (34.0 / t + 5.0 * arch_.heads * s / (h * t));
   if (l.recompute == Recompute::kSelective) per_layer = s * b * h * (18.0 + 4.0 * ffn / h) / t;
@@ -217,7 +218,8 @@ TrainingModel::States TrainingModel::states(const Layout& l) const {
   const double n = job_.parameters > 0 ? job_.parameters : 1.0;
   const double dense = job_.parameters > 0 ? shard_parameters(l) / n : 1.0 / (l.tp * l.pp);
   const double expert = job_.parameters > 0 ? expert_shard(l) / n : 0.0;
-  const double dp = std::max(1, l.dp), edp = std::max(1.0, static_cast<double>(l.tp * l.dp) / l.ep);
+  // The distributed optimizer shards over dp × cp (the cp ranks hold the same weights).
+  const double dp = std::max(1, l.dp * l.cp), edp = std::max(1.0, static_cast<double>(l.tp * l.dp * l.cp) / l.ep);
   const auto part = [&](double bytes, int stage) {
     return bytes * (dense / (l.zero >= stage ? dp : 1.0) + expert / (l.zero >= stage ? edp : 1.0));
   };
@@ -252,7 +254,23 @@ namespace {
 
 // Bytes of one activation tensor of a micro-batch (b·s·h in 16 bits).
 double activation_tensor(const Job& job, const Architecture& a, const Layout& l) {
-  return 2.0 * l.micro_batch * job.sequence_length * a.hidden;
+  return 2.0 * l.micro_batch * job.sequence_length / l.cp * a.hidden;  // a rank's s/cp tokens
+}
+
+// Context parallel (Megatron-Core's ring attention, after Liu et al. 2023):
+// in every layer each rank receives the other cp − 1 ranks' keys and values,
+// 2 · b·s/cp · h_kv · 2 bytes each (sharded by TP), and the backward pass
+// passes them round again with their gradients: 3 × that. Inside an instance
+// on its link, else on the network shared by its GPUs. The transfers overlap
+// the attention blocks they feed, so only what exceeds the attention's share
+// of the compute is exposed (step()).
+Seconds context_parallel_time(const Job& job, const Architecture& a, const Layout& l, const InstanceShape& inst) {
+  if (l.cp <= 1) return Seconds(0);
+  const double kv = a.kv_heads > 0 ? static_cast<double>(a.hidden) * a.kv_heads / a.heads : a.hidden;
+  const double bytes = 3.0 * (l.cp - 1) * 2.0 * l.micro_batch * job.sequence_length / l.cp * kv * 2.0 / l.tp;
+  const bool inside = l.tp * l.cp <= inst.gpus;
+  const double bw = inside ? inst.intra.value() : inst.network.value() / inst.gpus;
+  return Seconds(bytes / bw * stage_layers(a, l) * micro_batches(job, l));
 }
 
 // Tensor parallel (Narayanan et al. 2021, §2.3): two all-reduces of b·s·h per
@@ -290,7 +308,8 @@ Seconds pipeline_time(const Job& job, const Architecture& a, const Layout& l, co
 // Data-parallel ranks of one group inside an instance (the ranks of a TP × PP
 // replica are placed together; a replica wider than an instance leaves one).
 int local_ranks(const Layout& l, const InstanceShape& inst) {
-  return l.tp * l.pp <= inst.gpus ? std::min(l.dp, inst.gpus / (l.tp * l.pp)) : 1;
+  const int replica = l.tp * l.cp * l.pp;
+  return replica <= inst.gpus ? std::min(l.dp, inst.gpus / replica) : 1;
 }
 
 // `group` ranks, `local` of them in each instance, each reducing `x`
@@ -306,12 +325,13 @@ Seconds hierarchical_allreduce(double x, int group, int local, const InstanceSha
 
 Seconds data_parallel_time(double grads, double weights, double expert_share, const Layout& l,
                            const InstanceShape& inst) {
-  if (l.dp <= 1) return Seconds(0);
+  if (l.dp * l.cp <= 1) return Seconds(0);
   // All-reduce-equivalent bytes: 2(d−1)/d × x is the volume each rank moves.
   const auto volume = [&](double share) { return l.zero >= 3 ? (grads + 2.0 * weights) * share / 2.0 : grads * share; };
   const double dense = (1.0 - expert_share) / (l.tp * l.pp), expert = expert_share / (l.pp * l.ep);
-  const int local = local_ranks(l, inst);
-  Seconds t = hierarchical_allreduce(volume(dense), l.dp, local, inst);
+  // The cp ranks of a replica hold the same weights: gradients are reduced over dp × cp.
+  const int local = local_ranks(l, inst) * l.cp;
+  Seconds t = hierarchical_allreduce(volume(dense), l.dp * l.cp, local, inst);
   // A MoE's routed experts: reduced among the tp·dp/ep ranks holding the same
   // experts, the ep ranks of one group placed together (fewer per instance).
   if (expert > 0)
@@ -332,7 +352,7 @@ Seconds data_parallel_time(double grads, double weights, double expert_share, co
 // Waited for (Megatron-Core's default; job.expert_overlap hides it behind compute).
 Seconds expert_parallel_time(const Job& job, const Architecture& a, const Layout& l, const InstanceShape& inst) {
   if (l.ep <= 1 || job.experts_per_token <= 0) return Seconds(0);
-  const double tokens = l.micro_batch * job.sequence_length / l.tp, k = job.experts_per_token;
+  const double tokens = l.micro_batch * job.sequence_length / (l.tp * l.cp), k = job.experts_per_token;
   const double bytes = job.precision == Precision::kFp8 ? 1.5 : 2.0;  // mean of dispatch and combine
   const int local = std::min(l.ep, l.tp * local_ranks(l, inst));      // a stage's ranks in one instance
   const double n = std::ceil(static_cast<double>(l.ep) / local);      // instances the ep group spans
@@ -390,6 +410,7 @@ StepBreakdown TrainingModel::step(const Configuration& c, const Layout& l, doubl
     s.tensor_parallel = tensor_parallel_time(job_, arch_, l, c.instance);
     s.pipeline = pipeline_time(job_, arch_, l, c.instance);
     s.expert_parallel = expert_parallel_time(job_, arch_, l, c.instance);
+    s.context_parallel = context_parallel_time(job_, arch_, l, c.instance);
     const double expert_share = job_.parameters > 0 ? expert_parameters(job_) / job_.parameters : 0.0;
     s.communication = data_parallel_time(grads_, weights_, expert_share, l, c.instance);
     // Overlap: gradient buckets are reduced while the backward pass continues
@@ -401,7 +422,13 @@ StepBreakdown TrainingModel::step(const Configuration& c, const Layout& l, doubl
     // with another micro-batch's compute (DeepSeek-V3's DualPipe, §3.2.1).
     const Seconds ep_hidden = s.compute * job_.expert_overlap;
     const Seconds ep_exposed = s.expert_parallel > ep_hidden ? s.expert_parallel - ep_hidden : Seconds(0);
-    s.exposed_communication = dp_exposed + s.tensor_parallel + s.pipeline + ep_exposed;
+    // Ring attention hides its transfers behind the attention blocks (12·L·s·h of the FLOPs).
+    const double attention = flops_per_token_ > 0 ? 2.0 * training_flops_multiplier(job_) * arch_.layers *
+                                                        job_.sequence_length * arch_.hidden / flops_per_token_
+                                                  : 0.0;
+    const Seconds cp_hidden = s.compute * attention;
+    const Seconds cp_exposed = s.context_parallel > cp_hidden ? s.context_parallel - cp_hidden : Seconds(0);
+    s.exposed_communication = dp_exposed + s.tensor_parallel + s.pipeline + ep_exposed + cp_exposed;
   }
   s.work = std::max(s.compute + s.bubble, s.data) + s.exposed_communication;
   if (job_.checkpoint_bandwidth.value() > 0) {
@@ -512,6 +539,22 @@ std::vector<int> ep_sizes(const Job& job, const Layout& l, std::optional<int> pi
   return out;
 }
 
+// Context-parallel sizes to try: 1, and for long sequences (8K tokens and
+// more, where activations crowd out the rest) powers of two up to 16 that
+// split each sequence into 2·cp equal chunks (Megatron-Core's load-balanced
+// causal split) and divide the ranks left after TP and PP; a pin as given.
+std::vector<int> cp_sizes(const Job& job, int gpus_left, int pp, bool transformer, std::optional<int> pin) {
+  const auto fits = [&](int c) {
+    return c == 1 || (transformer && std::fmod(job.sequence_length, 2.0 * c) == 0 && (gpus_left / pp) % c == 0);
+  };
+  if (pin) return fits(*pin) ? std::vector<int>{*pin} : std::vector<int>{};
+  std::vector<int> out = {1};
+  if (!transformer || job.sequence_length < 8192) return out;
+  for (int c = 2; c <= 16; c *= 2)
+    if (fits(c)) out.push_back(c);
+  return out;
+}
+
 int rank(Recompute r) { return r == Recompute::kNone ? 0 : r == Recompute::kSelective ? 1 : 2; }
 constexpr Recompute kRecomputes[] = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
 
@@ -543,31 +586,49 @@ std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, d
       best->runner_up = l, best->runner_up_step = st;
     }
   };
-  for (const int tp : tp_sizes(arch_, c, transformer)) {
-    if (pin.tp && *pin.tp != tp) continue;
-    for (const int pp : pp_sizes(arch_, c.gpus / tp, transformer, pin.pp)) {
-      if (c.gpus % (tp * pp) != 0) continue;
-      Layout l{tp, pp, c.gpus / (tp * pp), job_.zero_stage, job_.recompute, job_.micro_batch};
-      if (job_.global_batch < static_cast<double>(l.dp) * l.micro_batch) continue;  // idle ranks
-      for (const int v : vp_sizes(arch_, l, micro_batches(job_, l), pin.vp))
-        for (const int ep : ep_sizes(job_, l, pin.ep)) {
-          l.vp = v;
-          l.ep = ep;
-          // The job's ZeRO stage and recompute are where the search starts; a pin fixes them.
-          for (const Recompute r : kRecomputes) {
-            if (pin.recompute ? *pin.recompute != r : rank(r) < rank(job_.recompute)) continue;
-            l.recompute = r;
-            for (int z = pin.zero.value_or(job_.zero_stage); z <= (pp > 1 ? 1 : 3); ++z) {
-              if (pin.zero && *pin.zero != z) continue;
-              l.zero = z;
-              ++evaluated;
-              const double bytes = memory_bytes(l);
-              if (!least || bytes < least_bytes) least = LayoutChoice{l}, least_bytes = bytes;
-              if (bytes > usable) continue;
-              consider(l);
-              break;  // a higher ZeRO stage only adds traffic
+  bool fits_lightly = false;  // some layout fits without full recompute
+  // The job's ZeRO stage and recompute are where the search starts; a pin fixes them.
+  const auto stages = [&](Layout l) {
+    for (const Recompute r : kRecomputes) {
+      if (pin.recompute ? *pin.recompute != r : rank(r) < rank(job_.recompute)) continue;
+      l.recompute = r;
+      for (int z = pin.zero.value_or(job_.zero_stage); z <= (l.pp > 1 ? 1 : 3); ++z) {
+        if (pin.zero && *pin.zero != z) continue;
+        l.zero = z;
+        ++evaluated;
+        const double bytes = memory_bytes(l);
+        if (!least || bytes < least_bytes) least = LayoutChoice{l}, least_bytes = bytes;
+        if (bytes > usable) continue;
+        if (l.recompute != Recompute::kFull) fits_lightly = true;
+        consider(l);
+        break;  // a higher ZeRO stage only adds traffic
+      }
+    }
+  };
+  // Context parallel is searched only where the layouts without it must
+  // recompute everything or do not fit (as it is used: for long sequences
+  // whose activations crowd out the rest), unless pinned.
+  // A question of memory alone, so that the choice moves smoothly with the MFU
+  // (fit mfu inverts estimate by bisection).
+  const auto needs_cp = [&] { return !fits_lightly; };
+  for (const bool with_cp : {false, true}) {
+    if (with_cp && !(pin.cp || needs_cp())) break;
+    for (const int tp : tp_sizes(arch_, c, transformer)) {
+      if (pin.tp && *pin.tp != tp) continue;
+      for (const int pp : pp_sizes(arch_, c.gpus / tp, transformer, pin.pp))
+        for (const int cp : cp_sizes(job_, c.gpus / tp, pp, transformer, pin.cp)) {
+          if ((cp > 1) != with_cp && !pin.cp) continue;
+          if (pin.cp && with_cp) continue;  // a pinned size is searched once
+          if (c.gpus % (tp * pp * cp) != 0) continue;
+          Layout l{tp, pp, c.gpus / (tp * pp * cp), job_.zero_stage, job_.recompute, job_.micro_batch};
+          l.cp = cp;
+          if (job_.global_batch < static_cast<double>(l.dp) * l.micro_batch) continue;  // idle ranks
+          for (const int v : vp_sizes(arch_, l, micro_batches(job_, l), pin.vp))
+            for (const int ep : ep_sizes(job_, l, pin.ep)) {
+              l.vp = v;
+              l.ep = ep;
+              stages(l);
             }
-          }
         }
     }
   }
@@ -756,11 +817,15 @@ std::optional<double> implied_mfu(const Job& job, const Cluster& c, const Layout
   return std::sqrt(lo * hi);
 }
 
-std::string to_string(const Layout& l) {
+std::string parallel_text(const Layout& l) {
+  const std::string cp = l.cp > 1 ? fmt::format("·CP{}", l.cp) : "";
   const std::string vp = l.vp > 1 ? fmt::format("·VP{}", l.vp) : "";
   const std::string ep = l.ep > 1 ? fmt::format("·EP{}", l.ep) : "";  // the experts split within DP
-  return fmt::format("TP{}·PP{}{}·DP{}{}, ZeRO-{}, {} recompute", l.tp, l.pp, vp, l.dp, ep, l.zero,
-                     to_string(l.recompute));
+  return fmt::format("TP{}{}·PP{}{}·DP{}{}", l.tp, cp, l.pp, vp, l.dp, ep);
+}
+
+std::string to_string(const Layout& l) {
+  return fmt::format("{}, ZeRO-{}, {} recompute", parallel_text(l), l.zero, to_string(l.recompute));
 }
 
 LayoutPin parse_layout(std::string_view text) {
@@ -769,7 +834,7 @@ LayoutPin parse_layout(std::string_view text) {
     const std::size_t eq = part.find('=');
     if (eq == std::string::npos)
       throw std::invalid_argument(
-          fmt::format("'{}' is not key=value (tp=2,pp=4,vp=5,ep=8,zero=1,recompute=selective)", part));
+          fmt::format("'{}' is not key=value (tp=2,cp=2,pp=4,vp=5,ep=8,zero=1,recompute=selective)", part));
     const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
     if (key == "recompute") {
       if (value == "none") pin.recompute = Recompute::kNone;
@@ -786,8 +851,10 @@ LayoutPin parse_layout(std::string_view text) {
     else if (key == "pp") pin.pp = static_cast<int>(v);
     else if (key == "vp") pin.vp = static_cast<int>(v);
     else if (key == "ep") pin.ep = static_cast<int>(v);
+    else if (key == "cp") pin.cp = static_cast<int>(v);
     else if (key == "zero") pin.zero = static_cast<int>(v);
-    else throw std::invalid_argument(fmt::format("'{}' is not a layout key (tp, pp, vp, ep, zero, recompute)", key));
+    else
+      throw std::invalid_argument(fmt::format("'{}' is not a layout key (tp, cp, pp, vp, ep, zero, recompute)", key));
   }
   return pin;
 }

@@ -27,6 +27,7 @@ struct Architecture {
   bool given = false;  ///< false: layers/hidden estimated from the parameter count
   int ffn = 0;         ///< the MLP's hidden size; 0 = 4 × hidden
   int vocab = 0;       ///< vocabulary; 0 = embeddings counted with the layers (unknown)
+  int kv_heads = 0;    ///< key/value heads (grouped-query attention); 0 = heads
 };
 
 struct Job {
@@ -93,6 +94,7 @@ struct StepBreakdown {
   Seconds tensor_parallel{};        ///< tensor-parallel all-reduces, waited for
   Seconds pipeline{};               ///< activations between pipeline stages, waited for
   Seconds expert_parallel{};        ///< MoE: tokens to their experts and back (all-to-all), waited for
+  Seconds context_parallel{};       ///< keys and values passed round the cp ranks (exposed part counted)
   Seconds exposed_communication{};  ///< what communication adds to the step
   Seconds work{};                   ///< the step without checkpoints and interruptions
   Seconds step{};                   ///< the wall time per step: work, checkpoints and interruptions
@@ -145,15 +147,19 @@ struct Layout {
   int micro_batch = 1;
   int vp = 1;  ///< virtual stages per pipeline rank (interleaved 1F1B); 1 = plain 1F1B
   int ep = 1;  ///< expert parallel: the routed experts split over ep of a stage's tp × dp ranks (MoE only)
+  int cp = 1;  ///< context parallel: each sequence split over cp ranks (tp × cp × pp × dp = the GPUs)
 };
-/// "TP2·PP4·DP1, ZeRO-1, selective recompute"; "TP8·PP16·VP4·DP128, …" when interleaved.
+/// "TP2·PP4·DP1, ZeRO-1, selective recompute"; "TP8·CP2·PP16·VP4·DP128·EP8, …" with
+/// context parallel, interleaving and expert parallel.
 std::string to_string(const Layout& l);
+/// The parallel part alone: "TP8·CP2·PP16·VP4·DP128·EP8".
+std::string parallel_text(const Layout& l);
 
 /// Parts of a layout the user fixed (`--layout tp=2,pp=4,zero=1`, job.layout).
 struct LayoutPin {
-  std::optional<int> tp{}, pp{}, vp{}, ep{}, zero{};
+  std::optional<int> tp{}, pp{}, vp{}, ep{}, cp{}, zero{};
   std::optional<Recompute> recompute{};
-  bool empty() const { return !tp && !pp && !vp && !ep && !zero && !recompute; }
+  bool empty() const { return !tp && !pp && !vp && !ep && !cp && !zero && !recompute; }
 };
 /// "tp=2,pp=4,vp=5,ep=8,zero=1,recompute=full" (any subset). Throws std::invalid_argument.
 LayoutPin parse_layout(std::string_view text);

@@ -168,6 +168,7 @@ Table step_table(const Estimate& e) {
   part("tensor-parallel all-reduces", e.step.tensor_parallel);
   part("pipeline transfers", e.step.pipeline);
   part("expert all-to-alls (MoE)", e.step.expert_parallel);
+  part("context-parallel K/V passes", e.step.context_parallel);
   part("exposed communication", e.step.exposed_communication);
   part("checkpointing (amortised)", e.step.checkpoint);
   part("interruptions (amortised)", e.step.interruptions);

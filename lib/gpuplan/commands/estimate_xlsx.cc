@@ -4,6 +4,7 @@
 // come from the cluster model: rerun gpuplan after changing the cluster); the
 // step time, wall time and GPU-hours are formulas (training.cc's), and each
 // cost row is a formula over its own editable price (cost/run.cc's).
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "gpuplan/commands/estimate.h"
@@ -133,10 +134,14 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
       in.input("backward_share", "backward share of the compute", backward_share(j), Style::kInputPercent, "share");
   const xlsx::Value overlap =
       in.input("comm_overlap", "backward time that hides communication", d.comm_overlap, Style::kInputPercent, "share");
+  // Everything exposed but the data-parallel part: tensor and pipeline transfers, and what
+  // of the expert all-to-alls and context-parallel passes the compute does not hide (at this MFU).
+  const double dp_exposed =
+      std::max(0.0, e.step.communication.count() - e.step.compute.count() * backward_share(j) * d.comm_overlap);
   const xlsx::Value waited =
-      in.input("waited_seconds_per_step", "tensor-, pipeline- and expert-parallel transfers per step",
-               (e.step.tensor_parallel + e.step.pipeline + e.step.expert_parallel).count(), Style::kInputNumber, "s",
-               "waited for");
+      in.input("waited_seconds_per_step", "tensor-, pipeline-, expert- and context-parallel transfers per step",
+               e.step.exposed_communication.count() - dp_exposed, Style::kInputNumber, "s",
+               "waited for (expert and context parallel: the part compute does not hide)");
   const xlsx::Value bubble_share = in.input("bubble_share", "pipeline bubble, share of the compute",
                                             e.step.compute.count() > 0 ? e.step.bubble / e.step.compute : 0.0,
                                             Style::kInputPercent, "share", "(stages − 1) / micro-batches");

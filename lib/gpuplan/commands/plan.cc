@@ -76,7 +76,7 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
           static_cast<std::int64_t>(d.config.gpus),
           static_cast<std::int64_t>(d.instances),
           static_cast<std::int64_t>(d.config.zero_stage),
-          fmt::format("TP{}·PP{}·DP{}", d.config.tp, d.config.pp, d.config.gpus / (d.config.tp * d.config.pp)),
+          parallel_text(d.config.layout()),
           d.start_hours,
           d.wall_hours,
           d.finish_hours,
