@@ -1,6 +1,7 @@
 #include "gpuplan/training.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -492,6 +493,22 @@ StepBreakdown TrainingModel::interrupted(StepBreakdown s, double per_hour) const
 
 namespace {
 
+// Sizes to try along one layout dimension: a handful, held inline (the
+// search runs them hundreds of thousands of times; no allocation).
+struct Sizes {
+  std::array<int, 16> v{};
+  int n = 0;
+  Sizes() = default;
+  Sizes(std::initializer_list<int> init) {
+    for (const int x : init) push_back(x);
+  }
+  void push_back(int x) {
+    if (n < static_cast<int>(v.size())) v[static_cast<std::size_t>(n++)] = x;
+  }
+  const int* begin() const { return v.data(); }
+  const int* end() const { return v.data() + n; }
+};
+
 // Tensor-parallel sizes to try: powers of two up to the instance's GPUs
 // (TP crosses no network) and 8, dividing the heads and the hidden size.
 std::vector<int> tp_sizes(const Architecture& a, const Configuration& c, bool transformer) {
@@ -515,11 +532,11 @@ std::vector<int> pp_sizes(const Architecture& a, int gpus_left, bool transformer
 
 // Virtual stages to try: 1, and with interleaving (which needs the micro-
 // batches to be a multiple of the stages) the divisors of a stage's layers up to 8.
-std::vector<int> vp_sizes(const Architecture& a, const Layout& l, double micro_batches, std::optional<int> pin) {
+Sizes vp_sizes(const Architecture& a, const Layout& l, double micro_batches, std::optional<int> pin) {
   const double layers = std::ceil(static_cast<double>(a.layers) / l.pp);
   const bool interleaves = l.pp > 1 && std::fmod(micro_batches, l.pp) == 0;
-  if (pin) return *pin == 1 || (interleaves && *pin <= layers) ? std::vector<int>{*pin} : std::vector<int>{};
-  std::vector<int> out = {1};
+  if (pin) return *pin == 1 || (interleaves && *pin <= layers) ? Sizes{*pin} : Sizes{};
+  Sizes out = {1};
   if (!interleaves) return out;
   for (int v = 2; v <= std::min(8.0, layers); ++v)
     if (std::fmod(layers, v) == 0) out.push_back(v);
@@ -528,11 +545,11 @@ std::vector<int> vp_sizes(const Architecture& a, const Layout& l, double micro_b
 
 // Expert-parallel sizes to try (MoE only): powers of two dividing both a
 // stage's tp × dp ranks and the experts; a pinned size as given.
-std::vector<int> ep_sizes(const Job& job, const Layout& l, std::optional<int> pin) {
+Sizes ep_sizes(const Job& job, const Layout& l, std::optional<int> pin) {
   const int ranks = l.tp * l.dp;
   const auto fits = [&](int e) { return e == 1 || (job.experts > 0 && job.experts % e == 0 && ranks % e == 0); };
-  if (pin) return fits(*pin) ? std::vector<int>{*pin} : std::vector<int>{};
-  std::vector<int> out = {1};
+  if (pin) return fits(*pin) ? Sizes{*pin} : Sizes{};
+  Sizes out = {1};
   if (job.experts <= 1) return out;
   for (int e = 2; e <= std::min(job.experts, ranks); e *= 2)
     if (fits(e)) out.push_back(e);
@@ -543,12 +560,12 @@ std::vector<int> ep_sizes(const Job& job, const Layout& l, std::optional<int> pi
 // more, where activations crowd out the rest) powers of two up to 16 that
 // split each sequence into 2·cp equal chunks (Megatron-Core's load-balanced
 // causal split) and divide the ranks left after TP and PP; a pin as given.
-std::vector<int> cp_sizes(const Job& job, int gpus_left, int pp, bool transformer, std::optional<int> pin) {
+Sizes cp_sizes(const Job& job, int gpus_left, int pp, bool transformer, std::optional<int> pin) {
   const auto fits = [&](int c) {
     return c == 1 || (transformer && std::fmod(job.sequence_length, 2.0 * c) == 0 && (gpus_left / pp) % c == 0);
   };
-  if (pin) return fits(*pin) ? std::vector<int>{*pin} : std::vector<int>{};
-  std::vector<int> out = {1};
+  if (pin) return fits(*pin) ? Sizes{*pin} : Sizes{};
+  Sizes out = {1};
   if (!transformer || job.sequence_length < 8192) return out;
   for (int c = 2; c <= 16; c *= 2)
     if (fits(c)) out.push_back(c);
@@ -556,6 +573,7 @@ std::vector<int> cp_sizes(const Job& job, int gpus_left, int pp, bool transforme
 }
 
 int rank(Recompute r) { return r == Recompute::kNone ? 0 : r == Recompute::kSelective ? 1 : 2; }
+const Sizes kJustOne = {1};  // a dimension not searched
 constexpr Recompute kRecomputes[] = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
 
 }  // namespace
@@ -612,19 +630,20 @@ std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, d
   // (fit mfu inverts estimate by bisection).
   const auto needs_cp = [&] { return !fits_lightly; };
   for (const bool with_cp : {false, true}) {
-    if (with_cp && !(pin.cp || needs_cp())) break;
+    // Only long sequences have CP sizes to try; a pinned size was searched in the first pass.
+    if (with_cp && (pin.cp || !needs_cp() || !transformer || job_.sequence_length < 8192)) break;
     for (const int tp : tp_sizes(arch_, c, transformer)) {
       if (pin.tp && *pin.tp != tp) continue;
       for (const int pp : pp_sizes(arch_, c.gpus / tp, transformer, pin.pp))
-        for (const int cp : cp_sizes(job_, c.gpus / tp, pp, transformer, pin.cp)) {
-          if ((cp > 1) != with_cp && !pin.cp) continue;
-          if (pin.cp && with_cp) continue;  // a pinned size is searched once
+        for (const int cp : with_cp || pin.cp ? cp_sizes(job_, c.gpus / tp, pp, transformer, pin.cp) : kJustOne) {
+          if (cp > 1 && !with_cp && !pin.cp) continue;
+          if (cp == 1 && with_cp) continue;
           if (c.gpus % (tp * pp * cp) != 0) continue;
           Layout l{tp, pp, c.gpus / (tp * pp * cp), job_.zero_stage, job_.recompute, job_.micro_batch};
           l.cp = cp;
           if (job_.global_batch < static_cast<double>(l.dp) * l.micro_batch) continue;  // idle ranks
           for (const int v : vp_sizes(arch_, l, micro_batches(job_, l), pin.vp))
-            for (const int ep : ep_sizes(job_, l, pin.ep)) {
+            for (const int ep : job_.experts > 0 || pin.ep ? ep_sizes(job_, l, pin.ep) : kJustOne) {
               l.vp = v;
               l.ep = ep;
               stages(l);
