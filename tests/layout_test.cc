@@ -255,6 +255,11 @@ TEST_CASE("estimate carries the default MFU's band to time and GPU-hours; a give
   const double fast = number((*wall.as_array())[0]), slow = number((*wall.as_array())[1]);
   CHECK(low < 0.58);
   CHECK(high > 0.58);
+  // End to end, the model FLOPs over the whole run: below the compute MFU by what the step adds
+  // (communication, checkpoints, failures); here compute is ~97% of the step.
+  const double e2e = number(field(def, "end_to_end_mfu")), mfu = number(field(def, "mfu"));
+  CHECK(e2e < mfu);
+  CHECK(e2e > 0.9 * mfu);
   CHECK(fast < wall_h);
   CHECK(slow > wall_h);
   // The ends are what `estimate --mfu` gives at the band's ends.

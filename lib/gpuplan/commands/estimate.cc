@@ -66,6 +66,16 @@ std::string achieved_text(const Estimate& e, const Job& job, const Gpu& gpu) {
   return s;
 }
 
+// Model FLOPs over the whole wall time and every GPU's peak (efficiency.h's
+// basis); full recompute's extra forward pass is work, not model FLOPs.
+double end_to_end_mfu(const Estimate& e, const Job& job, const Cluster& cl) {
+  const double peak = mfu_peak_tflops(*cl.gpu, job.precision) * 1e12 * cl.gpus;
+  Job model = job;
+  model.recompute = Recompute::kSelective;
+  const double useful = training_flops_multiplier(model) / training_flops_multiplier(job);
+  return peak > 0 && e.wall.count() > 0 ? e.total_flops.value() * useful / (e.wall.count() * peak) : 0.0;
+}
+
 std::string gpu_hours_text(double h) { return h < 100 ? fmt::format("{:.1f}", h) : fmt::format("{:.0f}", h); }
 
 // What the default MFU's band (efficiency.h: about ±1σ of published runs)
@@ -88,6 +98,10 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl, const 
                                 band->mfu.high * 100)
                   : fmt::format("{:.0f}% ({})", e.mfu * 100, e.mfu_source == "given" ? "given" : "default"));
   add("achieved per GPU", achieved_text(e, job, gpu));
+  if (e.wall.count() > 0 && e.flops_per_token > 0)
+    add("end-to-end MFU", fmt::format("{:.0f}% (model FLOPs over the whole run: communication, bubbles, "
+                                      "checkpoints and failures included)",
+                                      end_to_end_mfu(e, job, cl) * 100));
   add("layout", to_string(e.layout));
   add("memory per GPU", fmt::format("{:.1f} GB of {:.1f} GB usable: {}", e.memory.total.value() / kGB,
                                     e.memory.usable.value() / kGB, e.memory.fits ? "fits" : "DOES NOT FIT"));
@@ -381,12 +395,14 @@ std::vector<std::string> deciding_defaults(const ResolvedJob& rj, const Estimate
 }
 
 // JSON: the estimate in numbers, and the rates used.
-Json estimate_extra(const Estimate& e, const Job& job, const CurrencyConverter& fx, const std::optional<Band>& band) {
+Json estimate_extra(const Estimate& e, const Job& job, const Cluster& cl, const CurrencyConverter& fx,
+                    const std::optional<Band>& band) {
   Json est = Json::object();
   est["flops_per_token"] = e.flops_per_token;
   est["training_flops"] = e.total_flops.value();
   est["mfu"] = e.mfu;
   est["mfu_source"] = e.mfu_source;
+  est["end_to_end_mfu"] = end_to_end_mfu(e, job, cl);
   est["achieved_tflops_per_gpu"] = e.per_gpu.value() / 1e12;
   est["fits"] = e.memory.fits;
   est["steps"] = e.steps;
@@ -500,7 +516,7 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   Json in = ctx.echo();
   append(in, rj.inputs);
   rep.inputs = std::move(in);
-  rep.extra = estimate_extra(e, job, fx, band);
+  rep.extra = estimate_extra(e, job, cl, fx, band);
   estimate_notes(rep, rj, e, costs, ctx, fx, q.explain);
   if (band && band->cheapest && band->cheapest_slow && band->cheapest_fast)
     rep.notes.insert(
