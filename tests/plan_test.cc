@@ -357,3 +357,24 @@ TEST_CASE("plan: P(on time) over the MFU's uncertainty agrees with a Monte Carlo
   if (strict.recommended) CHECK(strict.recommended->on_time->probability >= 0.99);
   else CHECK_THAT(strict.recommendation, Catch::Contains("No plan meets the deadline with 99% confidence"));
 }
+
+TEST_CASE("plan: every configuration's layout multiplies out to its GPUs and keeps each rank busy (long sequences: CP)",
+          "[plan][cp]") {
+  PlanInputs in = small_llm();
+  in.job.parameters = 13e9;
+  in.job.sequence_length = 65536;  // activations force context parallel on most cards
+  in.job.global_batch = 8;
+  in.job.arch = Architecture{40, 5120, 40, true};
+  in.max_gpus = 128;
+  in.allow_spot = false;
+  const PlanResult r = plan(in, builtin_catalog(), CurrencyConverter(builtin_catalog(), kCny));
+  REQUIRE_FALSE(r.valid.empty());
+  bool some_cp = false;
+  for (const PlanConfig& c : r.valid) {
+    const Layout l = c.layout();
+    CHECK(l.tp * l.cp * l.pp * l.dp == c.gpus);
+    CHECK(l.dp * in.job.micro_batch <= in.job.global_batch);  // the bug: CP dropped, DP = GPUs / (TP·PP)
+    some_cp = some_cp || l.cp > 1;
+  }
+  CHECK(some_cp);
+}

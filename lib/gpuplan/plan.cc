@@ -511,7 +511,8 @@ void search_source(const Search& s, PlanResult& r, std::size_t si, LayoutCache& 
                          static_cast<std::uint8_t>(l.pp),
                          l.recompute,
                          static_cast<std::uint8_t>(l.vp),
-                         static_cast<std::uint16_t>(l.ep)};
+                         static_cast<std::uint16_t>(l.ep),
+                         static_cast<std::uint8_t>(l.cp)};
       r.valid.push_back(c);
       if (c.finish_hours > s.deadline_h) reject(r, Rejection::kDeadline);
       else if (c.cost_micros > s.budget) reject(r, Rejection::kBudget);
@@ -646,12 +647,14 @@ std::string recommendation(const Search& s, const PlanResult& r, const std::opti
     if (r.feasible.empty()) return {};
     return fmt::format(
         "No plan meets the deadline with {:.0f}% confidence: the plans that meet it at the MFU used are too likely to "
-        "be late{}. Loosen the deadline, lower --confidence, give a measured --mfu (gpuplan fit mfu), or leave out "
-        "--allow-spot.",
+        "be late{}. Loosen the deadline, lower --confidence, or give a measured --mfu (gpuplan fit mfu: a default "
+        "MFU is never certain){}.",
         in.confidence * 100,
-        risky && risky->on_time ? fmt::format(" (the best, {}, {:.0f}%; {} uncertainty dominates)", label(*risky),
-                                              risky->on_time->probability * 100, risky->on_time->dominant())
-                                : "");
+        risky && risky->on_time
+            ? fmt::format(" (the first passed over, {}, {:.1f}%; {} uncertainty dominates)", label(*risky),
+                          risky->on_time->probability * 100, risky->on_time->dominant())
+            : "",
+        in.allow_spot ? ", or leave out --allow-spot" : "");
   }
   const PlanDetail& d = *r.recommended;
   const std::string why = in.objective == Objective::kCost ? "the cheapest plan" : "the fastest plan";

@@ -96,7 +96,7 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl, const 
   add("training FLOPs", fmt::format("{:.3g}", e.total_flops.value()));
   add("MFU", band ? fmt::format("{:.0f}% (default; its band {:.0f}–{:.0f}%)", e.mfu * 100, band->mfu.low * 100,
                                 band->mfu.high * 100)
-                  : fmt::format("{:.0f}% ({})", e.mfu * 100, e.mfu_source == "given" ? "given" : "default"));
+                  : fmt::format("{:.3g}% ({})", e.mfu * 100, e.mfu_source == "given" ? "given" : "default"));
   add("achieved per GPU", achieved_text(e, job, gpu));
   if (e.wall.count() > 0 && e.flops_per_token > 0)
     add("end-to-end MFU", fmt::format("{:.0f}% (model FLOPs over the whole run: communication, bubbles, "
@@ -521,9 +521,9 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   if (band && band->cheapest && band->cheapest_slow && band->cheapest_fast)
     rep.notes.insert(
         rep.notes.begin(),
-        fmt::format("The MFU is the largest uncertainty: at {:.0f}% the run takes {} and the cheapest row "
-                    "costs {} {}; at {:.0f}% {} and {} {} (the default's band, {}). A measured MFU (gpuplan "
-                    "fit mfu) narrows it.",
+        fmt::format("The default MFU is uncertain: at {:.0f}% the run takes {} on this cluster and the cheapest "
+                    "offer row (timed on its own shape) costs {} {}; at {:.0f}% {} and {} {} (the default's band, "
+                    "{}). A measured MFU (gpuplan fit mfu) narrows it.",
                     band->mfu.high * 100, human_seconds(band->fast.wall),
                     to_pretty_string(band->cheapest_fast->rounded(), 0), ctx.currency.code(), band->mfu.low * 100,
                     human_seconds(band->slow.wall), to_pretty_string(band->cheapest_slow->rounded(), 0),

@@ -171,6 +171,26 @@ ResolvedJob resolve(const Context& ctx, const MfuQuery& q) {
   return load_job_with_flags(q.job_file, q.sets, flags, ctx);
 }
 
+// The `estimate` command that takes this MFU on the same run: every flag
+// that described it, quoted for a POSIX shell where needed.
+std::string estimate_command(const MfuQuery& q) {
+  const auto quoted = [](const std::string& t) {
+    if (!t.empty() && t.find_first_of(" '\"$`\\*?[]{}()<>|&;#~!") == std::string::npos) return t;
+    std::string out = "'";
+    for (const char ch : t) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return out + "'";
+  };
+  std::string cmd = "gpuplan estimate";
+  if (!q.job_file.empty()) cmd += " " + quoted(q.job_file);
+  for (const std::string& set : q.sets) cmd += " --set " + quoted(set);
+  if (q.layout) cmd += " --layout " + quoted(*q.layout);
+  if (q.gpu) cmd += " --gpu " + quoted(*q.gpu);
+  if (q.gpus) cmd += " --gpus " + quoted(*q.gpus);
+  if (q.precision) cmd += " --set " + quoted("job.precision=" + *q.precision);
+  if (q.parameters) cmd += " --set " + quoted("job.parameters=" + *q.parameters);
+  return cmd;
+}
+
 Report job_report(const Context& ctx, const MfuQuery& q) {
   const ResolvedJob rj = resolve(ctx, q);
   const Cluster& cl = rj.cluster;
@@ -205,11 +225,13 @@ Report job_report(const Context& ctx, const MfuQuery& q) {
   append(in, rj.inputs);
   in["measured"] = m.text;
   rep.inputs = std::move(in);
-  const std::string job_arg = q.job_file.empty() ? "" : q.job_file + " ";
-  rep.notes.push_back(
-      fmt::format("From {}. Pass it on: gpuplan estimate {}--mfu {:.2f}% (it reproduces the "
-                  "measurement; give the same --set and --layout).",
-                  m.text, job_arg, *mfu * 100));
+  rep.notes.push_back(fmt::format("From {}. Pass it on: {} --mfu {:.2f}% (it reproduces the measurement: {}).", m.text,
+                                  estimate_command(q), *mfu * 100,
+                                  m.what == Measured::kWallTime
+                                      ? "the GPU-hours"
+                                      : "the steady-state step, JSON estimate.step_work_seconds "
+                                        "and tokens_per_second; the step time shown adds "
+                                        "checkpoints and failures"));
   rep.notes.push_back(
       m.what == Measured::kWallTime
           ? "MFU is the compute share of the step: the model adds communication, pipeline bubbles, data stalls, "
