@@ -146,7 +146,8 @@ void validate_options(CLI::App& sub, Flags& f) {
   sub.add_option("files", f.validate_files, "catalog YAML files")->required();
 }
 Outcome validate_run(const Flags& f) {
-  gpuplan::ValidationResult r = gpuplan::validate_catalogs(f.validate_files, !f.global.no_default_catalog);
+  const gpuplan::Context ctx = gpuplan::make_context(f.global);  // for today (--today, GPUPLAN_TODAY)
+  gpuplan::ValidationResult r = gpuplan::validate_catalogs(f.validate_files, !f.global.no_default_catalog, ctx.today);
   const int rc = r.problems.empty() ? kOk : kBadInput;
   return Outcome{std::move(r.report), std::move(r.problems), rc};
 }

@@ -241,4 +241,24 @@ void check_filters(const Catalog& c, const std::vector<std::string>& gpus, const
       regions, c.offers, [](const Offer& o) { return o.region; }, false, flags[2]);
 }
 
+std::vector<InputError> future_dates(const Catalog& c, Date today) {
+  std::vector<InputError> out;
+  const auto check = [&](const Provenance& p, const SourceLocation& where, const std::string& what) {
+    if (p.as_of > today)
+      out.emplace_back(where, what + ".as_of",
+                       fmt::format("{} is after today ({}): a price cannot be dated in the future",
+                                   format_date(p.as_of), format_date(today)));
+  };
+  for (const Gpu& g : c.gpus) check(g.provenance, g.where, "gpu " + g.id);
+  for (const Provider& p : c.providers) check(p.provenance, p.where, "provider " + p.id);
+  for (const Offer& o : c.offers) {
+    check(o.provenance, o.where, "offer " + o.id);
+    for (const auto* price : {&o.hourly, &o.monthly, &o.spot})
+      if (*price) check((*price)->provenance, (*price)->where, "offer " + o.id);
+  }
+  for (const Purchase& p : c.purchases) check(p.price.provenance, p.where, "purchase " + p.id);
+  for (const FxRate& r : c.fx_rates) check(r.provenance, r.where, "fx rate " + r.id);
+  return out;
+}
+
 }  // namespace gpuplan

@@ -217,6 +217,10 @@ bool gpu_matches(std::string_view filter, std::string_view gpu_id);
 void check_filters(const Catalog& c, const std::vector<std::string>& gpus, const std::vector<std::string>& providers,
                    const std::vector<std::string>& regions, const std::array<const char*, 3>& flags);
 
+/// Records of `c` dated after `today` (as_of in the future: a typo, or a
+/// price that cannot have been seen yet), one problem each at its place.
+std::vector<InputError> future_dates(const Catalog& c, Date today);
+
 /// Case-insensitive equality of ids.
 bool id_equals(std::string_view a, std::string_view b);
 

@@ -86,10 +86,15 @@ Money check_sign(Money m, Sign sign) {
 // {price, source, as_of, confidence, note}.
 std::optional<Price> read_price(Fields& f, std::string_view key, bool required, Currency currency,
                                 const Provenance& record, Sign sign) {
+  Diagnostics& diag = f.diagnostics();
   const YAML::Node n = f.get(key, required);
+  // `hourly:` with nothing after it would silently drop the price.
+  if (const YAML::Node empty = f.written_empty(key); !required && empty.IsDefined()) {
+    diag.fail(empty, f.field(key), "is empty: give a price, or leave the key out");
+    return std::nullopt;
+  }
   if (!n.IsDefined()) return std::nullopt;
   const auto parse = [&](const std::string& s) { return check_sign(Money::parse(s, currency), sign); };
-  Diagnostics& diag = f.diagnostics();
   if (n.IsMap()) {
     Fields pf(diag, n, f.field(key));
     const auto amount = pf.value("price", true, parse);
@@ -470,6 +475,60 @@ std::optional<OperatingCost> read_operating(Fields& f) {
 
 }  // namespace
 
+// Values that parse but cannot be right, most often a unit slip: each
+// range is wide enough for every card and price in the sources (pricing/
+// README.md), so a value outside it is refused with what it probably is.
+//   memory per card            1 GB – 1 TB        (81920GB: MiB written as GB)
+//   a GPU-hour, any mode       0.05 – 2,000 CNY   (H100 on demand: 15–100 CNY)
+//   monthly ÷ hourly           100 – 1,000 hours  (a month is 730 h; packages 50–90% of it)
+//   commitments                one price per term
+constexpr double kMinGpuHourCny = 0.05, kMaxGpuHourCny = 2000;
+constexpr double kMinMonthHours = 100, kMaxMonthHours = 1000;
+
+void check_gpu_hour(const Offer& o, const Price& p, double hours, const Catalog& rates, const std::string& field,
+                    Diagnostics& diag) {
+  const auto to_cny = find_conversion(rates, p.amount.currency(), kCny);
+  if (!to_cny) return;  // reported with the currency
+  const double cny = p.amount.units() * to_cny->rate / hours / o.gpus;
+  if (cny < kMinGpuHourCny || cny > kMaxGpuHourCny)
+    diag.fail(p.where, field,
+              fmt::format("{:.4g} CNY a GPU-hour is outside {:g}–{:g}: a price per month written as per hour, per "
+                          "instance as per GPU, or a unit slip?",
+                          cny, kMinGpuHourCny, kMaxGpuHourCny));
+}
+
+void check_offer(const Offer& o, const Catalog& rates, const std::string& path, Diagnostics& diag) {
+  if (o.hourly) check_gpu_hour(o, *o.hourly, 1, rates, path + ".hourly", diag);
+  if (o.spot) check_gpu_hour(o, *o.spot, 1, rates, path + ".spot", diag);
+  if (o.monthly) check_gpu_hour(o, *o.monthly, 730, rates, path + ".monthly", diag);
+  if (o.hourly && o.monthly && o.hourly->amount.currency() == o.monthly->amount.currency()) {
+    const double hours = o.monthly->amount.units() / o.hourly->amount.units();
+    if (hours < kMinMonthHours || hours > kMaxMonthHours)
+      diag.fail(o.monthly->where, path + ".monthly",
+                fmt::format("is {:.3g} hours of this offer's hourly price; a month has 730 (packages: 50–90% of "
+                            "it): an hourly figure, or a yearly one?",
+                            hours));
+  }
+  for (std::size_t i = 0; i < o.commitments.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k)
+      if (o.commitments[k].term == o.commitments[i].term)
+        diag.fail(o.commitments[i].price.where, item_path(path + ".commitments", i),
+                  "a second price for the same term: one price per commitment term");
+}
+
+void check_plausible(const Catalog& cat, const Catalog* base, Diagnostics& diag) {
+  for (std::size_t i = 0; i < cat.gpus.size(); ++i) {
+    const double gb = cat.gpus[i].memory.value() / 1e9;
+    if (gb < 1 || gb > 1024)
+      diag.fail(cat.gpus[i].where, item_path("gpus", i) + ".memory",
+                fmt::format("{:g} GB a card is outside 1–1024 GB: MiB written as GB?", gb));
+  }
+  Catalog rates;
+  if (base) rates.fx_rates = base->fx_rates;
+  rates.fx_rates.insert(rates.fx_rates.end(), cat.fx_rates.begin(), cat.fx_rates.end());
+  for (std::size_t i = 0; i < cat.offers.size(); ++i) check_offer(cat.offers[i], rates, item_path("offers", i), diag);
+}
+
 Catalog parse_catalog(std::string_view yaml, const std::string& file, const Catalog* base) {
   Diagnostics diag(file);
   Catalog cat;
@@ -524,6 +583,7 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
         check_currency(cat.operating[i].money->currency(), cat.operating[i].where,
                        item_path("operating", i) + ".currency");
   }
+  if (diag.count() == 0) check_plausible(cat, base, diag);
   diag.throw_if_any();
   return cat;
 }

@@ -28,10 +28,16 @@ Context make_context(const GlobalOptions& options) {
   const Catalog& base = ctx.builtin ? builtin_catalog() : kEmpty;
   ctx.catalog_ptr = std::shared_ptr<const Catalog>(&base, [](const Catalog*) {});
   ctx.catalog_files = options.catalog_files;
+  try {
+    ctx.today = options.today ? parse_date(*options.today) : system_today();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(SourceLocation{"--today"}, "", e.what());
+  }
   std::vector<InputError> problems;
   for (const std::string& file : options.catalog_files) {
     try {
       Catalog overlay = load_catalog_file(file, &ctx.catalog());
+      for (InputError& p : future_dates(overlay, ctx.today)) problems.push_back(std::move(p));
       ctx.catalog_ptr = std::make_shared<const Catalog>(merge(ctx.catalog(), overlay));
     } catch (const InputErrors& e) {
       problems.insert(problems.end(), e.problems().begin(), e.problems().end());
@@ -47,11 +53,6 @@ Context make_context(const GlobalOptions& options) {
     ctx.currency_given = options.currency.has_value();
   } catch (const std::invalid_argument& e) {
     throw InputError(SourceLocation{"--currency"}, "", e.what());
-  }
-  try {
-    ctx.today = options.today ? parse_date(*options.today) : system_today();
-  } catch (const std::invalid_argument& e) {
-    throw InputError(SourceLocation{"--today"}, "", e.what());
   }
   ctx.now = options.today ? local_midnight(ctx.today)
                           : std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());

@@ -239,6 +239,13 @@ std::string Fields::field(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }
 
+YAML::Node Fields::written_empty(std::string_view key) const {
+  if (is_map_)
+    for (auto it = map_.begin(); it != map_.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key && it->second.IsNull()) return it->first;
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
 YAML::Node Fields::get(std::string_view key, bool required) {
   used_.insert(std::string(key));
   if (!is_map_) return YAML::Node(YAML::NodeType::Undefined);

@@ -67,6 +67,9 @@ class Fields {
 
   /// The value node, or an undefined node when absent; `required` reports it missing.
   YAML::Node get(std::string_view key, bool required);
+  /// The key itself when it is written with nothing after it (`hourly:`),
+  /// which get() reads as absent; else an undefined node.
+  YAML::Node written_empty(std::string_view key) const;
   /// A scalar's text; reports a non-scalar or a missing required key.
   std::optional<std::string> text(std::string_view key, bool required);
 

@@ -4,7 +4,7 @@
 
 namespace gpuplan {
 
-ValidationResult validate_catalogs(const std::vector<std::string>& files, bool with_builtin) {
+ValidationResult validate_catalogs(const std::vector<std::string>& files, bool with_builtin, Date today) {
   ValidationResult out;
   Catalog merged = with_builtin ? builtin_catalog() : Catalog{};
   Table t;
@@ -15,6 +15,7 @@ ValidationResult validate_catalogs(const std::vector<std::string>& files, bool w
   for (const std::string& file : files) {
     try {
       const Catalog c = load_catalog_file(file, &merged);
+      if (auto future = future_dates(c, today); !future.empty()) throw InputErrors(std::move(future));
       const auto n = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
       t.add_row({file, std::string("ok"), std::int64_t{0}, n(c.gpus), n(c.providers), n(c.offers), n(c.purchases),
                  n(c.operating), n(c.fx_rates)});

@@ -18,6 +18,7 @@ struct ValidationResult {
   Report report{};                     ///< one row per file: counts and status
 };
 
-ValidationResult validate_catalogs(const std::vector<std::string>& files, bool with_builtin);
+/// `today`: records dated after it are problems.
+ValidationResult validate_catalogs(const std::vector<std::string>& files, bool with_builtin, Date today);
 
 }  // namespace gpuplan
