@@ -34,6 +34,16 @@ Scenario hand_case() {
   return s;
 }
 
+// A 1-GPU offer by the hour, billed by the second.
+HourlyInputs hourly_at(Money price, Hours idle_per_run, bool auto_release) {
+  RentInputs h;
+  h.description = "hand";
+  h.price = price;
+  h.gpus_per_instance = 1;
+  h.granularity = Seconds(1);
+  return HourlyInputs{h, idle_per_run, auto_release};
+}
+
 const OptionResult& option(const Comparison& c, const std::string& key) {
   for (const OptionResult& o : c.options)
     if (o.key == key) return o;
@@ -85,28 +95,181 @@ Scenario random_scenario(unsigned seed) {
 }
 }  // namespace
 
-TEST_CASE("hand case: 700k capex at 10k/month against 100k/month breaks even in month 8", "[compare]") {
-  // Cumulative: buy 700k + 10k·m, rent 100k·m; 700k + 10k·m ≤ 100k·m from m ≥ 700/90 = 7.8, so month 8.
-  const Comparison c = compare(hand_case());
-  CHECK(c.break_even_versus == "rent_monthly");
-  REQUIRE(c.break_even_month);
-  CHECK(*c.break_even_month == 8);
-  // Month 8: buy 780,000 vs rent 800,000; month 7: 770,000 vs 700,000.
+TEST_CASE("gpu-tco case: 700k capex at 10k/month pays back in 7.8 months against 100k/month, 4.5 against 225/h",
+          "[compare]") {
+  // Cash alone: 700k + 10k·m = 100k·m at m = 700/90 = 7.78; against 225 CNY/h × 730 h = 164,250 a
+  // month, 700k + 10k·m = 164,250·m at m = 700/154.25 = 4.54 (gpu-tco's own figures, no discounting).
+  Scenario s = hand_case();
+  s.hourly = hourly_at(cny("225"), Hours(0), true);
+  const Comparison c = compare(s);
+  REQUIRE(option(c, "rent_monthly").payback_month);
+  CHECK(*option(c, "rent_monthly").payback_month == Approx(7.8));
+  REQUIRE(option(c, "rent_hourly").payback_month);
+  CHECK(*option(c, "rent_hourly").payback_month == Approx(4.5));
+  // Counting what the hardware is worth (straight line over 3 years to 0: 19,444 a month), owning
+  // costs 29,444 a month against 100,000: it is never behind, so it is ahead from month 0.
+  REQUIRE(option(c, "rent_monthly").break_even_month);
+  CHECK(*option(c, "rent_monthly").break_even_month == 0.0);
   CHECK(option(c, "buy").cash_flow[0] == cny("700000"));
   CHECK(option(c, "rent_monthly").total == cny("2400000"));  // 24 × 100k
+  CHECK(c.own.gross == cny("940000"));                       // gpu-tco: 700k + 24 × 10k
+  CHECK(c.own.resale == cny("233333.33"));                   // 12 of 36 months of life left
+  CHECK(c.own.net == option(c, "buy").total);
 }
 
-TEST_CASE("hand case: a 10% annual discount rate moves the break-even to month 9", "[compare]") {
+TEST_CASE("hand case: a 10% annual discount rate moves the payback to month 8.1", "[compare]") {
   // r_m = 1.1^(1/12) − 1 = 0.0079741; with v = 1/(1 + r_m) the discounted sums are
-  // buy 700k + 10k·a(m) and rent 100k·a(m), a(m) = Σ_{k=1..m} v^k = (1 − v^m)/r_m.
-  // They tie when 90k·a(m) ≥ 700k, a(m) ≥ 7.778: a(8) = 7.7204 (694,836 < 700k) and
-  // a(9) = 8.6514 (778,627 ≥ 700k), so discounting moves it one month later, to 9.
+  // buy 700k + 10k·a(m) and rent 100k·a(m), a(m) = Σ_{k=1..m} v^k = (1 − v^m)/r_m:
+  // a(8) = 7.7204 (700k − 90k·a = 5,164 behind), a(9) = 8.6514 (78,626 ahead): 8 + 5,164/83,790 = 8.06.
   Scenario s = hand_case();
   s.discount_rate = 0.10;
   const Comparison c = compare(s);
-  REQUIRE(c.break_even_month);
-  CHECK(*c.break_even_month == 9);
+  REQUIRE(c.payback_month);
+  CHECK(*c.payback_month == Approx(8.1));
   CHECK(monthly_rate(0.10) == Approx(0.0079741404));
+}
+
+TEST_CASE("break-even counts the hardware's value month by month, not only at the horizon", "[compare]") {
+  // Resale booked at the horizon made "break-even month" equal the horizon whenever owning won
+  // only thanks to it. Here owning is behind on cash for the whole horizon but ahead from month
+  // 3 once the server's book value is counted: 700k + 60k·m − value(m) against 80k·m.
+  Scenario s = hand_case();
+  s.horizon_months = 12;
+  s.own.operations_per_month = cny("60000");
+  s.own.residual_share = 0.5;
+  s.monthly->price = cny("80000");
+  const Comparison c = compare(s);
+  const OptionResult& m = option(c, "rent_monthly");
+  CHECK_FALSE(m.payback_month);  // 700k + 60k·12 = 1.42M > 960k
+  REQUIRE(m.break_even_month);
+  // value(m) = 700k·(1 − 0.5·m/36); net(m) = 60k·m + 9,722.2·m = 69,722·m < 80k·m from month 0.
+  CHECK(*m.break_even_month == 0.0);
+  CHECK(*m.break_even_month < s.horizon_months);
+  // With a resale of nothing (resale_value 0%) owning never catches up.
+  s.own.resale_share = 0.0;
+  const Comparison none = compare(s);
+  CHECK_FALSE(option(none, "rent_monthly").break_even_month);
+  CHECK(none.own.resale == cny("0"));
+  CHECK(option(none, "buy").total == cny("1420000"));
+}
+
+TEST_CASE("a resale override replaces depreciation: an amount or a share at the horizon", "[compare]") {
+  Scenario s = hand_case();
+  s.own.resale_amount = cny("350000");
+  Comparison c = compare(s);
+  CHECK(c.own.resale == cny("350000"));
+  // A straight line from the price at delivery to the resale at the horizon: month 12 is halfway.
+  CHECK(c.own.value[12] == cny("525000"));
+  s.own.resale_amount.reset();
+  s.own.resale_share = 0.25;
+  c = compare(s);
+  CHECK(c.own.resale == cny("175000"));
+}
+
+TEST_CASE("break-even is never later than payback, and exists exactly when owning wins at the horizon",
+          "[compare][property]") {
+  for (unsigned seed = 1; seed <= 200; ++seed) {
+    const Comparison c = compare(random_scenario(seed));
+    const OptionResult& buy = c.options.front();
+    for (const OptionResult& o : c.options) {
+      if (o.key == "buy" || !buy.available) continue;
+      INFO("seed " << seed << " vs " << o.key);
+      CHECK(o.break_even_month.has_value() == (buy.npv <= o.npv + 1e-6));
+      if (o.payback_month) {
+        REQUIRE(o.break_even_month);
+        CHECK(*o.break_even_month <= *o.payback_month);
+      }
+      if (o.break_even_month) {
+        CHECK(*o.break_even_month >= 0);
+        CHECK(*o.break_even_month <= c.scenario.horizon_months);
+      }
+    }
+  }
+}
+
+TEST_CASE("server base, server power, operations and colocation count once per server of 8 cards", "[compare]") {
+  // Before: one chassis whatever the card count (16 cards: 1,260,000 instead of 1,400,000).
+  for (const auto& [cards, servers] : {std::pair{8, 1}, std::pair{9, 2}, std::pair{16, 2}, std::pair{64, 8}}) {
+    Scenario s = hand_case();
+    s.workload.gpus = cards;
+    s.own.cards = cards;
+    s.own.card_price = cny("70000");
+    s.own.server_base = cny("140000");
+    s.own.colocation_per_month = cny("3000");
+    s.own.server = Watts(1500);
+    s.own.pue = 1.0;
+    s.own.electricity_per_kwh = cny("1");
+    INFO(cards << " cards");
+    CHECK(servers_for(s.own) == servers);
+    const Comparison c = compare(s);
+    const OptionResult& buy = option(c, "buy");
+    CHECK(buy.cash_flow[0] == cny("70000").times(cards) + cny("140000").times(servers));
+    // Month 1: operations 10,000 and colocation 3,000 per server; 1,500 W × 730 h per server at 1 CNY/kWh.
+    const Money per_server = cny("10000") + cny("3000") + cny("1095");
+    CHECK(buy.cash_flow[1] == per_server.times(servers));
+  }
+  Scenario s = hand_case();
+  s.own.cards = 16;
+  s.own.cards_per_server = 4;
+  CHECK(servers_for(s.own) == 4);
+}
+
+TEST_CASE("a horizon no longer than the lead time leaves buying out instead of showing it free", "[compare]") {
+  // Before: hardware 901,023.06, resale −901,023.06, "beats renting from 0%".
+  Scenario s = hand_case();
+  s.horizon_months = 3;
+  s.own.lead_time = Months(3);
+  s.own.cover = LeadTimeCover::kRent;
+  const Comparison c = compare(s);
+  const OptionResult& buy = option(c, "buy");
+  CHECK_FALSE(buy.available);
+  CHECK(c.cheapest == "rent_monthly");
+  CHECK_FALSE(c.break_even_utilisation);
+  CHECK_FALSE(option(c, "rent_monthly").break_even_month);
+  CHECK(c.recommendation.find("left out") != std::string::npos);
+  // One month longer and buying is back in.
+  s.horizon_months = 4;
+  CHECK(option(compare(s), "buy").available);
+}
+
+TEST_CASE("idle hours left running fit in the month: never more than 730 billed hours an instance", "[compare]") {
+  // Before: at 100% utilisation 740 h were billed in a 730-h month.
+  Scenario s = hand_case();
+  s.hourly = hourly_at(cny("10"), Hours(1), false);
+  s.workload.runs_per_month = 10;
+  for (double u : {1.0, 0.999, 0.99, 0.5}) {
+    s.workload.utilisation = u;
+    const OptionResult& o = option(compare(s), "rent_hourly");
+    INFO("u " << u);
+    CHECK(o.cash_flow[1] <= cny("7300"));
+    // Room for idle: 730·(1 − u) hours, at most 10 × 1 h.
+    const double idle = std::min(10.0, 730 * (1 - u));
+    CHECK(o.cash_flow[1].units() == Approx((730 * u + idle) * 10).margin(0.01));
+  }
+}
+
+TEST_CASE("the lead time is bridged by the cheaper of renting by the hour and by the month", "[compare]") {
+  Scenario s = hand_case();  // monthly 100,000
+  s.own.lead_time = Months(2);
+  s.hourly = hourly_at(cny("225"), Hours(0), true);  // 164,250 a month at 100%
+  Comparison c = compare(s);
+  CHECK(option(c, "buy").cash_flow[1] == cny("100000"));
+  CHECK(option(c, "buy").notes.front().find("bridged by renting by the month") != std::string::npos);
+  s.workload.utilisation = 0.25;  // 41,062.50 by the hour
+  c = compare(s);
+  CHECK(option(c, "buy").cash_flow[1] == cny("41062.50"));
+  CHECK(option(c, "buy").notes.front().find("by the hour") != std::string::npos);
+  // Half a month to wait: half an hour-billed month, or a whole package.
+  s.own.lead_time = Months(0.5);
+  s.workload.utilisation = 1.0;
+  c = compare(s);
+  CHECK(option(c, "buy").cash_flow[1].units() == Approx(82125 + 5000));  // hourly half, running half
+}
+
+TEST_CASE("no lead time, no words about bridging it", "[compare]") {
+  Scenario s = hand_case();
+  s.own.lead_time = Seconds(0);
+  for (const auto& n : option(compare(s), "buy").notes) CHECK(n.find("lead time") == std::string::npos);
 }
 
 TEST_CASE("a spot option with zero interruption rate costs exactly its price × hours", "[compare]") {

@@ -31,6 +31,8 @@ void compare_options(CLI::App& sub, Flags& f) {
   sub.add_option("--set", f.compare.sets, "override a scenario field: path.to.field=VALUE (repeatable)");
   sub.add_flag("--monthly", f.compare.monthly, "show the month-by-month cash flow (and export it as CSV)");
   sub.add_flag("--chart", f.compare.chart, "cumulative cost per option as a terminal chart");
+  sub.add_flag("--breakdown", f.compare.breakdown,
+               "every cost item of every option and month, long form: option,item,month,amount (and its CSV)");
 }
 Outcome compare_run(const Flags& f) {
   return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::compare_report(c, fl.compare); });

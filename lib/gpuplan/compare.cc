@@ -62,7 +62,9 @@ class OptionBuilder {
       // NPV = Σ CF_m · v^m with v = 1 / (1 + r_m): month 0 undiscounted.
       out_.npv += t.units() * factor;
       factor *= v;
+      auto& month_items = out_.items_by_month.emplace_back();
       for (const auto& entry : m.items()) {
+        month_items.push_back(CostLine{entry.first, entry.second});
         const std::string& item = entry.first;  // named, not bound: clang 14 cannot capture bindings
         auto it = std::find_if(lines.begin(), lines.end(), [&](const CostLine& l) { return l.item == item; });
         if (it == lines.end()) lines.push_back(CostLine{item, entry.second});
@@ -121,7 +123,9 @@ HourlyMonth hourly_month(const HourlyInputs& h, const Workload& w, double u, dou
   const double busy = kHoursPerMonth * u * wall_per_work;
   const int runs = std::max(1, w.runs_per_month);
   const double run = busy / runs;
-  const double idle = (idle_applies && !h.auto_release && busy > 0) ? hours(h.idle_per_run) : 0.0;
+  // Idle hours fit between runs: a month holds 730 h, busy ones included.
+  const double room = std::max(0.0, kHoursPerMonth - busy) / runs;
+  const double idle = (idle_applies && !h.auto_release && busy > 0) ? std::min(hours(h.idle_per_run), room) : 0.0;
   const double billed_work = billed_run_hours(run, r.granularity, r.minimum_billing) * runs * n;
   const double billed_all = billed_run_hours(run + idle, r.granularity, r.minimum_billing) * runs * n;
   return HourlyMonth{r.price.scaled(billed_work), r.price.scaled(billed_all - billed_work)};
@@ -203,71 +207,149 @@ double energy_kwh_per_month(Watts busy, Watts idle, int cards, Watts server, dou
   return watts * pue * kHoursPerMonth / 1000.0;
 }
 
-OptionResult build_buy(const Scenario& s, double u, const std::optional<HourlyInputs>& bridge_hourly,
-                       const std::optional<RentInputs>& bridge_monthly) {
+// What renting costs for one whole month as a bridge: compute and its add-ons.
+Money bridge_month(const Scenario& s, const RentInputs& r, Money compute) {
+  Month m(s.currency);
+  add_markups(m, r, s.workload, compute);
+  return compute + m.total();
+}
+
+struct Bridge {
+  Money cost;
+  const char* mode;  ///< "by the hour", "by the month"
+};
+
+// Renting while the hardware is on order, for the `waiting` share of a month:
+// by the hour for that share, or a whole monthly package (a package is sold by
+// the month), whichever costs less. A committed term cannot bridge.
+std::optional<Bridge> cheapest_bridge(const Scenario& s, double u, double waiting) {
+  std::optional<Bridge> best;
+  if (s.hourly) {
+    const HourlyMonth hm = hourly_month(*s.hourly, s.workload, u);
+    best = Bridge{bridge_month(s, s.hourly->rent, hm.compute + hm.idle).scaled(waiting), "by the hour"};
+  }
+  if (s.monthly && (s.monthly->commitment_months == 0 || !s.hourly)) {
+    const RentInputs& r = *s.monthly;
+    const Money full = bridge_month(s, r, r.price.times(instances_for(s.workload.gpus, r.gpus_per_instance)));
+    if (!best || full < best->cost) best = Bridge{full, "by the month"};
+  }
+  return best;
+}
+
+// The hardware's value at each month end (months 0..H). By default straight-
+// line depreciation from delivery over the useful life down to the residual
+// share; with a resale override, a straight line from the price at delivery to
+// the stated resale at the horizon. Before delivery it keeps its price.
+std::vector<Money> hardware_value(const Scenario& s, Money hardware) {
+  const OwnInputs& o = s.own;
+  const double lead = o.lead_time / Months(1);
+  const double life = o.useful_life / Months(1);
+  const double served_at_horizon = std::max(0.0, s.horizon_months - lead);
+  std::optional<Money> at_horizon;
+  if (o.resale_amount) at_horizon = *o.resale_amount;
+  else if (o.resale_share) at_horizon = hardware.scaled(*o.resale_share);
+  std::vector<Money> v;
+  for (int m = 0; m <= s.horizon_months; ++m) {
+    const double served = std::max(0.0, m - lead);
+    Money value = hardware;
+    if (at_horizon) {
+      const double f = served_at_horizon > 0 ? served / served_at_horizon : (m == s.horizon_months ? 1.0 : 0.0);
+      value = hardware + (*at_horizon - hardware).scaled(f);
+    } else {
+      const double used = life > 0 ? std::min(1.0, served / life) : 1.0;
+      value = hardware.scaled(1.0 - (1.0 - o.residual_share) * used);
+    }
+    v.push_back(value.rounded());
+  }
+  return v;
+}
+
+// Power, operations and colocation for a month `in_service` share of which the hardware runs.
+void running_costs(const Scenario& s, double u, double in_service, Month& month) {
+  const OwnInputs& o = s.own;
+  const int servers = servers_for(o);
+  const double kwh = energy_kwh_per_month(o.gpu_busy, o.gpu_idle, o.cards, o.server * servers, o.pue, u);
+  month.add("power", o.electricity_per_kwh.scaled(kwh * in_service));
+  month.add("operations", o.operations_per_month.scaled(servers * in_service));
+  month.add("colocation", o.colocation_per_month.scaled(servers * in_service));
+}
+
+std::string bridge_note(double lead, const std::vector<std::string>& modes) {
+  std::string how;
+  for (const auto& m : modes) how += (how.empty() ? "" : ", then ") + m;
+  return fmt::format("the {:.1f}-month lead time is bridged by renting {}", lead, how);
+}
+
+void buy_notes(const Scenario& s, const std::vector<std::string>& bridged, OptionResult& r) {
   const OwnInputs& o = s.own;
   const Workload& w = s.workload;
-  OptionBuilder b("buy", fmt::format("Buy {}× {}", o.cards, o.gpu), s);
-  const Money hardware = o.card_price.times(o.cards) + o.server_base + o.network;
-  b.month(0).add("hardware", hardware);
-  if (o.facility.micros() != 0) b.month(0).add("facility", o.facility);
   const double lead = o.lead_time / Months(1);
-  double used = 0.0;
-  for (int m = 1; m <= s.horizon_months; ++m) {
-    // Share of month m (which spans months m−1..m) with the hardware in service.
-    const double in_service = std::clamp(static_cast<double>(m) - lead, 0.0, 1.0);
-    const double waiting = 1.0 - in_service;
-    Month& month = b.month(m);
-    if (in_service > 0) {
-      const double kwh = energy_kwh_per_month(o.gpu_busy, o.gpu_idle, o.cards, o.server, o.pue, u);
-      month.add("power", o.electricity_per_kwh.scaled(kwh * in_service));
-      month.add("operations", o.operations_per_month.scaled(in_service));
-      if (o.colocation_per_month.micros() != 0) month.add("colocation", o.colocation_per_month.scaled(in_service));
-      used += w.gpus * kHoursPerMonth * u * in_service;
-    }
-    if (waiting > 0) {
-      if (o.cover == LeadTimeCover::kRent && (bridge_hourly || bridge_monthly)) {
-        // Bridged by renting until the hardware arrives: on demand when offered.
-        // The bridge pays what renting pays: compute, and its storage, egress and support.
-        if (bridge_hourly) {
-          const HourlyMonth hm = hourly_month(*bridge_hourly, w, u);
-          Month bridge(s.currency);
-          add_markups(bridge, bridge_hourly->rent, w, hm.compute + hm.idle);
-          month.add("bridge rental", (hm.compute + hm.idle + bridge.total()).scaled(waiting));
-        } else {
-          const Money compute = bridge_monthly->price.times(instances_for(w.gpus, bridge_monthly->gpus_per_instance));
-          Month bridge(s.currency);
-          add_markups(bridge, *bridge_monthly, w, compute);
-          month.add("bridge rental", (compute + bridge.total()).scaled(waiting));
-        }
-        used += w.gpus * kHoursPerMonth * u * waiting;
-      } else {
-        month.add("delay cost", o.delay_cost_per_month.scaled(waiting));
-      }
-    }
-  }
-  // Resale at the horizon: straight-line depreciation from delivery over the
-  // useful life down to the residual share; the facility is sunk.
-  const double service_months = std::max(0.0, s.horizon_months - lead);
-  const double life_months = o.useful_life / Months(1);
-  const double depreciated = life_months > 0 ? std::min(1.0, service_months / life_months) : 1.0;
-  const double value_share = 1.0 - (1.0 - o.residual_share) * depreciated;
-  b.month(s.horizon_months).add("resale value at horizon", -hardware.scaled(value_share));
-  OptionResult& r = b.result();
-  if (lead >= s.horizon_months)
+  if (lead >= s.horizon_months) {
+    r.available = false;
     r.notes.push_back(
         fmt::format("the lead time ({:.1f} months) is not shorter than the {}-month horizon: the "
-                    "hardware never trains within it",
+                    "hardware never trains within it, so buying is left out of the decision",
                     lead, s.horizon_months));
-  if (o.cover == LeadTimeCover::kRent && (bridge_hourly || bridge_monthly)) {
-    r.start_delay = bridge_hourly ? rental_start_delay(bridge_hourly->rent, w) : rental_start_delay(*bridge_monthly, w);
-    r.notes.push_back(fmt::format("the {:.1f}-month lead time is bridged by renting", lead));
+  }
+  if (!bridged.empty()) {
+    r.start_delay = s.hourly ? rental_start_delay(s.hourly->rent, w) : rental_start_delay(*s.monthly, w);
+    r.notes.push_back(bridge_note(lead, bridged));
   } else {
     r.start_delay = Hours(o.lead_time);
     if (o.lead_time > Seconds(0))
       r.notes.push_back(fmt::format("no training for the first {:.1f} months (lead time)", lead));
   }
-  return b.finish(used);
+  if (const int n = servers_for(o); n > 1)
+    r.notes.push_back(
+        fmt::format("{} cards in {} servers of {}: server base, server power, operations and "
+                    "colocation are counted per server",
+                    o.cards, n, o.cards_per_server));
+}
+
+OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullptr) {
+  const OwnInputs& o = s.own;
+  const Workload& w = s.workload;
+  OptionBuilder b("buy", fmt::format("Buy {}× {}", o.cards, o.gpu), s);
+  const Money hardware = hardware_capex(o);
+  b.month(0).add("hardware", hardware);
+  b.month(0).add("facility", o.facility);
+  const double lead = o.lead_time / Months(1);
+  double used = 0.0;
+  std::vector<std::string> bridged;
+  for (int m = 1; m <= s.horizon_months; ++m) {
+    // Share of month m (which spans months m−1..m) with the hardware in service.
+    const double in_service = std::clamp(static_cast<double>(m) - lead, 0.0, 1.0);
+    const double waiting = 1.0 - in_service;
+    if (in_service > 0) {
+      running_costs(s, u, in_service, b.month(m));
+      used += w.gpus * kHoursPerMonth * u * in_service;
+    }
+    if (waiting <= 0) continue;
+    const auto bridge = o.cover == LeadTimeCover::kRent ? cheapest_bridge(s, u, waiting) : std::nullopt;
+    if (bridge) {
+      // The bridge pays what renting pays: compute, and its storage, egress and support.
+      b.month(m).add("bridge rental", bridge->cost);
+      if (std::find(bridged.begin(), bridged.end(), bridge->mode) == bridged.end()) bridged.push_back(bridge->mode);
+      used += w.gpus * kHoursPerMonth * u * waiting;
+    } else {
+      b.month(m).add("delay cost", o.delay_cost_per_month.scaled(waiting));
+    }
+  }
+  const std::vector<Money> value = hardware_value(s, hardware);
+  b.month(s.horizon_months).add("resale value at horizon", -value.back());
+  buy_notes(s, bridged, b.result());
+  OptionResult r = b.finish(used);
+  if (summary) {
+    summary->value = value;
+    summary->depreciation.assign(value.size(), Money::zero(s.currency));
+    for (std::size_t m = 1; m < value.size(); ++m) summary->depreciation[m] = value[m - 1] - value[m];
+    summary->resale = value.back();
+    summary->net = r.total;
+    summary->gross = r.total + value.back();
+    summary->capex = hardware.rounded() + o.facility.rounded();
+    summary->opex = summary->gross - summary->capex;
+  }
+  return r;
 }
 
 OptionResult build_hybrid(const Scenario& s, const HybridInputs& hy, const HourlyInputs& h, double u) {
@@ -300,23 +382,44 @@ OptionResult build_hybrid(const Scenario& s, const HybridInputs& hy, const Hourl
   return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
 }
 
-// Buy vs `other`: the first month m ≥ 1 where owning's cumulative (discounted,
-// when a rate is set) cost is at or below the other option's.
-std::optional<int> break_even(const OptionResult& buy, const OptionResult& other, double annual_rate) {
-  const double v = 1.0 / (1.0 + monthly_rate(annual_rate));
-  double cb = 0, co = 0, factor = 1.0;
-  for (std::size_t m = 0; m < buy.cash_flow.size(); ++m) {
-    cb += buy.cash_flow[m].units() * factor;
-    co += other.cash_flow[m].units() * factor;
-    factor *= v;
-    if (m >= 1 && cb <= co + 1e-9) return static_cast<int>(m);
-  }
-  return std::nullopt;
+// The month (one decimal) from which d ≤ 0 holds to the horizon, d taken as
+// linear between month ends; none when d is still above zero at the horizon.
+std::optional<double> stays_at_or_below_from(const std::vector<double>& d) {
+  constexpr double kTie = 1e-6;  // a millionth of a currency unit: equal
+  const std::size_t h = d.size() - 1;
+  if (d[h] > kTie) return std::nullopt;
+  double t = 0.0;
+  for (std::size_t m = h; m-- > 0;)
+    if (d[m] > kTie) {
+      t = static_cast<double>(m) + d[m] / (d[m] - d[m + 1]);
+      break;
+    }
+  return std::round(t * 10) / 10;
 }
 
-std::vector<OptionResult> build_all(const Scenario& s, double u, const SpotOverhead* ov) {
+// Buy against `other`, month by month: cumulative (discounted, when a rate is
+// set) cost of owning less what the hardware is worth at that month end
+// (break-even), or with no credit for it (payback), minus the other's.
+void break_even(const OptionResult& buy, const OwnSummary& own, OptionResult& other, double annual_rate) {
+  const double v = 1.0 / (1.0 + monthly_rate(annual_rate));
+  const std::size_t h = buy.cash_flow.size() - 1;
+  std::vector<double> net, cash;
+  double cb = 0, co = 0, factor = 1.0;
+  for (std::size_t m = 0; m <= h; ++m) {
+    // The resale credit of the last month is the value subtracted below.
+    cb += (buy.cash_flow[m] + (m == h ? own.resale : Money::zero(own.resale.currency()))).units() * factor;
+    co += other.cash_flow[m].units() * factor;
+    net.push_back(cb - own.value[m].units() * factor - co);
+    cash.push_back(cb - co);
+    factor *= v;
+  }
+  other.break_even_month = stays_at_or_below_from(net);
+  other.payback_month = stays_at_or_below_from(cash);
+}
+
+std::vector<OptionResult> build_all(const Scenario& s, double u, const SpotOverhead* ov, OwnSummary* own) {
   std::vector<OptionResult> out;
-  out.push_back(build_buy(s, u, s.hourly, s.monthly));
+  out.push_back(build_buy(s, u, own));
   if (s.hourly) out.push_back(build_hourly(s, *s.hourly, u));
   if (s.monthly) out.push_back(build_monthly(s, *s.monthly, u));
   if (s.spot && ov) out.push_back(build_spot(s, *s.spot, u, *ov));
@@ -330,12 +433,95 @@ void check(const Scenario& s) {
   if (!(s.workload.utilisation >= 0 && s.workload.utilisation <= 1)) fail("utilisation must be within 0–100%");
   if (s.workload.gpus < 1) fail("gpus must be at least 1");
   if (s.own.cards < 1) fail("buy.cards must be at least 1");
+  if (s.own.cards_per_server < 1) fail("buy.cards_per_server must be at least 1");
   if (s.hybrid && s.hybrid->local_cards < 1) fail("hybrid.local_cards must be at least 1");
 }
 
 }  // namespace
 
 double monthly_rate(double annual) { return std::pow(1.0 + annual, 1.0 / 12.0) - 1.0; }
+
+namespace {
+
+// Break-even utilisation: the busy fraction u* where NPV(buy) = NPV(rent by
+// the hour). Both grow with u; find the sign change of their difference on
+// [0, 1] by bisection (the hourly bill is a step function of u, so a closed
+// form does not exist in general).
+std::optional<double> break_even_utilisation(const Scenario& s) {
+  const auto diff = [&](double u) {
+    Scenario t = s;
+    t.workload.utilisation = u;
+    return build_buy(t, u).npv - build_hourly(t, *t.hourly, u).npv;
+  };
+  double lo = 0.0, hi = 1.0;
+  const double f_lo = diff(lo), f_hi = diff(hi);
+  if (f_lo == 0) return 0.0;
+  if ((f_lo > 0) == (f_hi > 0)) return std::nullopt;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if ((diff(mid) > 0) == (f_lo > 0)) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// Buy against every rental, and the decision's rental: the cheapest one that is not hybrid.
+void break_evens(Comparison& c) {
+  OptionResult& buy = c.options.front();
+  const OptionResult* best_rent = nullptr;
+  for (OptionResult& o : c.options) {
+    if (o.key == "buy") continue;
+    if (buy.available) break_even(buy, c.own, o, c.scenario.discount_rate);
+    if (o.key != "hybrid" && (!best_rent || o.npv < best_rent->npv)) best_rent = &o;
+  }
+  if (!best_rent) return;
+  c.break_even_versus = best_rent->key;
+  c.break_even_month = best_rent->break_even_month;
+  c.payback_month = best_rent->payback_month;
+}
+
+// One sentence, naming the input that decides it.
+std::string recommendation(Comparison& c, const OptionResult& win) {
+  const Scenario& s = c.scenario;
+  const OptionResult& buy = c.options.front();
+  const double u = s.workload.utilisation;
+  std::string why;
+  if (!buy.available) {
+    c.deciding_input = "buy.lead_time";
+    why = fmt::format("buying is left out: the hardware arrives after the {}-month horizon", s.horizon_months);
+  } else if (c.break_even_utilisation) {
+    const double ub = *c.break_even_utilisation;
+    c.deciding_input = "workload.utilisation";
+    why = fmt::format("at {:.0f}% utilisation; buying beats renting by the hour {} {:.0f}%", u * 100,
+                      ub > u ? "only above" : "from", ub * 100);
+  } else if (s.hourly) {
+    c.deciding_input = "workload.utilisation";
+    const OptionResult& hourly = c.options.at(1);
+    why = fmt::format("at {:.0f}% utilisation; buying is {} than renting by the hour at any utilisation", u * 100,
+                      buy.npv < hourly.npv ? "cheaper" : "dearer");
+  }
+  const std::string sep = why.empty() ? "" : "; ";
+  if (buy.available && !c.break_even_versus.empty()) {
+    if (why.empty()) c.deciding_input = "horizon";
+    const std::string payback = c.payback_month ? fmt::format("cash paid back in month {:.1f}", *c.payback_month)
+                                                : fmt::format("cash not paid back within {} months", s.horizon_months);
+    why += c.break_even_month
+               ? fmt::format("{}counting the hardware's value, owning is ahead of {} from month {:.1f} of {} ({})", sep,
+                             c.break_even_versus, *c.break_even_month, s.horizon_months, payback)
+               : fmt::format("{}owning is still behind {} at the {}-month horizon, counting the hardware's value", sep,
+                             c.break_even_versus, s.horizon_months);
+  }
+  return fmt::format("{} is cheapest (NPV {:.0f} {}){}{}.", win.label, win.npv, s.currency.code(),
+                     why.empty() ? "" : ": ", why);
+}
+
+}  // namespace
+
+int servers_for(const OwnInputs& o) { return (o.cards + o.cards_per_server - 1) / std::max(1, o.cards_per_server); }
+
+Money hardware_capex(const OwnInputs& o) {
+  return o.card_price.times(o.cards) + o.server_base.times(servers_for(o)) + o.network;
+}
 
 Comparison compare(const Scenario& s) {
   check(s);
@@ -349,76 +535,15 @@ Comparison compare(const Scenario& s) {
     c.spot_overhead = spot_overhead(p);
   }
   const SpotOverhead* ov = c.spot_overhead ? &*c.spot_overhead : nullptr;
-  c.options = build_all(s, s.workload.utilisation, ov);
-  OptionResult& buy = c.options.front();
-
-  // The cheapest option by NPV (equal to the total at a zero rate).
-  const auto cheapest = std::min_element(c.options.begin(), c.options.end(),
-                                         [](const OptionResult& a, const OptionResult& b) { return a.npv < b.npv; });
-  c.cheapest = cheapest->key;
-  const OptionResult* best_rent = nullptr;
-  for (OptionResult& o : c.options) {
-    if (o.key == "buy") continue;
-    o.break_even_month = break_even(buy, o, s.discount_rate);
-    if (o.key != "hybrid" && (!best_rent || o.npv < best_rent->npv)) best_rent = &o;
-  }
-  if (best_rent) {
-    c.break_even_versus = best_rent->key;
-    c.break_even_month = best_rent->break_even_month;
-  }
-
-  // Break-even utilisation: the busy fraction u* where NPV(buy) = NPV(rent by
-  // the hour). Both grow with u; find the sign change of their difference on
-  // [0, 1] by bisection (the hourly bill is a step function of u, so a closed
-  // form does not exist in general).
-  if (s.hourly) {
-    const auto diff = [&](double u) {
-      Scenario t = s;
-      t.workload.utilisation = u;
-      const OptionResult b = build_buy(t, u, t.hourly, t.monthly);
-      const OptionResult h = build_hourly(t, *t.hourly, u);
-      return b.npv - h.npv;
-    };
-    double lo = 0.0, hi = 1.0;
-    const double f_lo = diff(lo), f_hi = diff(hi);
-    if (f_lo == 0) {
-      c.break_even_utilisation = 0.0;
-    } else if ((f_lo > 0) != (f_hi > 0)) {
-      for (int i = 0; i < 60; ++i) {
-        const double mid = 0.5 * (lo + hi);
-        if ((diff(mid) > 0) == (f_lo > 0)) lo = mid;
-        else hi = mid;
-      }
-      c.break_even_utilisation = 0.5 * (lo + hi);
-    }
-  }
-
-  // One sentence, naming the input that decides it.
-  const double u = s.workload.utilisation;
-  const OptionResult& win = *cheapest;
-  std::string why;
-  if (c.break_even_utilisation) {
-    const double ub = *c.break_even_utilisation;
-    c.deciding_input = "workload.utilisation";
-    why = fmt::format("at {:.0f}% utilisation; buying beats renting by the hour {} {:.0f}%", u * 100,
-                      ub > u ? "only above" : "from", ub * 100);
-  } else if (s.hourly) {
-    c.deciding_input = "workload.utilisation";
-    const OptionResult& hourly = c.options.at(1);
-    why = fmt::format("at {:.0f}% utilisation; buying is {} than renting by the hour at any utilisation", u * 100,
-                      buy.npv < hourly.npv ? "cheaper" : "dearer");
-  }
-  if (c.break_even_month) {
-    if (why.empty()) c.deciding_input = "horizon";
-    why += fmt::format("{}owning catches up with {} in month {} of {}", why.empty() ? "" : "; ", c.break_even_versus,
-                       *c.break_even_month, s.horizon_months);
-  } else if (best_rent) {
-    if (why.empty()) c.deciding_input = "horizon";
-    why += fmt::format("{}owning does not catch up with {} within the {}-month horizon", why.empty() ? "" : "; ",
-                       c.break_even_versus, s.horizon_months);
-  }
-  c.recommendation = fmt::format("{} is cheapest (NPV {:.0f} {}){}{}.", win.label, win.npv, s.currency.code(),
-                                 why.empty() ? "" : ": ", why);
+  c.options = build_all(s, s.workload.utilisation, ov, &c.own);
+  // The cheapest option by NPV (equal to the total at a zero rate), among those that can deliver.
+  const OptionResult* win = nullptr;
+  for (const OptionResult& o : c.options)
+    if (o.available && (!win || o.npv < win->npv)) win = &o;
+  c.cheapest = win->key;
+  break_evens(c);
+  if (s.hourly && c.options.front().available) c.break_even_utilisation = break_even_utilisation(s);
+  c.recommendation = recommendation(c, *win);
   return c;
 }
 

@@ -38,8 +38,9 @@ enum class LeadTimeCover { kDelayCost, kRent };
 struct OwnInputs {
   std::string gpu{};  ///< catalog GPU id
   int cards = 0;
+  int cards_per_server = 8;  ///< chassis, server power, operations and colocation are per server
   Money card_price = Money::zero(kCny);
-  Money server_base = Money::zero(kCny);  ///< non-GPU server part: chassis, CPUs, memory, NVMe, NVSwitch board
+  Money server_base = Money::zero(kCny);  ///< per server: chassis, CPUs, memory, NVMe, NVSwitch board
   Money network = Money::zero(kCny);      ///< switches and NICs
   Money facility = Money::zero(kCny);     ///< room, cooling and power upgrades: sunk, not resold
   Seconds lead_time{};                    ///< order to first training day
@@ -47,14 +48,24 @@ struct OwnInputs {
   Money delay_cost_per_month = Money::zero(kCny);  ///< with kDelayCost: what a month without training costs
   Seconds useful_life{};
   double residual_share = 0.0;  ///< resale value at the end of the useful life, share of hardware capex
-  Watts gpu_busy{};             ///< per card, training (TDP)
-  Watts gpu_idle{};             ///< per card, idle
-  Watts server{};               ///< the rest of the server (CPUs, fans, NICs, storage)
+  /// What the hardware sells for at the horizon, overriding depreciation:
+  /// a share of the hardware capex, or an amount (at most one is set).
+  std::optional<double> resale_share{};
+  std::optional<Money> resale_amount{};
+  Watts gpu_busy{};  ///< per card, training (TDP)
+  Watts gpu_idle{};  ///< per card, idle
+  Watts server{};    ///< per server: CPUs, fans, NICs, storage
   double pue = 1.0;
   Money electricity_per_kwh = Money::zero(kCny);
-  Money colocation_per_month = Money::zero(kCny);
-  Money operations_per_month = Money::zero(kCny);
+  Money colocation_per_month = Money::zero(kCny);  ///< per server
+  Money operations_per_month = Money::zero(kCny);  ///< per server
 };
+
+/// Servers holding `cards`: ⌈cards / cards_per_server⌉.
+int servers_for(const OwnInputs& o);
+
+/// Hardware capex: cards, one server base per server, and the network.
+Money hardware_capex(const OwnInputs& o);
 
 /// One rental price and the add-ons billed with it.
 struct RentInputs {
@@ -120,22 +131,45 @@ struct OptionResult {
   std::string label{};             ///< "Buy 8× A100-80G"
   std::vector<Money> cash_flow{};  ///< months 0..H, rounded to the minor unit
   std::vector<CostLine> breakdown{};
-  Money total = Money::zero(kCny);                 ///< Σ cash_flow
-  double npv = 0.0;                                ///< Σ CF_m / (1 + r_m)^m, in currency units
-  std::optional<double> cost_per_used_gpu_hour{};  ///< total / GPU-hours used; none when nothing is used
+  std::vector<std::vector<CostLine>> items_by_month{};  ///< months 0..H: the items of each month
+  Money total = Money::zero(kCny);                      ///< Σ cash_flow
+  double npv = 0.0;                                     ///< Σ CF_m / (1 + r_m)^m, in currency units
+  std::optional<double> cost_per_used_gpu_hour{};       ///< total / GPU-hours used; none when nothing is used
   double used_gpu_hours = 0.0;
-  Hours start_delay{};                    ///< until training can start
-  std::optional<int> break_even_month{};  ///< buy vs this option: first month owning's cumulative ≤ this one's
+  Hours start_delay{};  ///< until training can start
+  /// Buy vs this option, months with one decimal (interpolated between month
+  /// ends); none when owning is still behind at the horizon:
+  /// break_even: from when owning stays at or below, counting what the
+  /// hardware is still worth (net position); payback: the same on cash alone
+  /// (no credit for the hardware's value).
+  std::optional<double> break_even_month{};
+  std::optional<double> payback_month{};
+  bool available = true;  ///< false: it cannot deliver within the horizon (excluded from the decision)
   std::vector<std::string> notes{};
+};
+
+/// Buy, with its parts shown apart.
+struct OwnSummary {
+  Money gross = Money::zero(kCny);   ///< every payment: hardware, facility, running, bridge or delay
+  Money capex = Money::zero(kCny);   ///< hardware and facility (month 0)
+  Money opex = Money::zero(kCny);    ///< running, bridge or delay cost
+  Money resale = Money::zero(kCny);  ///< credited at the horizon (positive)
+  Money net = Money::zero(kCny);     ///< gross − resale = the option's total
+  /// Months 0..H: book value of the hardware at each month end (what it is
+  /// worth by the stated depreciation, or by the resale override's line).
+  std::vector<Money> value{};
+  std::vector<Money> depreciation{};  ///< months 0..H: fall in value during the month
 };
 
 struct Comparison {
   Scenario scenario{};
   std::vector<OptionResult> options{};  ///< buy first, then rent_hourly, rent_monthly, spot, hybrid
-  std::string cheapest{};               ///< key of the lowest NPV
+  OwnSummary own{};
+  std::string cheapest{};  ///< key of the lowest NPV
   /// Buy against the cheapest rental option.
   std::string break_even_versus{};
-  std::optional<int> break_even_month{};
+  std::optional<double> break_even_month{};
+  std::optional<double> payback_month{};
   /// Busy fraction at which buying and renting by the hour have equal NPV (none in 0–100%: nullopt).
   std::optional<double> break_even_utilisation{};
   std::optional<SpotOverhead> spot_overhead{};

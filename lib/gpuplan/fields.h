@@ -115,9 +115,13 @@ void from_value(std::optional<T>& dst, const Value& v) {
     dst.reset();
     return;
   }
-  T t{};
-  from_value(t, v);
-  dst = t;
+  if constexpr (std::is_default_constructible_v<T>) {
+    T t{};
+    from_value(t, v);
+    dst = t;
+  } else {
+    dst = std::get<T>(v);  // a value type without a neutral value (Money: its currency)
+  }
 }
 // Steps into a section; an absent optional section is nullptr.
 template <class T>

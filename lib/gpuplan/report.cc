@@ -178,7 +178,10 @@ std::string render_text_table(const Table& t, const RenderOptions& opt) {
   cell_width.reserve(t.rows.size() * nc);
   std::vector<std::size_t> width(nc);
   std::vector<bool> right(nc, false);
-  for (std::size_t j = 0; j < nc; ++j) width[j] = display_width(t.columns[cols[j]].label);
+  for (std::size_t j = 0; j < nc; ++j) {
+    width[j] = display_width(t.columns[cols[j]].label);
+    right[j] = t.columns[cols[j]].numeric;
+  }
   const std::vector<std::size_t> shown = t.text_row_indices();
   for (const std::size_t ri : shown) {
     const auto& row = t.rows[ri];
@@ -238,6 +241,7 @@ std::string md_escape(std::string s) {
 std::string render_md_table(const Table& t) {
   const std::vector<std::size_t> cols = brief_columns(t);
   std::vector<bool> right(cols.size(), false);
+  for (std::size_t j = 0; j < cols.size(); ++j) right[j] = t.columns[cols[j]].numeric;
   for (const auto& row : t.rows)
     for (std::size_t j = 0; j < cols.size(); ++j)
       if (is_numeric(row[cols[j]])) right[j] = true;

@@ -25,7 +25,8 @@ struct Column {
   std::string label;  ///< header in tables and Markdown: "CNY/GPU-h".
   int decimals =
       2;  ///< for double and Money cells; Money < 0 means exact, double < 0 means -decimals significant digits.
-  bool brief = true;  ///< shown in the terminal table and Markdown (CSV/JSON show all).
+  bool brief = true;     ///< shown in the terminal table and Markdown (CSV/JSON show all).
+  bool numeric = false;  ///< right-aligned even when no cell has a number (a column of "-")
 };
 
 struct Table {

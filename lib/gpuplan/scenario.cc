@@ -194,6 +194,7 @@ void check_buy(Resolver& rv) {
   if (!delay_given && o.cover == LeadTimeCover::kDelayCost && o.lead_time > Seconds(0))
     rv.fail("buy.delay_cost_per_month",
             "is required with lead_time_cover: delay_cost (what a month without training costs)");
+  if (o.resale_share && o.resale_amount) rv.fail("buy.resale_amount", "give resale_value or resale_amount, not both");
 }
 
 // A committed-use price of `term` as a price per instance-month.

@@ -35,11 +35,15 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
   for (const OptionResult& o : c.options) {
     std::vector<double> v;
     double run = 0;
-    for (const Money& m : o.cash_flow) {
-      run += m.units();
-      v.push_back(run);
-      lo = std::min(lo, run);
-      hi = std::max(hi, run);
+    const bool buy = o.key == "buy" && c.own.value.size() == o.cash_flow.size();
+    for (std::size_t m = 0; m < o.cash_flow.size(); ++m) {
+      // Owning is drawn net of the hardware's book value, so curves cross at the break-even.
+      const bool last = m + 1 == o.cash_flow.size();
+      run += (o.cash_flow[m] + (buy && last ? c.own.resale : Money::zero(c.scenario.currency))).units();
+      const double shown = buy ? run - c.own.value[m].units() : run;
+      v.push_back(shown);
+      lo = std::min(lo, shown);
+      hi = std::max(hi, shown);
     }
     cum.push_back(std::move(v));
   }
@@ -68,7 +72,8 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
       grid[static_cast<std::size_t>(row_of(v))][static_cast<std::size_t>(col)] = s;
     }
   }
-  std::string out = fmt::format("Cumulative cost, {} (B buy", c.scenario.currency.code());
+  std::string out =
+      fmt::format("Cumulative cost, {} (B buy, net of the hardware's book value", c.scenario.currency.code());
   for (const OptionResult& o : c.options)
     if (o.key != "buy") out += fmt::format(", {} {}", symbol(o.key), o.key);
   out += ")\n";
@@ -95,7 +100,7 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
   out += axis_line + "\n";
   if (c.break_even_month)
     out +=
-        fmt::format("{}':' owning breaks even with {} in month {}\n",
+        fmt::format("{}':' counting the hardware's value, owning is ahead of {} from month {:.1f}\n",
                     std::string(static_cast<std::size_t>(label_w) + 2, ' '), c.break_even_versus, *c.break_even_month);
   return out;
 }
@@ -110,20 +115,26 @@ Table options_table(const Comparison& c, Currency currency) {
   opts.name = "options";
   opts.columns = {{"option", "option", 0, false},
                   {"label", "option"},
+                  {"gross_" + cur, "gross " + CUR, cents, false},
+                  {"resale_" + cur, "resale " + CUR, cents, false},
                   {"total_" + cur, "total " + CUR, cents},
                   {"npv_" + cur, "NPV " + CUR, cents},
                   {"used_gpu_hours", "GPU-h used", 0},
                   {"per_used_gpu_hour_" + cur, CUR + "/used GPU-h", 2},
                   {"start_hours", "start in h", 1},
-                  {"break_even_month", "break-even"},
+                  {"break_even_month", "break-even mo", 1, true, true},
+                  {"payback_month", "payback mo", 1, true, true},
                   {"notes", "notes", 0, false}};
+  const auto month = [](const std::optional<double>& m) { return m ? Cell{*m} : Cell{}; };
   for (const OptionResult& o : c.options) {
     std::string notes;
     for (const auto& n : o.notes) notes += (notes.empty() ? "" : "; ") + n;
-    opts.add_row({o.key, o.label, o.total, Money::from_micros(std::llround(o.npv * 1e6), currency), o.used_gpu_hours,
+    const bool buy = o.key == "buy";
+    const Money resale = buy ? c.own.resale : Money::zero(currency);
+    opts.add_row({o.key, o.label, o.total + resale, resale, o.total,
+                  Money::from_micros(std::llround(o.npv * 1e6), currency), o.used_gpu_hours,
                   o.cost_per_used_gpu_hour ? Cell{*o.cost_per_used_gpu_hour} : Cell{}, o.start_delay.count(),
-                  o.break_even_month ? Cell{static_cast<std::int64_t>(*o.break_even_month)} : Cell{},
-                  notes.empty() ? Cell{} : Cell{notes}});
+                  month(o.break_even_month), month(o.payback_month), notes.empty() ? Cell{} : Cell{notes}});
   }
   return opts;
 }
@@ -138,6 +149,71 @@ Table breakdown_table(const Comparison& c, Currency currency) {
   for (const OptionResult& o : c.options)
     for (const CostLine& l : o.breakdown) breakdown.add_row({o.key, l.item, l.amount});
   return breakdown;
+}
+
+// Every item of every option in every month, long form (one amount a row): for pivot tables.
+Table monthly_breakdown_table(const Comparison& c, Currency currency, bool shown) {
+  Table t;
+  t.name = "breakdown_monthly";
+  t.title = "Cost breakdown month by month (month 0 = purchase)";
+  t.text = shown;
+  t.columns = {{"option", "option"},
+               {"item", "item"},
+               {"month", "month"},
+               {"amount_" + currency.lower(), std::string(currency.code()), currency.minor_digits()}};
+  for (const OptionResult& o : c.options)
+    for (std::size_t m = 0; m < o.items_by_month.size(); ++m)
+      for (const CostLine& l : o.items_by_month[m]) t.add_row({o.key, l.item, static_cast<std::int64_t>(m), l.amount});
+  return t;
+}
+
+std::string snake(std::string_view item) {
+  std::string k;
+  for (char ch : item)
+    if (std::isalnum(static_cast<unsigned char>(ch))) k += ch;
+    else if (!k.empty() && k.back() != '_') k += '_';
+  while (!k.empty() && k.back() == '_') k.pop_back();
+  return k;
+}
+
+// Owning month by month, the way finance books it: capex, each running item,
+// depreciation, the hardware's book value, cumulative cash and the net position
+// (cumulative cash less what the hardware is still worth).
+Table own_schedule_table(const Comparison& c, Currency currency, bool shown) {
+  const OptionResult& buy = c.options.front();
+  const int cents = currency.minor_digits();
+  const std::string cur = "_" + currency.lower();
+  std::vector<std::string> opex;
+  for (const CostLine& l : buy.breakdown)
+    if (l.item != "hardware" && l.item != "facility" && l.item != "resale value at horizon") opex.push_back(l.item);
+  Table t;
+  t.name = "own_schedule";
+  t.title = "Owning month by month (book value by the stated depreciation; net = cumulative cash − book value)";
+  t.text = shown;
+  t.columns = {{"month", "month"}, {"capex" + cur, "capex", cents}};
+  for (const auto& item : opex) t.columns.push_back({snake(item) + cur, item, cents});
+  for (const char* k : {"depreciation", "book_value", "cumulative_cash", "net_position"})
+    t.columns.push_back({k + cur, std::string(k == std::string_view("book_value") ? "book value" : k), cents});
+  Money cash = Money::zero(currency);
+  for (std::size_t m = 0; m < buy.items_by_month.size(); ++m) {
+    std::vector<Cell> row{static_cast<std::int64_t>(m)};
+    Money capex = Money::zero(currency);
+    std::vector<Money> running(opex.size(), Money::zero(currency));
+    for (const CostLine& l : buy.items_by_month[m]) {
+      if (l.item == "hardware" || l.item == "facility") capex += l.amount;
+      for (std::size_t i = 0; i < opex.size(); ++i)
+        if (l.item == opex[i]) running[i] += l.amount;
+      if (l.item != "resale value at horizon") cash += l.amount;
+    }
+    row.emplace_back(capex);
+    for (const Money& r : running) row.emplace_back(r);
+    row.emplace_back(c.own.depreciation[m]);
+    row.emplace_back(c.own.value[m]);
+    row.emplace_back(cash);
+    row.emplace_back(cash - c.own.value[m]);
+    t.add_row(std::move(row));
+  }
+  return t;
 }
 
 Table cash_flow_table(const Comparison& c, Currency currency, bool shown) {
@@ -166,6 +242,8 @@ Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
   Json be = Json::object();
   be["versus"] = c.break_even_versus.empty() ? Json() : Json(c.break_even_versus);
   be["month"] = c.break_even_month ? Json(*c.break_even_month) : Json();
+  be["payback_month"] = c.payback_month ? Json(*c.payback_month) : Json();
+  be["basis"] = "break-even: cumulative cost less the hardware's book value; payback: cash alone";
   extra["break_even"] = std::move(be);
   Json bu = Json::object();
   bu["versus"] = "rent_hourly";
@@ -212,7 +290,10 @@ void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c,
   rep.notes.push_back(fmt::format("Scenario: {}. {}", rs.source, ctx.catalog_note()));
   for (const auto& n : rs.fx_notes) rep.notes.push_back(n);
   add_defaults_notes(rep, rs.defaults_used);
-  if (!q.monthly) rep.notes.push_back("Month by month: --monthly. Every input: --format json.");
+  if (!q.monthly)
+    rep.notes.push_back(
+        "Month by month: --monthly (cash flow, owning's schedule); every item of every month: --breakdown. Every "
+        "input: --format json.");
 }
 
 }  // namespace
@@ -231,8 +312,10 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   rep.command = "compare";
   rep.title =
       fmt::format("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, currency.code(), rs.scenario.name);
-  rep.tables = {options_table(c, currency), breakdown_table(c, currency), cash_flow_table(c, currency, q.monthly)};
+  rep.tables = {options_table(c, currency), breakdown_table(c, currency), cash_flow_table(c, currency, q.monthly),
+                own_schedule_table(c, currency, q.monthly), monthly_breakdown_table(c, currency, q.breakdown)};
   if (q.monthly) rep.primary = 2;
+  if (q.breakdown) rep.primary = 4;
   if (q.chart) rep.figures.push_back(cumulative_chart(c));
   Json in = ctx.echo();
   append(in, rs.inputs);

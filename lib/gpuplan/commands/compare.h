@@ -19,6 +19,7 @@ struct CompareQuery {
   std::vector<std::string> sets{};  ///< --set path=value
   bool monthly = false;             ///< show (and CSV-export) the monthly cash flow
   bool chart = false;               ///< add the cumulative-cost chart
+  bool breakdown = false;           ///< show (and CSV-export) every item of every month, long form
 };
 
 Report compare_report(const Context& ctx, const CompareQuery& query);

@@ -77,13 +77,16 @@ HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, co
   const double busy = kHoursPerMonth * u_value * factor.v;
   const int nruns = std::max(1, runs_value);
   const double run = busy / nruns;
-  const double idle = (busy > 0 && auto_release.v == 0) ? idle_h_value : 0.0;
+  // Idle hours fit between runs (compare.cc hourly_month): at most (730 − busy) / runs each.
+  const double idle =
+      (busy > 0 && auto_release.v == 0) ? std::min(idle_h_value, std::max(0.0, 730 - busy) / nruns) : 0.0;
   const V busy_v = in.derived(p + "busy_h", what + ": busy hours a month", fmt::format("730*{}*{}", u.ref, factor.ref),
                               busy, Style::kNumber, "hours");
   const V run_v = in.derived(p + "run_h", what + ": hours per run", fmt::format("{}/MAX(1,{})", busy_v.ref, runs.ref),
                              run, Style::kNumber, "hours");
   const V idle_v = in.derived(p + "idle_h", what + ": left running per run",
-                              fmt::format("IF(AND({}>0,{}=0),{},0)", busy_v.ref, auto_release.ref, idle_per_run.ref),
+                              fmt::format("IF(AND({0}>0,{1}=0),MIN({2},MAX(0,730-{0})/MAX(1,{3})),0)", busy_v.ref,
+                                          auto_release.ref, idle_per_run.ref, runs.ref),
                               idle, Style::kNumber, "hours");
   const double bw = billed_run_hours(run, ri.granularity, ri.minimum_billing) * nruns * r.instances.v;
   const double ba = billed_run_hours(run + idle, ri.granularity, ri.minimum_billing) * nruns * r.instances.v;
@@ -121,7 +124,9 @@ namespace {
 // The named cells the cash flow refers to, filled section by section.
 struct Refs {
   V rate, u, runs;
-  V lead, cover, delay, hardware, facility, tariff, pue, kwh, ops, coloc, value_share;
+  V lead, cover, delay, hardware, facility, tariff, pue, kwh, ops, coloc, servers;
+  V life, residual, resale_mode, resale_share, resale_amount;
+  bool monthly_bridges_committed = false;  ///< no hourly option: a committed monthly package bridges too
   std::optional<RentRefs> hr, mr, sr;
   V h_idle_per_run{"0", 0}, h_auto{"1", 1};
   std::optional<HourlyParts> hp, sp_work, sp_wall, yp;
@@ -148,29 +153,39 @@ void workload_inputs(Inputs& gen, const Scenario& s, Refs& x) {
         Style::kInputNumber, "GB");
 }
 
-// Hardware in month 0, energy a month in service and the resale share at the horizon (compare.cc).
-void buy_derived(Inputs& gen, const Scenario& s, const V& cards, const V& card_price, const V& base, const V& net,
-                 const V& life, const V& residual, const V& busy_w, const V& idle_w, const V& server_w, Refs& x) {
+// Servers, hardware in month 0 and energy a month in service (compare.cc).
+void buy_derived(Inputs& gen, const Scenario& s, const V& cards, const V& per_server, const V& card_price,
+                 const V& base, const V& net, const V& busy_w, const V& idle_w, const V& server_w, Refs& x) {
   const OwnInputs& o = s.own;
-  const double hardware_v = o.card_price.units() * o.cards + o.server_base.units() + o.network.units();
-  x.hardware =
-      gen.derived("hardware", "hardware (paid in month 0)",
-                  fmt::format("{}*{}+{}+{}", card_price.ref, cards.ref, base.ref, net.ref), hardware_v, Style::kMoney);
-  // Power = (busy W × cards × u + idle W × cards × (1 − u) + server W) × PUE × 730 h / 1000 (compare.cc).
+  const int servers = servers_for(o);
+  x.servers = gen.derived("servers", "servers (cards ÷ cards per server, rounded up)",
+                          fmt::format("ROUNDUP({}/{},0)", cards.ref, per_server.ref), servers, Style::kInteger);
+  x.hardware = gen.derived("hardware", "hardware (paid in month 0)",
+                           fmt::format("{}*{}+{}*{}+{}", card_price.ref, cards.ref, base.ref, x.servers.ref, net.ref),
+                           hardware_capex(o).units(), Style::kMoney);
+  // Power = (busy W × cards × u + idle W × cards × (1 − u) + server W × servers) × PUE × 730 h / 1000 (compare.cc).
   const double u = s.workload.utilisation;
-  const double kwh_v = (o.gpu_busy.value() * o.cards * u + o.gpu_idle.value() * o.cards * (1 - u) + o.server.value()) *
-                       o.pue * kHoursPerMonth / 1000.0;
+  const double kwh_v =
+      (o.gpu_busy.value() * o.cards * u + o.gpu_idle.value() * o.cards * (1 - u) + o.server.value() * servers) * o.pue *
+      kHoursPerMonth / 1000.0;
   x.kwh = gen.derived("buy_kwh_per_month", "energy a month in service",
-                      fmt::format("({0}*{1}*{2}+{3}*{1}*(1-{2})+{4})*{5}*730/1000", busy_w.ref, cards.ref, x.u.ref,
-                                  idle_w.ref, server_w.ref, x.pue.ref),
+                      fmt::format("({0}*{1}*{2}+{3}*{1}*(1-{2})+{4}*{6})*{5}*730/1000", busy_w.ref, cards.ref, x.u.ref,
+                                  idle_w.ref, server_w.ref, x.pue.ref, x.servers.ref),
                       kwh_v, Style::kNumber, "kWh");
-  const double service = std::max(0.0, s.horizon_months - o.lead_time / Months(1));
-  const double life_m = o.useful_life / Months(1);
-  const double value_share_v = 1 - (1 - o.residual_share) * (life_m > 0 ? std::min(1.0, service / life_m) : 1.0);
-  x.value_share = gen.derived(
-      "resale_share", "resale value at the horizon, share of hardware",
-      fmt::format("1-(1-{0})*IF({1}>0,MIN(1,MAX(0,horizon_months-{2})/{1}),1)", residual.ref, life.ref, x.lead.ref),
-      value_share_v, Style::kPercent);
+}
+
+// What the hardware sells for at the horizon: by depreciation, or a share or an amount given.
+void resale_inputs(Inputs& gen, const Scenario& s, Refs& x) {
+  const OwnInputs& o = s.own;
+  x.resale_mode = gen.input("resale_mode", "resale at the horizon: 0 by depreciation, 1 a share, 2 an amount",
+                            o.resale_amount  ? 2
+                            : o.resale_share ? 1
+                                             : 0,
+                            Style::kInputNumber, "0, 1 or 2");
+  x.resale_share = field(gen, "buy", "resale_value", "resale_value", o.resale_share.value_or(0), Style::kInputPercent,
+                         "share of hardware (resale_mode 1)");
+  x.resale_amount = field(gen, "buy", "resale_amount", "resale_amount",
+                          o.resale_amount ? o.resale_amount->units() : 0.0, Style::kInputMoney, "resale_mode 2");
 }
 
 void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
@@ -178,6 +193,8 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const std::string CUR(s.currency.code());
   gen.heading("Buy");
   const V cards = gen.input("cards", fmt::format("cards ({})", o.gpu), o.cards, Style::kInputNumber, "cards");
+  const V per_server =
+      field(gen, "buy", "cards_per_server", "cards_per_server", o.cards_per_server, Style::kInputNumber, "cards");
   const V card_price = field(gen, "buy", "card_price", "card_price", o.card_price.units(), Style::kInputMoney, CUR);
   const V base = field(gen, "buy", "server_base", "server_base", o.server_base.units(), Style::kInputMoney, CUR);
   const V net = field(gen, "buy", "network", "network", o.network.units(), Style::kInputMoney, CUR);
@@ -188,10 +205,11 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                       o.cover == LeadTimeCover::kRent && bridge_possible ? 1 : 0, Style::kInputNumber, "1 or 0");
   x.delay = field(gen, "buy", "delay_cost_per_month", "delay_cost_per_month", o.delay_cost_per_month.units(),
                   Style::kInputMoney, CUR);
-  const V life =
+  x.life =
       field(gen, "buy", "useful_life", "useful_life_months", o.useful_life / Months(1), Style::kInputNumber, "months");
-  const V residual = field(gen, "buy", "residual_value", "residual_value", o.residual_share, Style::kInputPercent,
-                           "share of hardware");
+  x.residual = field(gen, "buy", "residual_value", "residual_value", o.residual_share, Style::kInputPercent,
+                     "share of hardware");
+  resale_inputs(gen, s, x);
   const V busy_w = field(gen, "buy", "gpu_power", "gpu_power_w", o.gpu_busy.value(), Style::kInputNumber, "W");
   const V idle_w =
       field(gen, "buy", "gpu_idle_power", "gpu_idle_power_w", o.gpu_idle.value(), Style::kInputNumber, "W");
@@ -200,10 +218,11 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   x.tariff = field(gen, "buy", "electricity_per_kwh", "electricity_per_kwh", o.electricity_per_kwh.units(),
                    Style::kInputMoney, "per kWh");
   x.ops = field(gen, "buy", "operations_per_month", "operations_per_month", o.operations_per_month.units(),
-                Style::kInputMoney, "per month");
+                Style::kInputMoney, "per server a month");
   x.coloc = field(gen, "buy", "colocation_per_month", "colocation_per_month", o.colocation_per_month.units(),
-                  Style::kInputMoney, "per month");
-  buy_derived(gen, s, cards, card_price, base, net, life, residual, busy_w, idle_w, server_w, x);
+                  Style::kInputMoney, "per server a month");
+  buy_derived(gen, s, cards, per_server, card_price, base, net, busy_w, idle_w, server_w, x);
+  x.monthly_bridges_committed = !s.hourly;
 }
 
 void hourly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
@@ -317,27 +336,32 @@ std::string month_total(const HourlyParts& h) {
 }
 
 // Buy: month 0 hardware and facility; later power, operations and colocation
-// for the share in service, the waiting share bridged by renting or priced as
-// a delay; the resale value comes back in the last month.
-std::string buy_month(const Refs& x, const std::string& month, const std::string& in_service) {
-  std::string bridge = "0";
+// per server for the share in service, the waiting share bridged by the cheaper
+// of renting by the hour (that share) and a whole monthly package, or priced as
+// a delay; the hardware's book value at the horizon comes back in the last month.
+std::string buy_month(const Refs& x, const std::string& month, const std::string& in_service,
+                      const std::string& value) {
+  std::string hourly = "9E+99", monthly = "9E+99";
   if (x.hp)
-    bridge = fmt::format("ROUND(({}+{}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", x.hp->compute.ref,
+    hourly = fmt::format("ROUND(({}+{}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", x.hp->compute.ref,
                          x.hp->idle.ref, x.hp->storage.ref, x.hp->egress.ref, x.hp->support.ref, in_service);
-  else if (x.m_compute)
-    bridge = fmt::format("ROUND(({}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", x.m_compute->ref, x.m_storage->ref,
-                         x.m_egress->ref, x.m_support->ref, in_service);
+  if (x.m_compute)
+    monthly =
+        fmt::format("IF({}{},ROUND({}+ROUND({},2)+ROUND({},2)+ROUND({},2),2),9E+99)",
+                    x.monthly_bridges_committed ? "1=1" : x.m_commit->ref, x.monthly_bridges_committed ? "" : "=0",
+                    x.m_compute->ref, x.m_storage->ref, x.m_egress->ref, x.m_support->ref);
+  const std::string bridge = fmt::format("MIN({},{})", hourly, monthly);
   return fmt::format(
-      "IF({0}=0,ROUND({1},2)+ROUND({2},2),ROUND({3}*{4}*{5},2)+ROUND({6}*{5},2)+ROUND({7}*{5},2)+"
-      "IF({5}<1,IF({8}=1,{9},ROUND({10}*(1-{5}),2)),0))-IF({0}=horizon_months,ROUND({1}*{11},2),0)",
+      "IF({0}=0,ROUND({1},2)+ROUND({2},2),ROUND({3}*{4}*{5},2)+ROUND({6}*{12}*{5},2)+ROUND({7}*{12}*{5},2)+"
+      "IF({5}<1,IF({8}=1,{9},ROUND({10}*(1-{5}),2)),0))-IF({0}=horizon_months,{11},0)",
       month, x.hardware.ref, x.facility.ref, x.tariff.ref, x.kwh.ref, in_service, x.ops.ref, x.coloc.ref, x.cover.ref,
-      bridge, x.delay.ref, x.value_share.ref);
+      bridge, x.delay.ref, value, x.servers.ref);
 }
 
 // One option's cash flow in one month, as a formula over the Assumptions sheet.
 std::string month_formula(const std::string& key, const Refs& x, const std::string& month,
-                          const std::string& in_service) {
-  if (key == "buy") return buy_month(x, month, in_service);
+                          const std::string& in_service, const std::string& value) {
+  if (key == "buy") return buy_month(x, month, in_service, value);
   if (key == "rent_hourly") return fmt::format("IF({}=0,0,{})", month, month_total(*x.hp));
   if (key == "rent_monthly")
     return fmt::format(
@@ -354,12 +378,17 @@ std::string month_formula(const std::string& key, const Refs& x, const std::stri
   throw std::logic_error("compare workbook: no formula for option " + key);
 }
 
-// Where the Cash flow sheet's columns are: month, buy's in-service share, each
-// option, the discount factor, each option's cumulative discounted cost, then
-// buy's break-even flags against every other option.
+// Where the Cash flow sheet's columns are: month, buy's in-service share, the
+// hardware's book value, each option, the discount factor, each option's
+// cumulative discounted cost, then for every rental k: owning's net gap (net
+// of the book value) and cash gap against k, each with its crossing month.
 struct Layout {
   int options = 0;
-  int in_service = 1, first = 2, factor = 0, cumulative = 0, flags = 0, total_row = 0;
+  int in_service = 1, value = 2, first = 3, factor = 0, cumulative = 0, gaps = 0, total_row = 0;
+  int net_gap(int k) const { return gaps + 4 * (k - 1); }
+  int net_cross(int k) const { return net_gap(k) + 1; }
+  int cash_gap(int k) const { return net_gap(k) + 2; }
+  int cash_cross(int k) const { return net_gap(k) + 3; }
 };
 
 Layout cash_flow_header(xlsx::Sheet& cf, const Comparison& c) {
@@ -367,27 +396,71 @@ Layout cash_flow_header(xlsx::Sheet& cf, const Comparison& c) {
   l.options = static_cast<int>(c.options.size());
   l.factor = l.first + l.options;
   l.cumulative = l.factor + 1;
-  l.flags = l.cumulative + l.options;
+  l.gaps = l.cumulative + l.options;
   l.total_row = c.scenario.horizon_months + 2;
   cf.text(0, 0, "month", Style::kHeader);
   cf.text(0, l.in_service, "buy: in service", Style::kHeader);
+  cf.text(0, l.value, "buy: book value", Style::kHeader);
   for (int k = 0; k < l.options; ++k) {
     const std::string& key = c.options[static_cast<std::size_t>(k)].key;
     cf.text(0, l.first + k, key, Style::kHeader);
     cf.text(0, l.cumulative + k, "cumulative " + key + " (discounted)", Style::kHeader);
-    if (k > 0) cf.text(0, l.flags + k - 1, "buy caught up with " + key, Style::kHeader);
+    if (k == 0) continue;
+    cf.text(0, l.net_gap(k), "buy net of book value − " + key, Style::kHeader);
+    cf.text(0, l.net_cross(k), "crossing", Style::kHeader);
+    cf.text(0, l.cash_gap(k), "buy cash − " + key, Style::kHeader);
+    cf.text(0, l.cash_cross(k), "crossing", Style::kHeader);
   }
   cf.text(0, l.factor, "discount factor", Style::kHeader);
   cf.freeze(1, 1);
   cf.width(0, 8);
-  for (int k = 1; k < l.flags + l.options; ++k) cf.width(k, 16);
+  for (int k = 1; k < l.gaps + 4 * (l.options - 1); ++k) cf.width(k, 16);
   return l;
+}
+
+// The hardware's book value at a month end (compare.cc hardware_value): straight
+// line from delivery over the useful life to the residual share, or to the
+// resale given (a share or an amount) at the horizon.
+std::string value_formula(const Refs& x, const std::string& month) {
+  const std::string served = fmt::format("MAX(0,{}-{})", month, x.lead.ref);
+  const std::string served_h = fmt::format("MAX(0,horizon_months-{})", x.lead.ref);
+  return fmt::format(
+      "ROUND(IF({0}=0,{1}*(1-(1-{2})*IF({3}>0,MIN(1,{4}/{3}),1)),{1}+(IF({0}=1,{1}*{5},{6})-{1})*"
+      "IF({7}>0,{4}/{7},IF({8}=horizon_months,1,0))),2)",
+      x.resale_mode.ref, x.hardware.ref, x.residual.ref, x.life.ref, served, x.resale_share.ref, x.resale_amount.ref,
+      served_h, month);
+}
+
+// Owning against option k in month row r: the gap (net of the book value or on
+// cash) and, where it falls to zero or below, the month it crossed (linear
+// between month ends), as stays_at_or_below_from() in compare.cc.
+void gap_cells(xlsx::Sheet& cf, const Layout& l, int r, int k, double net, double cash, double prev_net,
+               double prev_cash) {
+  const auto at = [](int row, int col) { return xlsx::cell_ref(row, col); };
+  const int m = r - 1;
+  const std::string resale_back =
+      fmt::format("IF({}=horizon_months,{}*{},0)", at(r, 0), at(r, l.value), at(r, l.factor));
+  cf.formula(r, l.net_gap(k),
+             fmt::format("{}+{}-{}*{}-{}", at(r, l.cumulative), resale_back, at(r, l.value), at(r, l.factor),
+                         at(r, l.cumulative + k)),
+             net, Style::kMoney);
+  cf.formula(r, l.cash_gap(k), fmt::format("{}+{}-{}", at(r, l.cumulative), resale_back, at(r, l.cumulative + k)), cash,
+             Style::kMoney);
+  for (const auto& [gap, cross, now, before] : {std::tuple{l.net_gap(k), l.net_cross(k), net, prev_net},
+                                                std::tuple{l.cash_gap(k), l.cash_cross(k), cash, prev_cash}}) {
+    const bool crossed = m >= 1 && before > 1e-6 && now <= 1e-6;
+    const std::string f = m == 0 ? "\"\""
+                                 : fmt::format("IF(AND({0}>0.000001,{1}<=0.000001),{2}-1+{0}/({0}-{1}),\"\")",
+                                               at(r - 1, gap), at(r, gap), at(r, 0));
+    if (crossed) cf.formula(r, cross, f, m - 1 + before / (before - now), Style::kPrecise);
+    else cf.formula_text(r, cross, f, "");
+  }
 }
 
 void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const Layout& l) {
   const int H = c.scenario.horizon_months;
   const auto at = [](int row, int col) { return xlsx::cell_ref(row, col); };
-  std::vector<double> cum(static_cast<std::size_t>(l.options), 0.0);
+  std::vector<double> cum(static_cast<std::size_t>(l.options), 0.0), net(cum), cash(cum);
   const double v = 1.0 / (1.0 + monthly_rate(c.scenario.discount_rate));
   double factor = 1.0;
   for (int m = 0; m <= H; ++m) {
@@ -396,24 +469,27 @@ void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const 
     const double ins = std::clamp(static_cast<double>(m) - x.lead.v, 0.0, 1.0);
     cf.formula(r, l.in_service, fmt::format("IF({0}=0,0,MIN(1,MAX(0,{0}-{1})))", at(r, 0), x.lead.ref),
                m == 0 ? 0 : ins, Style::kPercent);
+    const double value = c.own.value[static_cast<std::size_t>(m)].units();
+    cf.formula(r, l.value, value_formula(x, at(r, 0)), value, Style::kMoney);
     for (int k = 0; k < l.options; ++k) {
       const OptionResult& opt = c.options[static_cast<std::size_t>(k)];
-      const double value = opt.cash_flow[static_cast<std::size_t>(m)].units();
-      cf.formula(r, l.first + k, month_formula(opt.key, x, at(r, 0), at(r, l.in_service)), value, Style::kMoney);
-      cum[static_cast<std::size_t>(k)] += value * factor;
+      const double flow = opt.cash_flow[static_cast<std::size_t>(m)].units();
+      cf.formula(r, l.first + k, month_formula(opt.key, x, at(r, 0), at(r, l.in_service), at(r, l.value)), flow,
+                 Style::kMoney);
+      cum[static_cast<std::size_t>(k)] += flow * factor;
       cf.formula(r, l.cumulative + k,
                  m == 0 ? fmt::format("{}*{}", at(r, l.first + k), at(r, l.factor))
                         : fmt::format("{}+{}*{}", at(r - 1, l.cumulative + k), at(r, l.first + k), at(r, l.factor)),
                  cum[static_cast<std::size_t>(k)], Style::kMoney);
     }
     cf.formula(r, l.factor, fmt::format("(1+{})^(-{}/12)", x.rate.ref, at(r, 0)), factor, Style::kPrecise);
-    // Buy's break-even with option k: the first month ≥ 1 where owning's cumulative cost is at or below k's.
+    const double buy_cash = cum[0] + (m == H ? value * factor : 0.0);
     for (int k = 1; k < l.options; ++k) {
-      const bool caught = m >= 1 && cum[0] <= cum[static_cast<std::size_t>(k)] + 1e-9;
-      cf.formula_text(r, l.flags + k - 1,
-                      fmt::format("IF(AND({}>=1,{}<={}+1E-9),\"{}\",\"\")", at(r, 0), at(r, l.cumulative),
-                                  at(r, l.cumulative + k), m),
-                      caught ? std::to_string(m) : "");
+      const auto kk = static_cast<std::size_t>(k);
+      const double n = buy_cash - value * factor - cum[kk], ch = buy_cash - cum[kk];
+      gap_cells(cf, l, r, k, n, ch, net[kk], cash[kk]);
+      net[kk] = n;
+      cash[kk] = ch;
     }
     factor *= v;
   }
@@ -421,6 +497,21 @@ void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const 
   for (int k = 0; k < l.options; ++k)
     cf.formula(l.total_row, l.first + k, fmt::format("SUM({}:{})", at(1, l.first + k), at(H + 1, l.first + k)),
                c.options[static_cast<std::size_t>(k)].total.units(), Style::kMoney);
+}
+
+// Break-even (or payback) month of buy against option k from its gap and
+// crossing columns: none when the gap is above zero at the horizon, 0 when it
+// never was, else the last crossing, to one decimal.
+void month_cell(xlsx::Sheet& sum, int r, int col, const Layout& l, int gap, int cross, int H,
+                const std::optional<double>& value) {
+  const std::string cfname = "'Cash flow'";
+  const std::string g = xlsx::column_letters(gap), x = xlsx::column_letters(cross);
+  const std::string f = fmt::format(
+      "IF({0}!{1}{2}>0.000001,\"none\",IF(COUNTIF({0}!{1}2:{1}{2},\">0.000001\")=0,0,ROUND(MAX({0}!{3}2:{3}{2}),1)))",
+      cfname, g, H + 2, x);
+  if (value) sum.formula(r, col, f, *value, Style::kNumber);
+  else sum.formula_text(r, col, f, "none");
+  (void)l;
 }
 
 // One row per option: total, NPV, GPU-hours used, cost per used GPU-hour, break-even.
@@ -449,12 +540,14 @@ void summary_options(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
     sum.formula(r, 4, used, opt.used_gpu_hours, Style::kNumber);
     sum.formula(r, 5, fmt::format("IF({0}>0,{1}/{0},\"\")", at(r, 4), at(r, 2)), opt.cost_per_used_gpu_hour.value_or(0),
                 Style::kMoney);
-    if (k == 0) continue;
-    const std::string flags = fmt::format("{}!{}2:{}{}", cfname, xlsx::column_letters(l.flags + k - 1),
-                                          xlsx::column_letters(l.flags + k - 1), H + 2);
-    // The flags are text; the first non-empty one is the break-even month.
-    sum.formula_text(r, 6, fmt::format("IF(COUNTIF({0},\"?*\")=0,\"none\",INDEX({0},MATCH(\"?*\",{0},0)))", flags),
-                     opt.break_even_month ? std::to_string(*opt.break_even_month) : "none");
+    // Gross and resale: what is paid, and what the hardware brings back at the horizon.
+    const std::string resale = k == 0 ? fmt::format("{}!{}", cfname, at(H + 1, l.value)) : std::string("0");
+    const double resale_v = k == 0 ? c.own.resale.units() : 0.0;
+    sum.formula(r, 8, fmt::format("{}+{}", at(r, 2), resale), opt.total.units() + resale_v, Style::kMoney);
+    sum.formula(r, 9, resale, resale_v, Style::kMoney);
+    if (k == 0 || !c.options.front().available) continue;
+    month_cell(sum, r, 6, l, l.net_gap(k), l.net_cross(k), H, opt.break_even_month);
+    month_cell(sum, r, 7, l, l.cash_gap(k), l.cash_cross(k), H, opt.payback_month);
   }
 }
 
@@ -463,7 +556,9 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
   const int last = 3 + l.options - 1;
   int r = last + 2;
   sum.text(r, 0, "cheapest (by NPV)", Style::kHeader);
-  sum.formula_text(r, 1, fmt::format("INDEX(A4:A{0},MATCH(MIN(D4:D{0}),D4:D{0},0))", last + 1), c.cheapest);
+  // Buying left out (hardware after the horizon) is not a candidate.
+  const int from = c.options.front().available ? 4 : 5;
+  sum.formula_text(r, 1, fmt::format("INDEX(A{1}:A{0},MATCH(MIN(D{1}:D{0}),D{1}:D{0},0))", last + 1, from), c.cheapest);
   ++r;
   int first_rent = -1, last_rent = -1;  // rental options, not hybrid
   for (int k = 0; k < l.options; ++k) {
@@ -478,10 +573,18 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
     sum.formula_text(r, 1, fmt::format("INDEX(A{0}:A{1},MATCH(MIN({2}),{2},0))", first_rent + 1, last_rent + 1, range),
                      c.break_even_versus);
     ++r;
-    sum.text(r, 0, "break-even month", Style::kHeader);
-    sum.formula_text(r, 1, fmt::format("INDEX(G{0}:G{1},MATCH(MIN({2}),{2},0))", first_rent + 1, last_rent + 1, range),
-                     c.break_even_month ? std::to_string(*c.break_even_month) : "none");
-    ++r;
+    const auto decision_month = [&](const char* label, const char* col, const std::optional<double>& v) {
+      sum.text(r, 0, label, Style::kHeader);
+      const std::string f =
+          fmt::format("INDEX({3}{0}:{3}{1},MATCH(MIN({2}),{2},0))", first_rent + 1, last_rent + 1, range, col);
+      if (v) sum.formula(r, 1, f, *v, Style::kNumber);
+      else sum.formula_text(r, 1, f, "none");
+      ++r;
+    };
+    if (c.options.front().available) {
+      decision_month("break-even month (net of the hardware's value)", "G", c.break_even_month);
+      decision_month("payback month (cash alone)", "H", c.payback_month);
+    }
   }
   sum.text(r, 0, "break-even utilisation", Style::kHeader);
   if (c.break_even_utilisation) sum.number(r, 1, *c.break_even_utilisation, Style::kPercent);
@@ -493,13 +596,21 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
 void summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Comparison& c, const Layout& l) {
   sum.text(0, 0, fmt::format("Buy vs rent over {} months ({})", c.scenario.horizon_months, c.scenario.currency.code()),
            Style::kTitle);
-  const std::vector<std::string> heads = {
-      "option", "label", "total", "NPV", "GPU-h used", "per used GPU-h", "break-even month (buy vs this)"};
+  const std::vector<std::string> heads = {"option",
+                                          "label",
+                                          "total (net)",
+                                          "NPV",
+                                          "GPU-h used",
+                                          "per used GPU-h",
+                                          "break-even month (buy vs this, net of the hardware's value)",
+                                          "payback month (buy vs this, cash alone)",
+                                          "gross (paid)",
+                                          "resale (credited at the horizon)"};
   for (std::size_t j = 0; j < heads.size(); ++j) sum.text(2, static_cast<int>(j), heads[j], Style::kHeader);
   sum.freeze(3);
   sum.width(0, 16);
   sum.width(1, 60);
-  for (int j = 2; j < 7; ++j) sum.width(j, 18);
+  for (int j = 2; j < 10; ++j) sum.width(j, 18);
   summary_options(sum, c, l);
   int r = summary_decision(sum, c, l);
   sum.text(r++, 0, c.recommendation, Style::kNote);
