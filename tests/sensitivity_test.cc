@@ -72,7 +72,7 @@ TEST_CASE("sensitivity of the Qingdao 8xA100 scenario puts utilisation and the r
   std::vector<std::string> top;
   for (std::size_t i = 0; i < 3; ++i) top.push_back(s.inputs[s.ranked[i].input].name);
   CHECK(std::find(top.begin(), top.end(), "workload.utilisation") != top.end());
-  CHECK(std::find(top.begin(), top.end(), "rent.hourly.price") != top.end());
+  CHECK(std::find(top.begin(), top.end(), "rent.hourly.price_per_instance_hour") != top.end());
   CHECK(s.base.decision == "buy");
   // Every input's own swing is bounded by the whole metric's scale: a sanity check on the units.
   for (const Swing& w : s.ranked) CHECK(w.swing < 3e6);

@@ -17,22 +17,29 @@ using detail::Fields;
 
 std::string cite(const Provenance& p) { return fmt::format("{}, as_of {}", p.source, format_date(p.as_of)); }
 
+/// Add-ons: `rent:` sets them for every rental mode at once, a mode for itself.
+struct AddOns {
+  std::optional<Money> storage{}, egress{}, support_minimum{};
+  std::optional<double> support{};
+};
+
 /// What the file says about one rental mode; offers are resolved later.
 struct RentRequest {
   bool enabled = true;
-  std::optional<std::string> offer{};
-  std::optional<Money> price{};
+  std::optional<std::string> offer{};  ///< "none": a price in no catalog
+  std::optional<Money> per_instance{}, per_gpu{};
   std::optional<Seconds> commitment{};
   std::optional<int> gpus_per_instance{};
   std::optional<Seconds> granularity{}, minimum{};
   std::optional<double> discount{};  ///< spot only
+  AddOns add_ons{};
+  bool priced() const { return per_instance || per_gpu; }
+  bool no_offer() const { return offer && id_equals(*offer, "none"); }
 };
 
-/// Add-ons that `rent:` sets for every rental mode at once.
 struct RentShared {
   std::vector<std::string> providers{};
-  std::optional<Money> storage{}, egress{}, support_minimum{};
-  std::optional<double> support{};
+  AddOns add_ons{};
   std::optional<Seconds> provisioning{};
 };
 
@@ -76,14 +83,32 @@ std::optional<T> as(const std::optional<Value>& v) {
   return std::get<T>(*v);
 }
 
+AddOns read_add_ons(Fields& f, std::span<const Field<Scenario>> rows, const FieldContext& ctx) {
+  AddOns a;
+  a.storage = as<Money>(detail::read_row(f, rows, "storage_per_gb_month", ctx));
+  a.egress = as<Money>(detail::read_row(f, rows, "egress_per_gb", ctx));
+  a.support = as<double>(detail::read_row(f, rows, "support", ctx));
+  a.support_minimum = as<Money>(detail::read_row(f, rows, "support_minimum_monthly", ctx));
+  return a;
+}
+
 RentRequest read_rent_request(Fields& rent, std::string_view mode, Draft& d, const FieldContext& ctx) {
   const std::string name = fmt::format("rent.{}", mode);
   const auto rows = scenario_section(name).rows;
-  Fields f(rent.diagnostics(), detail::section(rent, mode), name, known_keys(name));
+  Fields f(rent.diagnostics(), detail::section(rent, mode), name, known_keys(name, {"price"}));
   RentRequest q;
   if (auto e = as<bool>(detail::read_row(f, rows, "enabled", ctx))) q.enabled = *e;
   q.offer = as<std::string>(detail::read_row(f, rows, "offer", ctx));
-  q.price = as<Money>(detail::read_row(f, rows, "price", ctx));
+  const std::string per = mode == "monthly" ? "month" : "hour";
+  q.per_instance = as<Money>(detail::read_row(f, rows, "price_per_instance_" + per, ctx));
+  q.per_gpu = as<Money>(detail::read_row(f, rows, "price_per_gpu_" + per, ctx));
+  // `price` said per instance in the file and read per GPU in reports: it is gone, with a pointer.
+  if (const YAML::Node old = f.get("price", false); old.IsDefined())
+    f.fail(old, f.field("price"),
+           fmt::format("was renamed: write price_per_instance_{0} (one instance of gpus_per_instance GPUs) or "
+                       "price_per_gpu_{0}",
+                       per));
+  q.add_ons = read_add_ons(f, rows, ctx);
   if (mode == "monthly") q.commitment = as<Seconds>(detail::read_row(f, rows, "commitment", ctx));
   if (mode == "spot") q.discount = as<double>(detail::read_row(f, rows, "discount", ctx));
   q.gpus_per_instance = as<int>(detail::read_row(f, rows, "gpus_per_instance", ctx));
@@ -99,10 +124,7 @@ void read_rent(Fields& top, Draft& d, const FieldContext& ctx) {
   Fields f(top.diagnostics(), detail::section(top, "rent"), "rent", known_keys("rent"));
   RentShared& sh = d.shared;
   if (auto p = as<std::string>(detail::read_row(f, rows, "provider", ctx))) sh.providers.push_back(*p);
-  sh.storage = as<Money>(detail::read_row(f, rows, "storage_per_gb_month", ctx));
-  sh.egress = as<Money>(detail::read_row(f, rows, "egress_per_gb", ctx));
-  sh.support = as<double>(detail::read_row(f, rows, "support", ctx));
-  sh.support_minimum = as<Money>(detail::read_row(f, rows, "support_minimum_monthly", ctx));
+  sh.add_ons = read_add_ons(f, rows, ctx);
   sh.provisioning = as<Seconds>(detail::read_row(f, rows, "provisioning", ctx));
   d.hourly = read_rent_request(f, "hourly", d, ctx);
   d.monthly = read_rent_request(f, "monthly", d, ctx);
@@ -187,7 +209,8 @@ void check_buy(Resolver& rv) {
     rv.fail("buy.cards",
             fmt::format("{} card(s) cannot run a workload of {} GPUs (workload.gpus)", o.cards, s.workload.gpus));
   const bool delay_given = rv.given("buy", "delay_cost_per_month");
-  if (delay_given && o.cover == LeadTimeCover::kRent)
+  // A delay cost that would never be charged is a mistake; zero says the same as renting.
+  if (delay_given && o.cover == LeadTimeCover::kRent && o.delay_cost_per_month.micros() != 0)
     rv.fail("buy.delay_cost_per_month",
             "applies only with lead_time_cover: delay_cost (the lead time is bridged by renting)");
   // The lead time is a cost too (SPEC): with no training and no bridge it must be priced.
@@ -272,7 +295,7 @@ void fill_from_offer(const Resolver& rv, RentInputs& r, const Offer& o, BillingM
   r.offer = o.id;
   r.description = fmt::format("{} {} ({} GPU{})", o.provider, o.instance.empty() ? o.gpu : o.instance, o.gpus,
                               o.gpus == 1 ? "" : "s");
-  r.price = rv.convert(o.price(mode)->amount);
+  if (const auto& p = o.price(mode)) r.price = rv.convert(p->amount);
   r.gpus_per_instance = o.gpus;
   r.granularity = o.billing_granularity;
   r.minimum_billing = o.minimum_billing;
@@ -283,7 +306,7 @@ void fill_from_offer(const Resolver& rv, RentInputs& r, const Offer& o, BillingM
 void named_offer(Resolver& rv, const RentRequest& q, const std::string& field, BillingMode mode, RentInputs& r) {
   const Offer* o = rv.catalog().find_offer(*q.offer);
   if (!o) return rv.fail(field + ".offer", fmt::format("unknown offer '{}'", *q.offer));
-  if (!o->price(mode) && mode != BillingMode::kSpot)
+  if (!o->price(mode) && mode != BillingMode::kSpot && !q.priced())
     return rv.fail(field + ".offer", fmt::format("offer '{}' has no {} price", *q.offer, to_string(mode)));
   if (q.commitment) {
     const auto p = commitment_monthly(*o, *q.commitment);
@@ -293,7 +316,15 @@ void named_offer(Resolver& rv, const RentRequest& q, const std::string& field, B
     fill_from_offer(rv, r, *o, BillingMode::kHourly);
     r.price = rv.convert(p->amount);
   } else {
-    fill_from_offer(rv, r, *o, o->price(mode) ? mode : BillingMode::kHourly);  // spot from a discount below
+    // A mode the offer has no price for: its shape and add-ons, priced by the price given
+    // (or, for spot, a discount below).
+    BillingMode from = mode;
+    for (const BillingMode m : {mode, BillingMode::kHourly, BillingMode::kMonthly, BillingMode::kSpot})
+      if (o->price(m)) {
+        from = m;
+        break;
+      }
+    fill_from_offer(rv, r, *o, from);
   }
 }
 
@@ -302,7 +333,7 @@ bool cheapest_default(Resolver& rv, const RentRequest& q, const std::string& fie
   const std::string& gpu = rv.scenario().own.gpu;
   const Offer* o = cheapest_offer(rv, gpu, mode, rv.draft().shared.providers, q.commitment);
   if (!o) {
-    if (mode == BillingMode::kSpot) return true;
+    if (q.priced()) return false;  // a price needs no offer: an instance in no catalog
     rv.note(field, "none",
             q.commitment ? fmt::format("the catalog has no {} commitment for {}", format_duration(*q.commitment), gpu)
                          : fmt::format("the catalog has no {} offer for {}", to_string(mode), gpu));
@@ -324,17 +355,31 @@ bool cheapest_default(Resolver& rv, const RentRequest& q, const std::string& fie
   return true;
 }
 
-// A price given directly: per instance of workload.gpus cards unless gpus_per_instance says otherwise.
-void given_price(Resolver& rv, const RentRequest& q, BillingMode mode, RentInputs& r) {
-  r.price = *q.price;
-  r.offer.clear();
-  r.gpus_per_instance = rv.scenario().workload.gpus;
-  r.description = fmt::format("given price ({} GPUs)", r.gpus_per_instance);
-  r.granularity = Seconds(mode == BillingMode::kMonthly ? 0 : 1);
+// A price given: it reprices the offer (named, or the catalog's cheapest:
+// its shape, billing and add-ons stay). With `offer: none`, or no offer for the
+// GPU, it is an instance in no catalog: workload.gpus cards unless
+// gpus_per_instance says otherwise, billed exactly.
+void given_price(Resolver& rv, const RentRequest& q, const std::string& field, BillingMode mode, bool from_catalog,
+                 RentInputs& r) {
+  const char* per = mode == BillingMode::kMonthly ? "month" : "hour";
+  if (q.per_instance && q.per_gpu)
+    return rv.fail(fmt::format("{}.price_per_gpu_{}", field, per),
+                   fmt::format("give price_per_instance_{0} or price_per_gpu_{0}, not both", per));
+  if (!from_catalog) {
+    r.offer.clear();
+    r.gpus_per_instance = rv.scenario().workload.gpus;
+    r.granularity = Seconds(mode == BillingMode::kMonthly ? 0 : 1);
+    r.minimum_billing = Seconds(0);
+  }
+  if (q.gpus_per_instance) r.gpus_per_instance = *q.gpus_per_instance;
+  r.price = q.per_instance ? *q.per_instance : q.per_gpu->times(r.gpus_per_instance);
+  r.description = from_catalog ? r.description + ", at a given price"
+                               : fmt::format("given price ({} GPU{})", r.gpus_per_instance,
+                                             r.gpus_per_instance == 1 ? "" : "s");
 }
 
-// One rental mode: the offer named, the price given, else the catalog's
-// cheapest; returns whether the option is compared.
+// One rental mode: the offer named (or none), else the catalog's cheapest; a
+// price given reprices it. Returns whether the option is compared.
 bool resolve_mode(Resolver& rv, const RentRequest& q, std::string_view mode_key, BillingMode mode, RentInputs& r) {
   const std::string field = fmt::format("rent.{}", mode_key);
   // Every amount starts at zero in the report currency.
@@ -342,31 +387,34 @@ bool resolve_mode(Resolver& rv, const RentRequest& q, std::string_view mode_key,
   for (Money* m : {&r.price, &r.storage_per_gb_month, &r.egress_per_gb, &r.support_minimum_monthly})
     *m = Money::zero(cur);
   bool enabled = q.enabled;
-  if (q.offer) named_offer(rv, q, field, mode, r);
-  else if (!q.price && enabled && !(mode == BillingMode::kSpot && q.discount))
-    enabled = cheapest_default(rv, q, field, mode, r);
+  bool from_catalog = false;
+  if (q.offer && !q.no_offer()) {
+    named_offer(rv, q, field, mode, r);
+    from_catalog = true;
+  } else if (!q.no_offer() && enabled && !(mode == BillingMode::kSpot && q.discount)) {
+    from_catalog = cheapest_default(rv, q, field, mode, r);
+    if (!from_catalog && !q.priced()) enabled = false;
+  }
   if (q.commitment) {
     r.commitment_months = static_cast<int>(std::lround(*q.commitment / Months(1)));
     r.description += fmt::format(", {} commitment", format_duration(*q.commitment));
   }
-  if (q.price && q.offer) rv.fail(field + ".price", "give an offer or a price, not both");
-  else if (q.price) given_price(rv, q, mode, r);
-  if (q.gpus_per_instance) {
-    r.gpus_per_instance = *q.gpus_per_instance;
-    if (q.price) r.description = fmt::format("given price ({} GPUs)", *q.gpus_per_instance);
-  }
+  if (q.priced()) given_price(rv, q, field, mode, from_catalog, r);
+  else if (q.gpus_per_instance) r.gpus_per_instance = *q.gpus_per_instance;
+  if (q.no_offer() && !q.priced() && enabled)
+    rv.fail(field + ".offer", fmt::format("none needs a price: price_per_instance_{0} or price_per_gpu_{0}",
+                                          mode == BillingMode::kMonthly ? "month" : "hour"));
   if (q.granularity) r.granularity = *q.granularity;
   if (q.minimum) r.minimum_billing = *q.minimum;
   return enabled;
 }
 
-// Markups shared by every rental option (they override the providers' add-ons).
-void apply_shared(Resolver& rv, RentInputs& r) {
-  const RentShared& sh = rv.draft().shared;
-  if (sh.storage) r.storage_per_gb_month = *sh.storage;
-  if (sh.egress) r.egress_per_gb = *sh.egress;
-  if (sh.support) r.support_share = *sh.support;
-  if (sh.support_minimum) r.support_minimum_monthly = *sh.support_minimum;
+// Add-ons given in the file: `rent:` for every option, then the option's own.
+void apply_add_ons(const AddOns& a, RentInputs& r) {
+  if (a.storage) r.storage_per_gb_month = *a.storage;
+  if (a.egress) r.egress_per_gb = *a.egress;
+  if (a.support) r.support_share = *a.support;
+  if (a.support_minimum) r.support_minimum_monthly = *a.support_minimum;
 }
 
 // rent.provisioning: given, else its row's default (named once for every mode).
@@ -382,7 +430,7 @@ Seconds provisioning(Resolver& rv) {
 // Spot priced as a discount off the hourly price: spot = hourly × (1 − discount).
 bool spot_from_discount(Resolver& rv, const RentRequest& q) {
   Scenario& s = rv.scenario();
-  if (q.offer || q.price) {
+  if (q.offer || q.priced()) {
     rv.fail("rent.spot.discount", "give a spot offer or price, or a discount off the hourly price, not both");
     return false;
   }
@@ -405,12 +453,15 @@ void resolve_rent(Resolver& rv) {
   bool spot = resolve_mode(rv, d.spot, "spot", BillingMode::kSpot, s.spot->rent);
   const Seconds ready = provisioning(rv);
   for (RentInputs* r : {&s.hourly->rent, &*s.monthly, &s.spot->rent}) {
-    apply_shared(rv, *r);
+    apply_add_ons(d.shared.add_ons, *r);
     r->provisioning = ready;
   }
+  apply_add_ons(d.hourly.add_ons, s.hourly->rent);
+  apply_add_ons(d.monthly.add_ons, *s.monthly);
   if (!hourly) s.hourly.reset();
   if (!monthly) s.monthly.reset();
   if (spot && d.spot.discount) spot = spot_from_discount(rv, d.spot);
+  if (spot) apply_add_ons(d.spot.add_ons, s.spot->rent);
   if (spot && s.spot->rent.offer.empty() && s.spot->rent.price.micros() == 0) {
     rv.note("rent.spot", "none", fmt::format("the catalog has no spot offer for {}", s.own.gpu));
     spot = false;
@@ -439,7 +490,7 @@ void resolve(Resolver& rv) {
 // ---- echo ----
 
 Json echo_mode(const Scenario& s, const RentInputs& r, std::string_view section) {
-  Json j = echo_rental(r);
+  Json j = echo_rental(r, section == "rent.monthly");
   append(j, echo_fields(s, scenario_section(section).rows, s.currency));
   return j;
 }
@@ -505,6 +556,35 @@ ResolvedScenario finish(Draft& d, const std::string& source, const CurrencyConve
   return out;
 }
 
+// Keys that say one thing two ways: a --set of one replaces the file's other
+// (the file says a price per instance, --set a price per GPU: the later wins).
+void drop_replaced(YAML::Node& root, const std::vector<std::string>& sets) {
+  static constexpr std::pair<std::string_view, std::string_view> kTwins[] = {
+      {"price_per_instance_hour", "price_per_gpu_hour"},
+      {"price_per_instance_month", "price_per_gpu_month"},
+      {"resale_value", "resale_amount"}};
+  std::vector<std::string> paths;
+  for (const std::string& set : sets) paths.push_back(set.substr(0, set.find('=')));
+  for (const std::string& path : paths) {
+    const std::size_t dot = path.rfind('.');
+    const std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
+    const std::string key = path.substr(dot == std::string::npos ? 0 : dot + 1);
+    for (const auto& [a, b] : kTwins) {
+      const std::string_view other = key == a ? b : key == b ? a : std::string_view();
+      const std::string other_path = (parent.empty() ? "" : parent + ".") + std::string(other);
+      if (other.empty() || std::find(paths.begin(), paths.end(), other_path) != paths.end()) continue;
+      YAML::Node n = root;  // walked with reset(): operator= on a node writes through it
+      for (std::size_t start = 0; !parent.empty() && n.IsMap();) {
+        const std::size_t end = parent.find('.', start);
+        n.reset(n[parent.substr(start, end - start)]);
+        if (end == std::string::npos) break;
+        start = end + 1;
+      }
+      if (n.IsMap()) n.remove(std::string(other));
+    }
+  }
+}
+
 constexpr std::string_view kDefaultSource = "built-in defaults (8×A100-80G team in Qingdao)";
 constexpr std::string_view kDefaultName = "8×A100-80G team in Qingdao (built-in defaults)";
 
@@ -513,7 +593,8 @@ constexpr std::string_view kDefaultName = "8×A100-80G team in Qingdao (built-in
 ResolvedScenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const Context& ctx,
                                const std::string* text) {
   Diagnostics diag(path.empty() ? "<defaults>" : path);
-  const YAML::Node root = detail::load_with_sets(path, sets, diag, text);
+  YAML::Node root = detail::load_with_sets(path, sets, diag, text);
+  drop_replaced(root, sets);
   const Header h = read_header(root, ctx, diag);
   const CurrencyConverter fx(h.local.catalog(), h.local.currency);
   const FieldContext fctx = field_context(h.local, fx, h.file_currency);

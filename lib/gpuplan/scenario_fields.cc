@@ -416,27 +416,55 @@ constexpr F kRent[] = {
     {.key = "spot", .kind = K::kText, .label = "spot (preemptible)"},
 };
 
-// The keys every rental mode takes (read by hand: offer resolution).
+// The keys every rental mode takes (read by hand: offer resolution). A price
+// carries its basis in its key: per instance (of gpus_per_instance GPUs) or per
+// GPU, per hour (monthly: per month); the echo uses the same keys.
+constexpr Range kPositive{0, std::numeric_limits<double>::infinity(), true};
 constexpr F kModeKeys[] = {
     {.key = "enabled", .kind = K::kBool, .label = "compare this option"},
-    {.key = "offer", .kind = K::kText, .label = "catalog offer id (default: the cheapest per GPU-hour)"},
-    {.key = "price",
-     .kind = K::kMoney,
-     .range = {0, std::numeric_limits<double>::infinity(), true},
-     .label = "price per instance (instead of an offer)"},
+    {.key = "offer",
+     .kind = K::kText,
+     .label = "catalog offer id (default: the cheapest per GPU-hour; none: a price in no catalog)"},
     {.key = "gpus_per_instance", .kind = K::kWhole, .range = {1, 1024}, .label = "GPUs per instance"},
-    {.key = "billing_granularity",
-     .kind = K::kDuration,
-     .range = {0, std::numeric_limits<double>::infinity(), true},
-     .label = "billing step"},
+    {.key = "billing_granularity", .kind = K::kDuration, .range = {0}, .label = "billing step (0: billed exactly)"},
     {.key = "minimum_billing", .kind = K::kDuration, .range = {0}, .label = "minimum billed per run"},
+    {.key = "storage_per_gb_month", .kind = K::kMoney, .range = {0}, .label = "storage per GB-month (this option)"},
+    {.key = "egress_per_gb", .kind = K::kMoney, .range = {0}, .label = "egress per GB (this option)"},
+    {.key = "support", .kind = K::kShare, .range = {0, 1}, .label = "support, share of the bill (this option)"},
+    {.key = "support_minimum_monthly",
+     .kind = K::kMoney,
+     .range = {0},
+     .label = "support minimum a month (this option)"},
 };
 
-template <std::size_t N, std::size_t M>
-constexpr std::array<F, N + M> join(const F (&a)[N], const F (&b)[M]) {
-  std::array<F, N + M> out{};
+constexpr F kHourPrices[] = {
+    {.key = "price_per_instance_hour",
+     .kind = K::kMoney,
+     .range = kPositive,
+     .label = "price of one instance an hour (reprices the offer)"},
+    {.key = "price_per_gpu_hour",
+     .kind = K::kMoney,
+     .range = kPositive,
+     .label = "price of one GPU an hour (reprices the offer)"},
+};
+
+constexpr F kMonthPrices[] = {
+    {.key = "price_per_instance_month",
+     .kind = K::kMoney,
+     .range = kPositive,
+     .label = "price of one instance a month (reprices the offer)"},
+    {.key = "price_per_gpu_month",
+     .kind = K::kMoney,
+     .range = kPositive,
+     .label = "price of one GPU a month (reprices the offer)"},
+};
+
+template <std::size_t N, std::size_t M, std::size_t L>
+constexpr std::array<F, N + M + L> join(const F (&a)[N], const F (&b)[M], const F (&c)[L]) {
+  std::array<F, N + M + L> out{};
   for (std::size_t i = 0; i < N; ++i) out[i] = a[i];
   for (std::size_t i = 0; i < M; ++i) out[N + i] = b[i];
+  for (std::size_t i = 0; i < L; ++i) out[N + M + i] = c[i];
   return out;
 }
 
@@ -518,9 +546,9 @@ constexpr F kSpotOwn[] = {
      .label = "checkpoint interval (auto: Daly's optimum)"},
 };
 
-constexpr auto kHourly = join(kModeKeys, kHourlyOwn);
-constexpr auto kMonthly = join(kModeKeys, kMonthlyOwn);
-constexpr auto kSpot = join(kModeKeys, kSpotOwn);
+constexpr auto kHourly = join(kModeKeys, kHourPrices, kHourlyOwn);
+constexpr auto kMonthly = join(kModeKeys, kMonthPrices, kMonthlyOwn);
+constexpr auto kSpot = join(kModeKeys, kHourPrices, kSpotOwn);
 
 // ---- hybrid ----
 
@@ -606,16 +634,20 @@ const Field<Scenario>& operating_field(OperatingKind kind) {
   }
 }
 
-Json echo_rental(const RentInputs& r) {
+Json echo_rental(const RentInputs& r, bool monthly) {
+  const char* per = monthly ? "month" : "hour";
   Json j = Json::object();
   j["offer"] = r.offer.empty() ? Json() : Json(r.offer);
   j["description"] = r.description;
-  j["price"] = Json::money(r.price, -1);
+  j[fmt::format("price_per_instance_{}", per)] = Json::money(r.price, -1);
+  j[fmt::format("price_per_gpu_{}", per)] = Json::money(r.price.scaled(1.0 / r.gpus_per_instance), -1);
   j["gpus_per_instance"] = r.gpus_per_instance;
   j["billing_granularity_s"] = r.granularity.count();
+  j["minimum_billing_s"] = r.minimum_billing.count();
   j["storage_per_gb_month"] = Json::money(r.storage_per_gb_month, -1);
   j["egress_per_gb"] = Json::money(r.egress_per_gb, -1);
   j["support"] = r.support_share;
+  j["support_minimum_monthly"] = Json::money(r.support_minimum_monthly, -1);
   j["commitment_months"] = r.commitment_months;
   return j;
 }
@@ -623,15 +655,19 @@ Json echo_rental(const RentInputs& r) {
 namespace {
 
 Json rental_properties(std::string_view section) {
+  const std::string per = section == "rent.monthly" ? "month" : "hour";
   Json p = Json::object();
-  p["offer"] = value_schema(K::kText, {}, "the catalog offer (null: a price given directly)", true);
+  p["offer"] = value_schema(K::kText, {}, "the catalog offer (null: a price in no catalog)", true);
   p["description"] = value_schema(K::kText, {}, "provider, instance and GPUs", false);
-  p["price"] = value_schema(K::kMoney, {}, "price per instance (per hour; monthly: per month)", false);
+  p["price_per_instance_" + per] = value_schema(K::kMoney, {}, "price of one instance per " + per, false);
+  p["price_per_gpu_" + per] = value_schema(K::kMoney, {}, "price of one GPU per " + per, false);
   p["gpus_per_instance"] = value_schema(K::kWhole, {}, "GPUs per instance", false);
   p["billing_granularity_s"] = value_schema(K::kNumber, {}, "billing step, seconds", false);
+  p["minimum_billing_s"] = value_schema(K::kNumber, {}, "minimum billed per run, seconds", false);
   p["storage_per_gb_month"] = value_schema(K::kMoney, {}, "storage per GB-month", false);
   p["egress_per_gb"] = value_schema(K::kMoney, {}, "egress per GB", false);
   p["support"] = value_schema(K::kShare, {}, "support, share of the bill", false);
+  p["support_minimum_monthly"] = value_schema(K::kMoney, {}, "support minimum a month", false);
   p["commitment_months"] = value_schema(K::kWhole, {}, "committed-use term, months (0: none)", false);
   append(p, echo_properties(scenario_section(section).rows));
   return object_schema(std::move(p));

@@ -21,7 +21,9 @@ const Section<Scenario>& scenario_section(std::string_view name);
 
 /// What a rental option echoes besides its own rows: the offer it resolved
 /// to and the add-ons billed with it ("offer", "description", "price", …).
-Json echo_rental(const RentInputs& r);
+/// Prices under keys that carry their basis: price_per_instance_hour and
+/// price_per_gpu_hour (`monthly`: _month).
+Json echo_rental(const RentInputs& r, bool monthly);
 
 /// The scenario field an operating record of `kind` supplies a default for
 /// (pue → buy.pue, lead_time → buy.lead_time, …): the catalog reads the

@@ -192,13 +192,13 @@ void add_rows(ScenarioInputs& list, const Scenario& base, std::string_view secti
 void add_rent_prices(ScenarioInputs& list, const Scenario& base) {
   const auto add = [&list](auto&&... args) { list.add(std::forward<decltype(args)>(args)...); };
   if (base.hourly)
-    add("rent.hourly.price", ValueKind::kMoney, base.hourly->rent.price.units(), [](Scenario& s, double v) {
+    add("rent.hourly.price_per_instance_hour", ValueKind::kMoney, base.hourly->rent.price.units(), [](Scenario& s, double v) {
       set_money(s.hourly->rent.price, v);
       if (s.spot && s.spot->discount) s.spot->rent.price = s.hourly->rent.price.scaled(1.0 - *s.spot->discount);
     });
   add_rows(list, base, "rent.hourly");
   if (base.monthly)
-    add("rent.monthly.price", ValueKind::kMoney, base.monthly->price.units(),
+    add("rent.monthly.price_per_instance_month", ValueKind::kMoney, base.monthly->price.units(),
         [](Scenario& s, double v) { set_money(s.monthly->price, v); });
   if (base.spot) {
     if (base.spot->discount)
@@ -210,7 +210,7 @@ void add_rent_prices(ScenarioInputs& list, const Scenario& base) {
           },
           0, 0.99);
     else
-      add("rent.spot.price", ValueKind::kMoney, base.spot->rent.price.units(),
+      add("rent.spot.price_per_instance_hour", ValueKind::kMoney, base.spot->rent.price.units(),
           [](Scenario& s, double v) { set_money(s.spot->rent.price, v); });
   }
   add_rows(list, base, "rent.spot");

@@ -1,0 +1,152 @@
+// One key, one meaning: every number a scenario echoes can be given back with
+// --set under the same key and changes nothing (issue: a price echoed per GPU
+// and set per 8-GPU server made a total 8× off). The --set text is built as a
+// user would from the echo: the number as printed, and the unit its key names
+// (lead_time_months: 2 → buy.lead_time=2mo).
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "gpuplan/compare.h"
+#include "gpuplan/scenario.h"
+#include "gpuplan/scenario_fields.h"
+
+using namespace gpuplan;
+
+namespace {
+
+Context fixture_context() {
+  GlobalOptions o;
+  o.today = "2026-12-02";
+  o.no_default_catalog = true;
+  o.catalog_files = {GPUPLAN_SOURCE_DIR "/tests/data/catalog-fixture.yaml"};
+  return make_context(o);
+}
+
+bool is_number(const Json& j) {
+  const std::string t = j.dump_compact();
+  return !t.empty() && (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-');
+}
+
+// The unit a user reads off an echoed key's suffix (a price per GB is money).
+std::string unit_of(std::string_view echo_key) {
+  if (echo_key.ends_with("_per_gb")) return "";
+  for (const auto& [suffix, unit] : {std::pair<std::string_view, std::string_view>{"_months", "mo"},
+                                     {"_mb_s", "MB/s"},
+                                     {"_gb", "GB"},
+                                     {"_w", "W"},
+                                     {"_h", "h"},
+                                     {"_s", "s"}})
+    if (echo_key.ends_with(suffix)) return std::string(unit);
+  return "";
+}
+
+// The setting key for an echoed key: the echo puts the unit into the key.
+std::string set_key(std::string_view echo_key) {
+  std::string k(echo_key);
+  if (k.ends_with("_per_gb")) return k;
+  for (std::string_view suffix : {"_months", "_mb_s", "_gb", "_w", "_h", "_s"})
+    if (k.ends_with(suffix)) {
+      k.resize(k.size() - suffix.size());
+      break;
+    }
+  return k;
+}
+
+
+
+void numeric_leaves(const Json& j, const std::string& path, std::string& out) {
+  if (const auto* o = j.as_object()) {
+    for (const auto& [key, value] : *o) numeric_leaves(value, path + "." + key, out);
+  } else if (is_number(j)) {
+    // Nine significant digits: a price per GPU echoed to the micro-unit and
+    // multiplied back may differ from the instance price in the last micro.
+    out += fmt::format("{}={:.9g}\n", path, std::stod(j.dump_compact()));
+  }
+}
+
+// What a scenario computes, numbers only.
+std::string numbers(const ResolvedScenario& rs) {
+  const Comparison c = compare(rs.scenario);
+  std::string out;
+  for (const OptionResult& o : c.options) {
+    out += fmt::format("{} {} {:.6f} {:.2f}", o.key, o.total.micros(), o.npv, o.used_gpu_hours);
+    for (const Money& m : o.cash_flow) out += fmt::format(" {}", m.micros());
+    out += "\n";
+  }
+  // Labels may say a value was given; the numbers must not change.
+  numeric_leaves(rs.inputs, "inputs", out);
+  return out;
+}
+
+// Every numeric member of an echoed object, as "section.key=VALUE<unit>" settings.
+void settings_of(const Json& obj, const std::string& section, std::vector<std::string>& out) {
+  for (const auto& [key, value] : *obj.as_object()) {
+    if (!is_number(value)) continue;
+    if (key == "commitment_months" && value.dump_compact() == "0") continue;  // none: not a term to set
+    const std::string path = section.empty() ? set_key(key) : section + "." + set_key(key);
+    out.push_back(fmt::format("{}={}{}", path, value.dump_compact(), unit_of(key)));
+  }
+}
+
+std::vector<std::string> every_setting(const Json& inputs, const Scenario& s) {
+  std::vector<std::string> out;
+  settings_of(inputs, "", out);
+  for (const char* section : {"workload", "buy", "hybrid"})
+    if (const Json* j = inputs.find(section)) settings_of(*j, section, out);
+  const Json* rent = inputs.find("rent");
+  for (const char* mode : {"hourly", "monthly", "spot"}) {
+    const Json* j = rent ? rent->find(mode) : nullptr;
+    if (!j) continue;
+    std::vector<std::string> mine;
+    settings_of(*j, fmt::format("rent.{}", mode), mine);
+    for (auto& m : mine) {
+      // A spot price given as a discount off the hourly one is not also a price.
+      if (std::string_view(mode) == "spot" && s.spot && s.spot->discount && m.find(".price_per_") != std::string::npos)
+        continue;
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("setting a key to its echoed value changes nothing, for every numeric scenario field", "[scenario][property]") {
+  const Context ctx = fixture_context();
+  for (const std::string file :
+       {"", "examples/qingdao-8xa100.yaml", "examples/qingdao-hybrid.yaml", "examples/startup-4090-spot.yaml"}) {
+    const std::string path = file.empty() ? "" : std::string(GPUPLAN_SOURCE_DIR) + "/" + file;
+    const ResolvedScenario base = load_scenario(path, {}, ctx);
+    const std::string want = numbers(base);
+    const std::vector<std::string> sets = every_setting(base.inputs, base.scenario);
+    CHECK(sets.size() > 40);
+    for (const std::string& set : sets) {
+      INFO((file.empty() ? "built-in defaults" : file) << " --set " << set);
+      std::string got;
+      try {
+        got = numbers(load_scenario(path, {set}, ctx));
+      } catch (const std::exception& e) {
+        got = e.what();
+      }
+      CHECK(got == want);
+    }
+  }
+}
+
+TEST_CASE("a price per GPU and a price per instance of the same offer are the same price", "[scenario]") {
+  const Context ctx = fixture_context();
+  const ResolvedScenario base = load_scenario("", {}, ctx);
+  REQUIRE(base.scenario.hourly);
+  const RentInputs& r = base.scenario.hourly->rent;
+  const double per_gpu = r.price.units() / r.gpus_per_instance;
+  const ResolvedScenario by_gpu =
+      load_scenario("", {fmt::format("rent.hourly.price_per_gpu_hour={}", per_gpu * 2)}, ctx);
+  const ResolvedScenario by_instance = load_scenario(
+      "", {fmt::format("rent.hourly.price_per_instance_hour={}", per_gpu * 2 * r.gpus_per_instance)}, ctx);
+  CHECK(by_gpu.scenario.hourly->rent.price == by_instance.scenario.hourly->rent.price);
+  // Repricing keeps the offer: its shape, billing and add-ons (the storage charge stays).
+  CHECK(by_gpu.scenario.hourly->rent.offer == r.offer);
+  CHECK(by_gpu.scenario.hourly->rent.gpus_per_instance == r.gpus_per_instance);
+  CHECK(by_gpu.scenario.hourly->rent.storage_per_gb_month == r.storage_per_gb_month);
+  CHECK(compare(by_gpu.scenario).options.at(1).total > compare(base.scenario).options.at(1).total);
+}
