@@ -90,7 +90,7 @@ Scenario random_scenario(unsigned seed) {
   RentInputs sp = r;
   sp.price = r.price.scaled(0.4);
   s.spot = SpotInputs{sp, SpotParams{unit(rng) * 0.2, Seconds(300), Seconds(600), std::nullopt}};
-  s.hybrid = HybridInputs{0.3, 2, "RTX4090", cny("0"), Watts(450), Watts(60)};
+  s.hybrid = HybridInputs{0.3, 0.5 + unit(rng), 2, "RTX4090", cny("0"), Watts(450), Watts(60)};
   return s;
 }
 }  // namespace
@@ -239,7 +239,8 @@ TEST_CASE("idle hours left running fit in the month: never more than 730 billed 
   s.workload.runs_per_month = 10;
   for (double u : {1.0, 0.999, 0.99, 0.5}) {
     s.workload.utilisation = u;
-    const OptionResult& o = option(compare(s), "rent_hourly");
+    const Comparison c = compare(s);
+    const OptionResult& o = option(c, "rent_hourly");
     INFO("u " << u);
     CHECK(o.cash_flow[1] <= cny("7300"));
     // Room for idle: 730·(1 − u) hours, at most 10 × 1 h.
@@ -269,7 +270,8 @@ TEST_CASE("the lead time is bridged by the cheaper of renting by the hour and by
 TEST_CASE("no lead time, no words about bridging it", "[compare]") {
   Scenario s = hand_case();
   s.own.lead_time = Seconds(0);
-  for (const auto& n : option(compare(s), "buy").notes) CHECK(n.find("lead time") == std::string::npos);
+  const Comparison c = compare(s);
+  for (const auto& n : option(c, "buy").notes) CHECK(n.find("lead time") == std::string::npos);
 }
 
 TEST_CASE("a spot option with zero interruption rate costs exactly its price × hours", "[compare]") {
@@ -441,4 +443,25 @@ TEST_CASE("on-demand billing rounds each run up to the granularity and bills for
   CHECK(option(c2, "rent_hourly").cash_flow[1] == cny("3780"));
   s.hourly->auto_release = true;
   CHECK(option(compare(s), "rent_hourly").cash_flow[1] == cny("3710"));
+}
+
+TEST_CASE("hybrid counts work, not hours: a slower local card takes less of it", "[compare]") {
+  // Before: one local hour counted as one rented hour. 2 local cards at 0.3 of a rented card's
+  // speed can do 2 × 730 × 0.3 = 438 rented-card hours a month; the work is 8 × 730 × 0.5 =
+  // 2,920, so they take at most 15% of it, whatever share is asked.
+  Scenario s = hand_case();
+  s.workload.gpus = 8;
+  s.own.cards = 8;
+  s.workload.utilisation = 0.5;
+  s.hourly = hourly_at(cny("10"), Hours(0), true);
+  s.hybrid = HybridInputs{0.9, 0.3, 2, "slow", cny("0"), Watts(0), Watts(0)};
+  const Comparison c = compare(s);
+  const OptionResult& y = option(c, "hybrid");
+  // Rented: 8 × 730 × 0.5 × (1 − 0.15) = 2,482 GPU-hours at 10 CNY.
+  CHECK(y.cash_flow[1] == cny("24820"));
+  REQUIRE_FALSE(y.notes.empty());
+  CHECK(y.notes.back().find("only 15% of the work, not 90%") != std::string::npos);
+  // At full speed the same cards take 50% (2 × 730 of 2,920 hours).
+  s.hybrid->local_speed = 1.0;
+  CHECK(option(compare(s), "hybrid").cash_flow[1] == cny("14600"));
 }

@@ -52,8 +52,6 @@ std::string set_key(std::string_view echo_key) {
   return k;
 }
 
-
-
 void numeric_leaves(const Json& j, const std::string& path, std::string& out) {
   if (const auto* o = j.as_object()) {
     for (const auto& [key, value] : *o) numeric_leaves(value, path + "." + key, out);
@@ -111,7 +109,8 @@ std::vector<std::string> every_setting(const Json& inputs, const Scenario& s) {
 
 }  // namespace
 
-TEST_CASE("setting a key to its echoed value changes nothing, for every numeric scenario field", "[scenario][property]") {
+TEST_CASE("setting a key to its echoed value changes nothing, for every numeric scenario field",
+          "[scenario][property]") {
   const Context ctx = fixture_context();
   for (const std::string file :
        {"", "examples/qingdao-8xa100.yaml", "examples/qingdao-hybrid.yaml", "examples/startup-4090-spot.yaml"}) {

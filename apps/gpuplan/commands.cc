@@ -211,7 +211,7 @@ std::vector<std::string> mfu_inputs(const Flags& f) { return some({&f.mfu.job_fi
 
 const std::array kCommands = {
     Command{"compare", "Buy vs rent (hourly, monthly, spot, hybrid): totals, NPV, cost per used GPU-hour, break-even",
-            "  gpuplan compare                      # built-in defaults: 8×A100-80G team in Qingdao\n"
+            "  gpuplan compare                      # built-in defaults: 8-card A100-class team in Qingdao\n"
             "  gpuplan compare examples/qingdao-8xa100.yaml --chart\n"
             "  gpuplan compare examples/qingdao-8xa100.yaml --set workload.utilisation=30% --format json\n"
             "  gpuplan compare examples/qingdao-8xa100.yaml --monthly --format csv -o cashflow.csv",

@@ -360,11 +360,12 @@ OptionResult build_hybrid(const Scenario& s, const HybridInputs& hy, const Hourl
                               hy.local_gpu),
                   s);
   if (hy.local_capex.micros() != 0) b.month(0).add("local hardware", hy.local_capex);
-  // Local cards take local_share of the GPU-hours: busy fraction
-  // u_local = share × gpus × u / local_cards, at most 1.
-  const double wanted = hy.local_share * w.gpus * u / hy.local_cards;
+  // Local cards take local_share of the work, measured in rented-card GPU-hours;
+  // a local card does local_speed of a rented card's work an hour, so their busy
+  // fraction is u_local = share × gpus × u / (local_cards × speed), at most 1.
+  const double wanted = hy.local_share * w.gpus * u / (hy.local_cards * hy.local_speed);
   const double u_local = std::min(1.0, wanted);
-  const double share = u > 0 ? u_local * hy.local_cards / (w.gpus * u) : 0.0;
+  const double share = u > 0 ? u_local * hy.local_cards * hy.local_speed / (w.gpus * u) : 0.0;
   const double u_rent = u * (1.0 - share);
   for (int m = 1; m <= s.horizon_months; ++m) {
     const double kwh =
@@ -377,8 +378,10 @@ OptionResult build_hybrid(const Scenario& s, const HybridInputs& hy, const Hourl
   }
   b.result().start_delay = Hours(0);
   if (wanted > 1.0)
-    b.result().notes.push_back(fmt::format("{} local cards can take only {:.0f}% of the GPU-hours, not {:.0f}%",
-                                           hy.local_cards, share * 100, hy.local_share * 100));
+    b.result().notes.push_back(
+        fmt::format("{} local {} ({:.2f}× a rented card each) can take only {:.0f}% of the "
+                    "work, not {:.0f}%",
+                    hy.local_cards, hy.local_gpu, hy.local_speed, share * 100, hy.local_share * 100));
   return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
 }
 
@@ -435,6 +438,7 @@ void check(const Scenario& s) {
   if (s.own.cards < 1) fail("buy.cards must be at least 1");
   if (s.own.cards_per_server < 1) fail("buy.cards_per_server must be at least 1");
   if (s.hybrid && s.hybrid->local_cards < 1) fail("hybrid.local_cards must be at least 1");
+  if (s.hybrid && !(s.hybrid->local_speed > 0)) fail("hybrid.local_speed must be above zero");
 }
 
 }  // namespace

@@ -98,7 +98,8 @@ struct SpotInputs {
 };
 
 struct HybridInputs {
-  double local_share = 0.0;  ///< share of GPU-hours done on local cards
+  double local_share = 0.0;  ///< share of the work done on local cards (in rented-card GPU-hours)
+  double local_speed = 1.0;  ///< throughput of one local card ÷ one rented card
   int local_cards = 0;
   std::string local_gpu{};                ///< for labels
   Money local_capex = Money::zero(kCny);  ///< 0 when the local cards are already owned
@@ -110,6 +111,9 @@ struct Scenario {
   std::string name{};
   Currency currency = kCny;
   std::string region{};  ///< market for the catalog's purchase prices and operating costs
+  /// Where rented nodes may be (data residency): countries ("CN") or provider
+  /// regions ("cn-northwest-1"); "any" allows every offer.
+  std::vector<std::string> rent_regions{};
   int horizon_months = 0;
   double discount_rate = 0.0;  ///< annual cost of capital, 0–1
   Workload workload{};

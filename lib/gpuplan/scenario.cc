@@ -39,6 +39,7 @@ struct RentRequest {
 
 struct RentShared {
   std::vector<std::string> providers{};
+  std::optional<std::vector<std::string>> regions{};
   AddOns add_ons{};
   std::optional<Seconds> provisioning{};
 };
@@ -124,6 +125,7 @@ void read_rent(Fields& top, Draft& d, const FieldContext& ctx) {
   Fields f(top.diagnostics(), detail::section(top, "rent"), "rent", known_keys("rent"));
   RentShared& sh = d.shared;
   if (auto p = as<std::string>(detail::read_row(f, rows, "provider", ctx))) sh.providers.push_back(*p);
+  sh.regions = detail::read_list(f, "regions");
   sh.add_ons = read_add_ons(f, rows, ctx);
   sh.provisioning = as<Seconds>(detail::read_row(f, rows, "provisioning", ctx));
   d.hourly = read_rent_request(f, "hourly", d, ctx);
@@ -183,6 +185,7 @@ class Resolver {
   const Catalog& catalog() const { return *ctx_.catalog; }
   const FieldContext& context() const { return ctx_; }
   Scenario& scenario() { return s_; }
+  const Scenario& scenario() const { return s_; }
   /// Whether the file gave `section.key`.
   bool given(std::string_view section, std::string_view key) const {
     const auto rows = scenario_section(section).rows;
@@ -231,6 +234,26 @@ std::optional<Price> commitment_monthly(const Offer& o, Seconds term) {
   return std::nullopt;
 }
 
+// Whether an offer's nodes are where rent.regions allows: its provider's
+// country, or its own region (exactly, or as a prefix: cn matches cn-north-1).
+bool allowed_region(const Catalog& c, const Offer& o, const std::vector<std::string>& regions) {
+  const Provider* p = c.find_provider(o.provider);
+  for (const std::string& r : regions) {
+    if (id_equals(r, "any")) return true;
+    if (p && id_equals(p->country, r)) return true;
+    if (id_equals(o.region, r)) return true;
+    if (o.region.size() > r.size() && o.region[r.size()] == '-' && id_equals(o.region.substr(0, r.size()), r))
+      return true;
+  }
+  return false;
+}
+
+std::string regions_text(const std::vector<std::string>& regions) {
+  std::string out;
+  for (const auto& r : regions) out += (out.empty() ? "" : ", ") + r;
+  return out;
+}
+
 // The cheapest offer per GPU-hour for `gpu` and `mode` (or a committed term), after conversion.
 const Offer* cheapest_offer(const Resolver& rv, const std::string& gpu, BillingMode mode,
                             const std::vector<std::string>& providers, std::optional<Seconds> term) {
@@ -243,6 +266,7 @@ const Offer* cheapest_offer(const Resolver& rv, const std::string& gpu, BillingM
     if (!providers.empty() && std::none_of(providers.begin(), providers.end(),
                                            [&](const std::string& p) { return id_equals(p, o.provider); }))
       continue;
+    if (!allowed_region(rv.catalog(), o, rv.scenario().rent_regions)) continue;
     const double per = mode == BillingMode::kMonthly ? Months(1) / Hours(1) : 1.0;
     const Money price = committed ? committed->amount : o.price(mode)->amount;
     const double rate = rv.convert(price).units() / (per * o.gpus);
@@ -306,6 +330,10 @@ void fill_from_offer(const Resolver& rv, RentInputs& r, const Offer& o, BillingM
 void named_offer(Resolver& rv, const RentRequest& q, const std::string& field, BillingMode mode, RentInputs& r) {
   const Offer* o = rv.catalog().find_offer(*q.offer);
   if (!o) return rv.fail(field + ".offer", fmt::format("unknown offer '{}'", *q.offer));
+  // An offer named is taken, but a node outside rent.regions is said.
+  if (!allowed_region(rv.catalog(), *o, rv.scenario().rent_regions))
+    r.notes.push_back(fmt::format("offer {} is in {}, outside rent.regions ({})", o->id, o->region,
+                                  regions_text(rv.scenario().rent_regions)));
   if (!o->price(mode) && mode != BillingMode::kSpot && !q.priced())
     return rv.fail(field + ".offer", fmt::format("offer '{}' has no {} price", *q.offer, to_string(mode)));
   if (q.commitment) {
@@ -334,9 +362,12 @@ bool cheapest_default(Resolver& rv, const RentRequest& q, const std::string& fie
   const Offer* o = cheapest_offer(rv, gpu, mode, rv.draft().shared.providers, q.commitment);
   if (!o) {
     if (q.priced()) return false;  // a price needs no offer: an instance in no catalog
+    const std::string where =
+        fmt::format(" in {} (rent.regions; any: anywhere)", regions_text(rv.scenario().rent_regions));
     rv.note(field, "none",
-            q.commitment ? fmt::format("the catalog has no {} commitment for {}", format_duration(*q.commitment), gpu)
-                         : fmt::format("the catalog has no {} offer for {}", to_string(mode), gpu));
+            q.commitment
+                ? fmt::format("the catalog has no {} commitment for {}{}", format_duration(*q.commitment), gpu, where)
+                : fmt::format("the catalog has no {} offer for {}{}", to_string(mode), gpu, where));
     return false;
   }
   if (q.commitment) {
@@ -373,9 +404,9 @@ void given_price(Resolver& rv, const RentRequest& q, const std::string& field, B
   }
   if (q.gpus_per_instance) r.gpus_per_instance = *q.gpus_per_instance;
   r.price = q.per_instance ? *q.per_instance : q.per_gpu->times(r.gpus_per_instance);
-  r.description = from_catalog ? r.description + ", at a given price"
-                               : fmt::format("given price ({} GPU{})", r.gpus_per_instance,
-                                             r.gpus_per_instance == 1 ? "" : "s");
+  r.description = from_catalog
+                      ? r.description + ", at a given price"
+                      : fmt::format("given price ({} GPU{})", r.gpus_per_instance, r.gpus_per_instance == 1 ? "" : "s");
 }
 
 // One rental mode: the offer named (or none), else the catalog's cheapest; a
@@ -445,9 +476,19 @@ bool spot_from_discount(Resolver& rv, const RentRequest& q) {
   return true;
 }
 
+// rent.regions: given, else the scenario's region (named with its reason).
+std::vector<std::string> rent_regions(Resolver& rv) {
+  const RentShared& sh = rv.draft().shared;
+  if (sh.regions) return *sh.regions;
+  const Field<Scenario>& row = *find_field(scenario_section("rent").rows, "regions");
+  rv.note("rent.regions", rv.scenario().region, std::string(row.why));
+  return {rv.scenario().region};
+}
+
 void resolve_rent(Resolver& rv) {
   Scenario& s = rv.scenario();
   Draft& d = rv.draft();
+  s.rent_regions = rent_regions(rv);
   const bool hourly = resolve_mode(rv, d.hourly, "hourly", BillingMode::kHourly, s.hourly->rent);
   const bool monthly = resolve_mode(rv, d.monthly, "monthly", BillingMode::kMonthly, *s.monthly);
   bool spot = resolve_mode(rv, d.spot, "spot", BillingMode::kSpot, s.spot->rent);
@@ -477,7 +518,13 @@ void resolve_hybrid(Resolver& rv) {
   const Gpu* spec = rv.catalog().find_gpu(s.hybrid->local_gpu);
   s.hybrid->local_gpu_busy = spec ? spec->tdp : s.own.gpu_busy;
   s.hybrid->local_gpu_idle = s.hybrid->local_gpu_busy * 0.15;
-  if (!s.hourly) rv.fail("hybrid", "needs rent.hourly for the rented part");
+  if (!s.hourly)
+    rv.fail("hybrid",
+            rv.draft().hourly.enabled
+                ? fmt::format("needs rent.hourly for the rented part, and the catalog has no hourly offer for "
+                              "{} in {} (rent.regions; any: anywhere)",
+                              s.own.gpu, regions_text(s.rent_regions))
+                : "needs rent.hourly for the rented part");
 }
 
 void resolve(Resolver& rv) {
@@ -503,6 +550,7 @@ Json echo_scenario(const ResolvedScenario& out) {
   in["workload"] = echo_fields(s, scenario_section("workload").rows, s.currency);
   in["buy"] = echo_fields(s, scenario_section("buy").rows, s.currency);
   Json r = Json::object();
+  r["regions"] = Json::strings(s.rent_regions);
   if (s.hourly) r["hourly"] = echo_mode(s, s.hourly->rent, "rent.hourly");
   if (s.monthly) r["monthly"] = echo_mode(s, *s.monthly, "rent.monthly");
   if (s.spot) r["spot"] = echo_mode(s, s.spot->rent, "rent.spot");
@@ -585,8 +633,8 @@ void drop_replaced(YAML::Node& root, const std::vector<std::string>& sets) {
   }
 }
 
-constexpr std::string_view kDefaultSource = "built-in defaults (8×A100-80G team in Qingdao)";
-constexpr std::string_view kDefaultName = "8×A100-80G team in Qingdao (built-in defaults)";
+constexpr std::string_view kDefaultSource = "built-in defaults (an 8-card A100-class team in Qingdao)";
+constexpr std::string_view kDefaultName = "8-card A100-class team in Qingdao (built-in defaults)";
 
 }  // namespace
 

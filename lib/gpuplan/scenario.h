@@ -23,7 +23,7 @@ struct ResolvedScenario {
   Json fx_used{};                            ///< the same as JSON
 };
 
-/// `path` empty: the built-in default scenario (8×A100-80G team in Qingdao).
+/// `path` empty: the built-in default scenario (an 8-card A100-class team in Qingdao).
 /// `sets` are "path.to.field=VALUE". Throws InputErrors naming file, line and field.
 /// `text`: the file's content already in memory (`path` then only names it).
 ResolvedScenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const Context& ctx,

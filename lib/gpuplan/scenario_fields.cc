@@ -140,7 +140,14 @@ Value parse_gpu_id(const std::string& t, const FieldContext& ctx) {
   return g->id;
 }
 
-std::optional<Fallback> default_gpu(const Scenario&, const FieldContext& ctx) {
+// The A100 class, as the scenario's market sells it: in China the A800-80G
+// (the A100's China version since the 2022 US export rules), elsewhere the A100-80G.
+std::optional<Fallback> default_gpu(const Scenario& s, const FieldContext& ctx) {
+  if (id_equals(s.region, "CN"))
+    if (const Gpu* g = ctx.catalog->find_gpu("A800-80G"))
+      return Fallback{g->id, g->id,
+                      "default for region CN: the A100's China version (A100 exports to China are restricted "
+                      "since 2022)"};
   if (const Gpu* g = ctx.catalog->find_gpu("A100-80G")) return Fallback{g->id, g->id, "default"};
   return std::nullopt;
 }
@@ -158,7 +165,27 @@ std::optional<Fallback> purchase(const Scenario& s, const FieldContext& ctx, Pur
 std::optional<Fallback> card_price(const Scenario& s, const FieldContext& ctx) {
   return purchase(s, ctx, PurchaseKind::kCard, s.own.gpu);
 }
+// A complete server for the GPU in the scenario's region, less its cards at the
+// region's card price: cards and base then add up to the server's price.
+std::optional<Fallback> complete_server_base(const Scenario& s, const FieldContext& ctx) {
+  const Purchase* server = find_purchase(*ctx.catalog, PurchaseKind::kServer, s.own.gpu, s.region);
+  const Purchase* card = find_purchase(*ctx.catalog, PurchaseKind::kCard, s.own.gpu, s.region);
+  if (!server || !card || server->gpus < 1 || !id_equals(server->region, s.region) ||
+      !id_equals(card->region, s.region))
+    return std::nullopt;
+  const Money whole = ctx.fx->convert(server->price.amount);
+  const Money cards = ctx.fx->convert(card->price.amount).times(server->gpus);
+  if (!(cards < whole)) return std::nullopt;
+  const Money base = whole - cards;
+  return Fallback{base, fmt::format("{}", base),
+                  fmt::format("complete {}-GPU server {} at {} less {} × card {}, so that cards and base add up to "
+                              "the server's price: {}; {}",
+                              server->gpus, server->id, to_pretty_string(whole), server->gpus, card->id,
+                              cite(server->provenance), cite(card->provenance))};
+}
+
 std::optional<Fallback> server_base(const Scenario& s, const FieldContext& ctx) {
+  if (auto whole = complete_server_base(s, ctx)) return whole;
   return purchase(s, ctx, PurchaseKind::kServerBase, "");
 }
 
@@ -291,7 +318,7 @@ constexpr F kBuy[] = {
      .kind = K::kChoice,
      .at = buy<&OwnInputs::cover>,
      .fallback = "rent",
-     .why = "default: rent by the hour until the hardware arrives",
+     .why = "default: rent until the hardware arrives (by the hour or a monthly package, whichever costs less)",
      .choices = kCovers,
      .label = "the lead time: rent meanwhile, or a delay cost"},
     {.key = "delay_cost_per_month",
@@ -401,6 +428,12 @@ constexpr F kBuy[] = {
 
 constexpr F kRent[] = {
     {.key = "provider", .kind = K::kText, .label = "only this provider's offers"},
+    {.key = "regions",
+     .kind = K::kList,
+     .fallback = "the scenario's region",
+     .why = "data residency: the article's teams often may not move their data out of the country; rent.regions: "
+            "any compares every offer",
+     .label = "where rented nodes may be: countries (CN) or provider regions (cn-northwest-1); any: anywhere"},
     {.key = "storage_per_gb_month", .kind = K::kMoney, .range = {0}, .vary = true, .label = "storage per GB-month"},
     {.key = "egress_per_gb", .kind = K::kMoney, .range = {0}, .vary = true, .label = "egress per GB"},
     {.key = "support", .kind = K::kShare, .range = {0, 1}, .vary = true, .label = "support, share of the bill"},
@@ -556,6 +589,36 @@ std::optional<Fallback> local_gpu(const Scenario& s, const FieldContext&) {
   return Fallback{s.own.gpu, s.own.gpu, "default: buy.gpu"};
 }
 
+// The rented card of the hybrid's hourly part: its offer's GPU, else buy.gpu.
+const Gpu* rented_gpu(const Scenario& s, const FieldContext& ctx) {
+  if (s.hourly && !s.hourly->rent.offer.empty())
+    if (const Offer* o = ctx.catalog->find_offer(s.hourly->rent.offer)) return ctx.catalog->find_gpu(o->gpu);
+  return ctx.catalog->find_gpu(s.own.gpu);
+}
+
+// A card's dense training rate: BF16, else FP16, else TF32 (TFLOP/s).
+std::optional<std::pair<Precision, double>> training_rate(const Gpu& g) {
+  for (const Precision p : {Precision::kBf16, Precision::kFp16, Precision::kTf32})
+    if (auto it = g.dense_tflops.find(p); it != g.dense_tflops.end() && it->second > 0) return *it;
+  return std::nullopt;
+}
+
+// Local speed: the ratio of the two cards' dense peak rates at one precision.
+std::optional<Fallback> local_speed(const Scenario& s, const FieldContext& ctx) {
+  const Gpu* local = ctx.catalog->find_gpu(s.hybrid->local_gpu);
+  const Gpu* rented = rented_gpu(s, ctx);
+  if (!local || !rented) return std::nullopt;
+  const auto r = training_rate(*rented);
+  if (!r) return std::nullopt;
+  const auto l = local->dense_tflops.find(r->first);
+  if (l == local->dense_tflops.end() || !(l->second > 0)) return std::nullopt;
+  const double ratio = l->second / r->second;
+  return Fallback{ratio, fmt::format("{:.3g}", ratio),
+                  fmt::format("catalog dense {} peaks: {} {:g} ÷ {} {:g} TFLOP/s (peaks, not measured speed: measure "
+                              "both cards on your job and set hybrid.local_speed)",
+                              to_string(r->first), local->id, l->second, rented->id, r->second)};
+}
+
 constexpr F kHybrid[] = {
     {.key = "local_share",
      .kind = K::kShare,
@@ -564,7 +627,7 @@ constexpr F kHybrid[] = {
      .fallback = "30%",
      .why = "default",
      .vary = true,
-     .label = "share of GPU-hours on local cards"},
+     .label = "share of the work on local cards (in rented-card GPU-hours; capped by their capacity)"},
     {.key = "local_cards",
      .kind = K::kWhole,
      .at = hybrid<&HybridInputs::local_cards>,
@@ -586,6 +649,15 @@ constexpr F kHybrid[] = {
      .parse = &parse_gpu_id,
      .echo = {.skip = true},
      .label = "local GPU"},
+    {.key = "local_speed",
+     .kind = K::kNumber,
+     .at = hybrid<&HybridInputs::local_speed>,
+     .range = {0, 100, true},
+     .fallback = "1",
+     .why = "assumption: as fast as the rented card (the catalog has no common precision for both)",
+     .derive = &local_speed,
+     .vary = true,
+     .label = "work a local card does in an hour, relative to a rented card"},
 };
 
 bool has_hourly(const Scenario& s) { return s.hourly.has_value(); }
@@ -685,6 +757,7 @@ Json scenario_echo_schema() {
   rent["hourly"] = rental_properties("rent.hourly");
   rent["monthly"] = rental_properties("rent.monthly");
   rent["spot"] = rental_properties("rent.spot");
+  rent["regions"] = value_schema(K::kList, {}, find_field(scenario_section("rent").rows, "regions")->label, false);
   p["rent"] = object_schema(std::move(rent), {"hourly", "monthly", "spot"});
   p["hybrid"] = object_schema(echo_properties(scenario_section("hybrid").rows));
   Json lines = value_schema(K::kList, {}, "every default used, with its reason and source", false);

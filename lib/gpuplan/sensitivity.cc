@@ -192,10 +192,11 @@ void add_rows(ScenarioInputs& list, const Scenario& base, std::string_view secti
 void add_rent_prices(ScenarioInputs& list, const Scenario& base) {
   const auto add = [&list](auto&&... args) { list.add(std::forward<decltype(args)>(args)...); };
   if (base.hourly)
-    add("rent.hourly.price_per_instance_hour", ValueKind::kMoney, base.hourly->rent.price.units(), [](Scenario& s, double v) {
-      set_money(s.hourly->rent.price, v);
-      if (s.spot && s.spot->discount) s.spot->rent.price = s.hourly->rent.price.scaled(1.0 - *s.spot->discount);
-    });
+    add("rent.hourly.price_per_instance_hour", ValueKind::kMoney, base.hourly->rent.price.units(),
+        [](Scenario& s, double v) {
+          set_money(s.hourly->rent.price, v);
+          if (s.spot && s.spot->discount) s.spot->rent.price = s.hourly->rent.price.scaled(1.0 - *s.spot->discount);
+        });
   add_rows(list, base, "rent.hourly");
   if (base.monthly)
     add("rent.monthly.price_per_instance_month", ValueKind::kMoney, base.monthly->price.units(),
@@ -253,20 +254,24 @@ ScenarioSubject scenario_subject(const Scenario& base) {
 
   ScenarioSubject out;
   out.inputs = std::move(list.inputs);
-  // The metric: how much more owning costs than the cheapest way to rent (NPV);
-  // it crosses zero where the buy-or-rent answer changes.
-  out.evaluate = [base, setters = std::move(list.setters)](std::size_t i, double v) {
+  // The metric: the NPV of the base case's cheapest option (any option,
+  // hybrid included) minus the cheapest of the others; it crosses zero where
+  // the answer changes.
+  const std::string winner = compare(base).cheapest;
+  out.winner = winner;
+  out.evaluate = [base, winner, setters = std::move(list.setters)](std::size_t i, double v) {
     Scenario s = base;
     if (i != kBase) setters.at(i)(s, v);
     const Comparison c = compare(s);
-    double best_rent = std::numeric_limits<double>::infinity();
-    double buy = 0;
+    std::optional<double> mine;
+    double others = std::numeric_limits<double>::infinity();
     for (const OptionResult& opt : c.options) {
-      if (opt.key == "buy") buy = opt.npv;
-      else if (opt.key != "hybrid") best_rent = std::min(best_rent, opt.npv);
+      if (!opt.available) continue;
+      if (opt.key == winner) mine = opt.npv;
+      else others = std::min(others, opt.npv);
     }
     SensitivityOutcome r;
-    if (std::isfinite(best_rent)) r.metric = buy - best_rent;
+    if (mine && std::isfinite(others)) r.metric = *mine - others;
     r.decision = c.cheapest;
     return r;
   };

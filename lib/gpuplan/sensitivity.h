@@ -70,6 +70,7 @@ Sensitivity analyse(std::vector<SensitivityInput> inputs, const SensitivityEvalu
 struct ScenarioSubject {
   std::vector<SensitivityInput> inputs{};
   SensitivityEvaluate evaluate{};
+  std::string winner{};  ///< the base case's cheapest option: the metric is its NPV minus the next cheapest's
 };
 ScenarioSubject scenario_subject(const Scenario& base);
 

@@ -304,19 +304,24 @@ void hybrid_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                             Style::kInputPercent, "share");
   const V lc = gen.input("y_local_cards", fmt::format("hybrid: local cards ({})", y.local_gpu), y.local_cards,
                          Style::kInputNumber, "cards");
+  const V speed = gen.input("y_local_speed", "hybrid: work a local card does in an hour, relative to a rented card",
+                            y.local_speed, Style::kInputNumber, "ratio");
   x.y_capex =
       gen.input("y_local_capex", "hybrid: local hardware (month 0)", y.local_capex.units(), Style::kInputMoney, CUR);
   const V lb =
       gen.input("y_gpu_power_w", "hybrid: local GPU power busy", y.local_gpu_busy.value(), Style::kInputNumber, "W");
   const V li = gen.input("y_gpu_idle_power_w", "hybrid: local GPU power idle", y.local_gpu_idle.value(),
                          Style::kInputNumber, "W");
-  const double ul = std::min(1.0, y.local_share * w.gpus * w.utilisation / y.local_cards);
-  const V u_local = gen.derived("y_u_local", "hybrid: local cards' utilisation",
-                                fmt::format("MIN(1,{}*gpus*{}/{})", share.ref, x.u.ref, lc.ref), ul, Style::kPercent);
-  const double eff = w.utilisation > 0 ? ul * y.local_cards / (w.gpus * w.utilisation) : 0.0;
-  const V u_rent = gen.derived("y_u_rent", "hybrid: rented utilisation",
-                               fmt::format("IF({0}>0,{0}*(1-{1}*{2}/(gpus*{0})),0)", x.u.ref, u_local.ref, lc.ref),
-                               w.utilisation * (1 - eff), Style::kPercent);
+  // compare.cc build_hybrid: the share is of the work; a local card does `speed` of a rented one's.
+  const double ul = std::min(1.0, y.local_share * w.gpus * w.utilisation / (y.local_cards * y.local_speed));
+  const V u_local =
+      gen.derived("y_u_local", "hybrid: local cards' utilisation",
+                  fmt::format("MIN(1,{}*gpus*{}/({}*{}))", share.ref, x.u.ref, lc.ref, speed.ref), ul, Style::kPercent);
+  const double eff = w.utilisation > 0 ? ul * y.local_cards * y.local_speed / (w.gpus * w.utilisation) : 0.0;
+  const V u_rent =
+      gen.derived("y_u_rent", "hybrid: rented utilisation",
+                  fmt::format("IF({0}>0,{0}*(1-{1}*{2}*{3}/(gpus*{0})),0)", x.u.ref, u_local.ref, lc.ref, speed.ref),
+                  w.utilisation * (1 - eff), Style::kPercent);
   const double ykwh =
       (y.local_gpu_busy.value() * y.local_cards * ul + y.local_gpu_idle.value() * y.local_cards * (1 - ul)) *
       s.own.pue * kHoursPerMonth / 1000.0;

@@ -138,8 +138,9 @@ Subject scenario_subject_of(const Context& ctx, const SensitivityQuery& q) {
   Subject sub;
   sub.currency = rs.scenario.currency;
   sub.inputs = scenario_subject(rs.scenario);
-  sub.metric_key = "buy_minus_rent_npv_" + sub.currency.lower();
-  sub.metric_label = fmt::format("NPV of buying minus the cheapest rental ({})", sub.currency.code());
+  sub.metric_key = "lead_npv_" + sub.currency.lower();
+  sub.metric_label = fmt::format("NPV of {} (cheapest at the base) minus the next cheapest option ({})",
+                                 sub.inputs.winner, sub.currency.code());
   sub.name = rs.scenario.name;
   sub.decision_what = "the cheapest option";
   sub.source = rs.source;
