@@ -2,6 +2,7 @@
 #include <random>
 
 #include "gpuplan/compare.h"
+#include "gpuplan/fields.h"
 
 using namespace gpuplan;
 
@@ -464,4 +465,16 @@ TEST_CASE("hybrid counts work, not hours: a slower local card takes less of it",
   // At full speed the same cards take 50% (2 × 730 of 2,920 hours).
   s.hybrid->local_speed = 1.0;
   CHECK(option(compare(s), "hybrid").cash_flow[1] == cny("14600"));
+}
+
+TEST_CASE("a default's quality is its weakest part", "[compare]") {
+  CHECK(default_quality("assumption: the forgotten instance") == "assumption");
+  CHECK(default_quality("catalog ops-engineer-cn-2020 × 0.5 (assumption: half an engineer's time): src") ==
+        "assumption");
+  CHECK(default_quality("default: no cost of capital") == "default");
+  CHECK(default_quality("catalog residual-h100-node-36mo: v2pseo_tco: https://… (undated; weak), as_of 2026-12-02") ==
+        "low");
+  CHECK(default_quality("cheapest hourly price: brian8808: …, as_of 2026-12-02, confidence medium") == "medium");
+  CHECK(default_quality("catalog pue-cn-average-2021: modb: https://www.modb.pro/db/630401, as_of 2026-12-02") ==
+        "sourced");
 }

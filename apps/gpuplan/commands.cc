@@ -33,6 +33,9 @@ void compare_options(CLI::App& sub, Flags& f) {
   sub.add_flag("--chart", f.compare.chart, "cumulative cost per option as a terminal chart");
   sub.add_flag("--breakdown", f.compare.breakdown,
                "every cost item of every option and month, long form: option,item,month,amount (and its CSV)");
+  sub.add_flag("--defaults", f.compare.defaults,
+               "the defaults used as a table: field, value, quality (assumption, default, low/medium/high, "
+               "sourced) and source (and its CSV)");
 }
 Outcome compare_run(const Flags& f) {
   return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::compare_report(c, fl.compare); });

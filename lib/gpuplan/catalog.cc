@@ -108,6 +108,11 @@ const std::optional<Price>& Offer::price(BillingMode mode) const {
   return hourly;
 }
 
+std::string cite(const Provenance& p) {
+  return fmt::format("{}, as_of {}{}{}", p.source, format_date(p.as_of), p.confidence.empty() ? "" : ", confidence ",
+                     p.confidence);
+}
+
 std::string_view intern(std::string_view text) {
   // Never freed: catalog texts live as long as the process, like the built-in ones.
   static auto* pool = new std::set<std::string, std::less<>>();

@@ -32,6 +32,10 @@ struct Provenance {
 /// A copy of `text` that lives until the process ends, shared by equal texts.
 std::string_view intern(std::string_view text);
 
+/// "source, as_of 2025-02-21" and, when the record rates itself, ", confidence low":
+/// how a default names the record it came from.
+std::string cite(const Provenance& p);
+
 /// One price with where it came from.
 struct Price {
   Money amount = Money::zero(kCny);

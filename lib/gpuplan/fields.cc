@@ -146,6 +146,18 @@ std::string_view choice_name(std::span<const Choice> choices, int value) {
 
 void DefaultNotes::add(std::string_view field, std::string_view value, std::string_view why) {
   lines.push_back(fmt::format("{} = {} ({})", field, value, why));
+  entries.push_back({std::string(field), std::string(value), std::string(why), std::string(default_quality(why))});
+}
+
+std::string_view default_quality(std::string_view why) {
+  // A sourced figure scaled by an assumed share is an assumption: the weakest part wins.
+  if (why.find("assumption") != std::string_view::npos) return "assumption";
+  if (why.starts_with("default")) return "default";
+  // The weakest rating the reason mentions wins (a derived default may cite two records).
+  if (why.find("confidence low") != std::string_view::npos || why.find("weak") != std::string_view::npos) return "low";
+  if (why.find("confidence medium") != std::string_view::npos) return "medium";
+  if (why.find("confidence high") != std::string_view::npos) return "high";
+  return "sourced";
 }
 
 std::string field_path(std::string_view section, std::string_view key) {

@@ -250,11 +250,24 @@ std::string_view choice_name(std::span<const Choice> choices, int value);
 /// Which rows of a section were given (in the file or by --set).
 using Given = std::vector<bool>;
 
-/// "Defaults used" lines: "workload.utilisation = 50% (assumption: …)".
+/// One default used: the field, its value as shown, why, and how far to trust it.
+struct DefaultUsed {
+  std::string field, value, why, quality;
+};
+
+/// "Defaults used" lines: "workload.utilisation = 50% (assumption: …)", and the same as records.
 struct DefaultNotes {
   std::vector<std::string> lines{};
+  std::vector<DefaultUsed> entries{};
   void add(std::string_view field, std::string_view value, std::string_view why);
 };
+
+/// How far a default can be trusted, read from its reason: "assumption" (also
+/// when a sourced figure is scaled by an assumed share);
+/// "default" (a choice gpuplan makes, e.g. a 24-month horizon); a catalog
+/// record's own confidence ("low", "medium", "high"; "low" too when its source
+/// calls itself weak); else "sourced" (a source without a rating).
+std::string_view default_quality(std::string_view why);
 
 /// "section.key" (or "key" at the top level).
 std::string field_path(std::string_view section, std::string_view key);

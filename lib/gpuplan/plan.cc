@@ -78,7 +78,6 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
     out.push_back(std::move(s));
   }
   if (in.include_buy) {
-    const auto cite = [](const Provenance& p) { return fmt::format("{}, as_of {}", p.source, format_date(p.as_of)); };
     for (const Gpu& g : cat.gpus) {
       if (!matches_any(in.gpus, g.id, true)) continue;
       const Purchase* card = find_purchase(cat, PurchaseKind::kCard, g.id, in.market);

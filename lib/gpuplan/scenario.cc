@@ -15,8 +15,6 @@ namespace {
 using detail::Diagnostics;
 using detail::Fields;
 
-std::string cite(const Provenance& p) { return fmt::format("{}, as_of {}", p.source, format_date(p.as_of)); }
-
 /// Add-ons: `rent:` sets them for every rental mode at once, a mode for itself.
 struct AddOns {
   std::optional<Money> storage{}, egress{}, support_minimum{};
@@ -598,6 +596,7 @@ ResolvedScenario finish(Draft& d, const std::string& source, const CurrencyConve
   out.scenario = std::move(d.s);
   out.source = source;
   out.defaults_used = std::move(notes.lines);
+  out.defaults = std::move(notes.entries);
   out.inputs = echo_scenario(out);
   out.fx_notes = fx.notes();
   out.fx_used = fx.used_json();

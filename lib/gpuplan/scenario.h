@@ -10,6 +10,7 @@
 
 #include "gpuplan/compare.h"
 #include "gpuplan/context.h"
+#include "gpuplan/fields.h"
 #include "gpuplan/json.h"
 
 namespace gpuplan {
@@ -18,6 +19,7 @@ struct ResolvedScenario {
   Scenario scenario{};
   std::string source{};                      ///< the file, or "built-in defaults"
   std::vector<std::string> defaults_used{};  ///< "buy.card_price = 100,000.00 CNY (catalog purchase a100-80g-cn)"
+  std::vector<DefaultUsed> defaults{};       ///< the same as records, with each one's quality
   Json inputs{};                             ///< every resolved input, echoed in JSON
   std::vector<std::string> fx_notes{};       ///< the exchange rates applied, with their dates
   Json fx_used{};                            ///< the same as JSON

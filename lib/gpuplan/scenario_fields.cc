@@ -26,8 +26,6 @@ constexpr Access<Scenario> hybrid = member<&Scenario::hybrid, M>();
 
 bool never(const Scenario&, const FieldContext&) { return false; }
 
-std::string cite(const Provenance& p) { return fmt::format("{}, as_of {}", p.source, format_date(p.as_of)); }
-
 // ---- top level ----
 
 Value parse_horizon(const std::string& t, const FieldContext&) {
@@ -431,8 +429,8 @@ constexpr F kRent[] = {
     {.key = "regions",
      .kind = K::kList,
      .fallback = "the scenario's region",
-     .why = "data residency: the article's teams often may not move their data out of the country; rent.regions: "
-            "any compares every offer",
+     .why = "default for data residency: the article's teams often may not move their data out of the country; "
+            "rent.regions: any compares every offer",
      .label = "where rented nodes may be: countries (CN) or provider regions (cn-northwest-1); any: anywhere"},
     {.key = "storage_per_gb_month", .kind = K::kMoney, .range = {0}, .vary = true, .label = "storage per GB-month"},
     {.key = "egress_per_gb", .kind = K::kMoney, .range = {0}, .vary = true, .label = "egress per GB"},

@@ -236,6 +236,17 @@ Table cash_flow_table(const Comparison& c, Currency currency, bool shown) {
   return flow;
 }
 
+// Every default used, with how far to trust it (CSV with --defaults).
+Table defaults_table(const ResolvedScenario& rs, bool shown) {
+  Table t;
+  t.name = "defaults";
+  t.title = "Defaults used (quality: assumption, default, a catalog record's confidence, or sourced)";
+  t.text = shown;
+  t.columns = {{"field", "field"}, {"value", "value"}, {"quality", "quality"}, {"why", "why and source"}};
+  for (const DefaultUsed& d : rs.defaults) t.add_row({d.field, d.value, d.quality, d.why});
+  return t;
+}
+
 // JSON: the decision, break-even, spot's overhead and the rates used.
 Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
   Json extra = Json::object();
@@ -289,7 +300,7 @@ void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c,
   if (auto n = spot_note(c)) rep.notes.push_back(std::move(*n));
   rep.notes.push_back(fmt::format("Scenario: {}. {}", rs.source, ctx.catalog_note()));
   for (const auto& n : rs.fx_notes) rep.notes.push_back(n);
-  add_defaults_notes(rep, rs.defaults_used);
+  if (!q.defaults) add_defaults_notes(rep, rs.defaults_used);
   if (!q.monthly)
     rep.notes.push_back(
         "Month by month: --monthly (cash flow, owning's schedule); every item of every month: --breakdown. Every "
@@ -312,10 +323,15 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   rep.command = "compare";
   rep.title =
       fmt::format("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, currency.code(), rs.scenario.name);
-  rep.tables = {options_table(c, currency), breakdown_table(c, currency), cash_flow_table(c, currency, q.monthly),
-                own_schedule_table(c, currency, q.monthly), monthly_breakdown_table(c, currency, q.breakdown)};
+  rep.tables = {options_table(c, currency),
+                breakdown_table(c, currency),
+                cash_flow_table(c, currency, q.monthly),
+                own_schedule_table(c, currency, q.monthly),
+                monthly_breakdown_table(c, currency, q.breakdown),
+                defaults_table(rs, q.defaults)};
   if (q.monthly) rep.primary = 2;
   if (q.breakdown) rep.primary = 4;
+  if (q.defaults) rep.primary = 5;
   if (q.chart) rep.figures.push_back(cumulative_chart(c));
   Json in = ctx.echo();
   append(in, rs.inputs);

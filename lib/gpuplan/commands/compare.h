@@ -20,6 +20,7 @@ struct CompareQuery {
   bool monthly = false;             ///< show (and CSV-export) the monthly cash flow
   bool chart = false;               ///< add the cumulative-cost chart
   bool breakdown = false;           ///< show (and CSV-export) every item of every month, long form
+  bool defaults = false;            ///< show (and CSV-export) the defaults used, with their quality
 };
 
 Report compare_report(const Context& ctx, const CompareQuery& query);

@@ -647,6 +647,47 @@ Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const Scenario& s, co
   return x;
 }
 
+// Every item of every option in every month, long form for a pivot table:
+// values as exported (the Cash flow sheet recalculates; this sheet does not).
+void breakdown_sheet(xlsx::Sheet& b, const Comparison& c) {
+  b.text(0, 0, "Cost breakdown month by month, as exported: edits to Assumptions do not move it (Cash flow does)",
+         Style::kNote);
+  const char* heads[] = {"option", "item", "month", "amount"};
+  for (int j = 0; j < 4; ++j) b.text(1, j, heads[j], Style::kHeader);
+  b.freeze(2);
+  b.width(0, 16);
+  b.width(1, 26);
+  int r = 2;
+  for (const OptionResult& o : c.options)
+    for (std::size_t m = 0; m < o.items_by_month.size(); ++m)
+      for (const CostLine& l : o.items_by_month[m]) {
+        b.text(r, 0, o.key);
+        b.text(r, 1, l.item);
+        b.number(r, 2, static_cast<double>(m), Style::kInteger);
+        b.money(r, 3, l.amount);
+        ++r;
+      }
+}
+
+// Every default the scenario used, with its source and how far to trust it.
+void defaults_sheet(xlsx::Sheet& d, const ResolvedScenario& rs) {
+  const char* heads[] = {"field", "value", "quality", "why and source"};
+  for (int j = 0; j < 4; ++j) d.text(0, j, heads[j], Style::kHeader);
+  d.freeze(1);
+  d.width(0, 32);
+  d.width(1, 22);
+  d.width(2, 12);
+  d.width(3, 120);
+  int r = 1;
+  for (const DefaultUsed& u : rs.defaults) {
+    d.text(r, 0, u.field);
+    d.text(r, 1, u.value);
+    d.text(r, 2, u.quality);
+    d.text(r, 3, u.why);
+    ++r;
+  }
+}
+
 }  // namespace
 
 std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
@@ -658,6 +699,8 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
   const Layout l = cash_flow_header(cf, c);
   cash_flow_sheet(cf, c, x, l);
   summary_sheet(sum, rs, c, l);
+  breakdown_sheet(wb.add_sheet("Breakdown"), c);
+  defaults_sheet(wb.add_sheet("Defaults"), rs);
   return wb.bytes();
 }
 
