@@ -149,3 +149,32 @@ TEST_CASE("a price per GPU and a price per instance of the same offer are the sa
   CHECK(by_gpu.scenario.hourly->rent.storage_per_gb_month == r.storage_per_gb_month);
   CHECK(compare(by_gpu.scenario).options.at(1).total > compare(base.scenario).options.at(1).total);
 }
+
+TEST_CASE("of two keys for one thing, the later setting wins, from the file or an earlier --set", "[scenario]") {
+  const Context ctx = fixture_context();
+  const std::string qingdao = GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml";  // price_per_instance_hour: 225
+  const ResolvedScenario by_gpu = load_scenario(qingdao, {"rent.hourly.price_per_gpu_hour=30"}, ctx);
+  CHECK(by_gpu.scenario.hourly->rent.price == Money::parse("240", kCny));  // 8 GPUs × 30
+  const ResolvedScenario amount_last =
+      load_scenario(qingdao, {"buy.resale_value=10%", "buy.resale_amount=5000"}, ctx);
+  CHECK_FALSE(amount_last.scenario.own.resale_share);
+  REQUIRE(amount_last.scenario.own.resale_amount);
+  CHECK(*amount_last.scenario.own.resale_amount == Money::parse("5000", kCny));
+  const ResolvedScenario share_last =
+      load_scenario(qingdao, {"buy.resale_amount=5000", "buy.resale_value=10%"}, ctx);
+  CHECK_FALSE(share_last.scenario.own.resale_amount);
+  CHECK(share_last.scenario.own.resale_share == 0.1);
+}
+
+TEST_CASE("spot priced as a discount keeps what it gives for itself", "[scenario]") {
+  // Before: the hourly instance was copied over spot's own billing step.
+  const Context ctx = fixture_context();
+  const ResolvedScenario rs = load_scenario(GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml",
+                                            {"rent.spot.billing_granularity=1s", "rent.spot.storage_per_gb_month=0.3"},
+                                            ctx);
+  REQUIRE(rs.scenario.spot);
+  CHECK(rs.scenario.spot->rent.granularity == Seconds(1));
+  CHECK(rs.scenario.hourly->rent.granularity == Seconds(3600));
+  CHECK(rs.scenario.spot->rent.storage_per_gb_month == Money::parse("0.3", kCny));
+  CHECK(rs.scenario.spot->own_keys == std::vector<std::string>{"billing_granularity", "storage_per_gb_month"});
+}

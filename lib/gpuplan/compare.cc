@@ -294,6 +294,10 @@ void buy_notes(const Scenario& s, const std::vector<std::string>& bridged, Optio
   if (!bridged.empty()) {
     r.start_delay = s.hourly ? rental_start_delay(s.hourly->rent, w) : rental_start_delay(*s.monthly, w);
     r.notes.push_back(bridge_note(lead, bridged));
+    // Given for a delay_cost cover and left when the cover was switched (by --set, say): said, not charged.
+    if (o.delay_cost_per_month.micros() != 0)
+      r.notes.push_back(fmt::format("buy.delay_cost_per_month ({}) is not charged: the lead time is bridged by renting",
+                                    to_pretty_string(o.delay_cost_per_month)));
   } else {
     r.start_delay = Hours(o.lead_time);
     if (o.lead_time > Seconds(0))

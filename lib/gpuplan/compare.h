@@ -95,6 +95,9 @@ struct SpotInputs {
   SpotParams interruptions{};
   /// Set when the spot price is the hourly price less this share (rent.spot.discount).
   std::optional<double> discount{};
+  /// With a discount, the instance shape and add-ons follow the hourly option
+  /// except these rent.spot keys, given for spot itself.
+  std::vector<std::string> own_keys{};
 };
 
 struct HybridInputs {

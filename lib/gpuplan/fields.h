@@ -259,6 +259,7 @@ struct DefaultUsed {
 struct DefaultNotes {
   std::vector<std::string> lines{};
   std::vector<DefaultUsed> entries{};
+  std::vector<std::string> defaulted{};  ///< every field a row's default filled, named or not
   void add(std::string_view field, std::string_view value, std::string_view why);
 };
 
@@ -315,6 +316,7 @@ std::vector<MissingField> apply_defaults(Root& r, const Section<Root>& section, 
       continue;
     }
     f.at.set(r, fb->value);
+    notes.defaulted.push_back(field_path(section.name, f.key));
     if (!f.noted || f.noted(r, ctx)) notes.add(field_path(section.name, f.key), fb->shown, fb->why);
   }
   return missing;

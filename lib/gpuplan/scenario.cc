@@ -210,10 +210,6 @@ void check_buy(Resolver& rv) {
     rv.fail("buy.cards",
             fmt::format("{} card(s) cannot run a workload of {} GPUs (workload.gpus)", o.cards, s.workload.gpus));
   const bool delay_given = rv.given("buy", "delay_cost_per_month");
-  // A delay cost that would never be charged is a mistake; zero says the same as renting.
-  if (delay_given && o.cover == LeadTimeCover::kRent && o.delay_cost_per_month.micros() != 0)
-    rv.fail("buy.delay_cost_per_month",
-            "applies only with lead_time_cover: delay_cost (the lead time is bridged by renting)");
   // The lead time is a cost too (SPEC): with no training and no bridge it must be priced.
   if (!delay_given && o.cover == LeadTimeCover::kDelayCost && o.lead_time > Seconds(0))
     rv.fail("buy.delay_cost_per_month",
@@ -467,10 +463,21 @@ bool spot_from_discount(Resolver& rv, const RentRequest& q) {
     rv.fail("rent.spot.discount", "needs an hourly price to discount");
     return false;
   }
+  // The hourly instance, shape and add-ons, at the discount; what spot gives for itself stays.
   s.spot->rent = s.hourly->rent;
   s.spot->rent.price = s.hourly->rent.price.scaled(1.0 - *q.discount);
   s.spot->rent.description = fmt::format("{:g}% off {}", *q.discount * 100, s.hourly->rent.description);
   s.spot->discount = q.discount;
+  std::vector<std::string>& own = s.spot->own_keys;
+  if (q.gpus_per_instance) s.spot->rent.gpus_per_instance = *q.gpus_per_instance, own.push_back("gpus_per_instance");
+  if (q.granularity) s.spot->rent.granularity = *q.granularity, own.push_back("billing_granularity");
+  if (q.minimum) s.spot->rent.minimum_billing = *q.minimum, own.push_back("minimum_billing");
+  const AddOns& a = q.add_ons;
+  for (const auto& [given, key] : {std::pair{a.storage.has_value(), "storage_per_gb_month"},
+                                   {a.egress.has_value(), "egress_per_gb"},
+                                   {a.support.has_value(), "support"},
+                                   {a.support_minimum.has_value(), "support_minimum_monthly"}})
+    if (given) own.push_back(key);
   return true;
 }
 
@@ -513,9 +520,6 @@ void resolve_hybrid(Resolver& rv) {
   Scenario& s = rv.scenario();
   if (!s.hybrid) return;
   rv.defaults("hybrid");
-  const Gpu* spec = rv.catalog().find_gpu(s.hybrid->local_gpu);
-  s.hybrid->local_gpu_busy = spec ? spec->tdp : s.own.gpu_busy;
-  s.hybrid->local_gpu_idle = s.hybrid->local_gpu_busy * 0.15;
   if (!s.hourly)
     rv.fail("hybrid",
             rv.draft().hourly.enabled
@@ -597,14 +601,15 @@ ResolvedScenario finish(Draft& d, const std::string& source, const CurrencyConve
   out.source = source;
   out.defaults_used = std::move(notes.lines);
   out.defaults = std::move(notes.entries);
+  out.defaulted = std::move(notes.defaulted);
   out.inputs = echo_scenario(out);
   out.fx_notes = fx.notes();
   out.fx_used = fx.used_json();
   return out;
 }
 
-// Keys that say one thing two ways: a --set of one replaces the file's other
-// (the file says a price per instance, --set a price per GPU: the later wins).
+// Keys that say one thing two ways: a --set of one replaces the other, from
+// the file or from an earlier --set (the later wins).
 void drop_replaced(YAML::Node& root, const std::vector<std::string>& sets) {
   static constexpr std::pair<std::string_view, std::string_view> kTwins[] = {
       {"price_per_instance_hour", "price_per_gpu_hour"},
@@ -612,14 +617,17 @@ void drop_replaced(YAML::Node& root, const std::vector<std::string>& sets) {
       {"resale_value", "resale_amount"}};
   std::vector<std::string> paths;
   for (const std::string& set : sets) paths.push_back(set.substr(0, set.find('=')));
-  for (const std::string& path : paths) {
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const std::string& path = paths[i];
     const std::size_t dot = path.rfind('.');
     const std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
     const std::string key = path.substr(dot == std::string::npos ? 0 : dot + 1);
     for (const auto& [a, b] : kTwins) {
       const std::string_view other = key == a ? b : key == b ? a : std::string_view();
+      if (other.empty()) continue;
       const std::string other_path = (parent.empty() ? "" : parent + ".") + std::string(other);
-      if (other.empty() || std::find(paths.begin(), paths.end(), other_path) != paths.end()) continue;
+      if (std::find(paths.begin() + static_cast<std::ptrdiff_t>(i) + 1, paths.end(), other_path) != paths.end())
+        continue;           // a later --set of the twin wins over this one
       YAML::Node n = root;  // walked with reset(): operator= on a node writes through it
       for (std::size_t start = 0; !parent.empty() && n.IsMap();) {
         const std::size_t end = parent.find('.', start);

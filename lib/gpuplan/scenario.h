@@ -20,6 +20,7 @@ struct ResolvedScenario {
   std::string source{};                      ///< the file, or "built-in defaults"
   std::vector<std::string> defaults_used{};  ///< "buy.card_price = 100,000.00 CNY (catalog purchase a100-80g-cn)"
   std::vector<DefaultUsed> defaults{};       ///< the same as records, with each one's quality
+  std::vector<std::string> defaulted{};      ///< every field filled by its row's default ("buy.cards")
   Json inputs{};                             ///< every resolved input, echoed in JSON
   std::vector<std::string> fx_notes{};       ///< the exchange rates applied, with their dates
   Json fx_used{};                            ///< the same as JSON

@@ -587,6 +587,16 @@ std::optional<Fallback> local_gpu(const Scenario& s, const FieldContext&) {
   return Fallback{s.own.gpu, s.own.gpu, "default: buy.gpu"};
 }
 
+std::optional<Fallback> local_tdp(const Scenario& s, const FieldContext& ctx) {
+  const Gpu* g = ctx.catalog->find_gpu(s.hybrid->local_gpu);
+  if (!g) return std::nullopt;
+  return Fallback{g->tdp, fmt::format("{:g}W", g->tdp.value()), fmt::format("{} TDP: {}", g->id, cite(g->provenance))};
+}
+std::optional<Fallback> local_idle(const Scenario& s, const FieldContext&) {
+  const Watts idle = s.hybrid->local_gpu_busy * 0.15;
+  return Fallback{idle, fmt::format("{:g}W", idle.value()), "assumption: 15% of TDP when idle"};
+}
+
 // The rented card of the hybrid's hourly part: its offer's GPU, else buy.gpu.
 const Gpu* rented_gpu(const Scenario& s, const FieldContext& ctx) {
   if (s.hourly && !s.hourly->rent.offer.empty())
@@ -656,6 +666,20 @@ constexpr F kHybrid[] = {
      .derive = &local_speed,
      .vary = true,
      .label = "work a local card does in an hour, relative to a rented card"},
+    {.key = "local_gpu_power",
+     .kind = K::kWatts,
+     .at = hybrid<&HybridInputs::local_gpu_busy>,
+     .range = {0},
+     .derive = &local_tdp,
+     .echo = {.key = "local_gpu_power_w"},
+     .label = "power per local card, training"},
+    {.key = "local_gpu_idle_power",
+     .kind = K::kWatts,
+     .at = hybrid<&HybridInputs::local_gpu_idle>,
+     .range = {0},
+     .derive = &local_idle,
+     .echo = {.key = "local_gpu_idle_power_w"},
+     .label = "power per local card, idle"},
 };
 
 bool has_hourly(const Scenario& s) { return s.hourly.has_value(); }

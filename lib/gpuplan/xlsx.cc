@@ -155,6 +155,10 @@ void Sheet::formula_text(int row, int col, std::string formula, std::string cach
   put(row, col, Cell{Cell::Kind::kFormulaText, 0, with_half_even_rounding(formula), std::move(cached), style});
 }
 
+void Sheet::validate(int row, int col, double lo, double hi, bool whole, std::string message) {
+  validations_.push_back(Validation{row, col, lo, hi, whole, std::move(message)});
+}
+
 std::string Sheet::xml() const {
   std::string out = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<worksheet xmlns=\"{}\" "
@@ -206,7 +210,23 @@ std::string Sheet::xml() const {
     }
   }
   if (current >= 0) out += "</row>";
-  out += "</sheetData></worksheet>";
+  out += "</sheetData>";
+  if (!validations_.empty()) {
+    out += fmt::format("<dataValidations count=\"{}\">", validations_.size());
+    for (const Validation& v : validations_) {
+      const bool has_lo = std::isfinite(v.lo), has_hi = std::isfinite(v.hi);
+      const char* op = has_lo && has_hi ? "between" : has_lo ? "greaterThanOrEqual" : "lessThanOrEqual";
+      out += fmt::format(
+          "<dataValidation type=\"{}\" operator=\"{}\" allowBlank=\"0\" showErrorMessage=\"1\" "
+          "errorTitle=\"gpuplan\" error=\"{}\" sqref=\"{}\"><formula1>{}</formula1>",
+          v.whole ? "whole" : "decimal", op, escape(v.message), cell_ref(v.row, v.col),
+          number_text(has_lo ? v.lo : v.hi));
+      if (has_lo && has_hi) out += fmt::format("<formula2>{}</formula2>", number_text(v.hi));
+      out += "</dataValidation>";
+    }
+    out += "</dataValidations>";
+  }
+  out += "</worksheet>";
   return out;
 }
 
@@ -349,6 +369,22 @@ Value Assumptions::derived(const std::string& name, const std::string& label, co
   return Value{name, value};
 }
 
+void Assumptions::limit(double lo, double hi, bool whole) {
+  const auto shown = [](double x) { return fmt::format("{:g}", x); };
+  if (lo == hi) {
+    s_.validate(row_ - 1, 1, lo, hi, whole,
+                fmt::format("locked at {}: change it with gpuplan and export again", shown(lo)));
+    return;
+  }
+  const std::string message = std::isfinite(lo) && std::isfinite(hi)
+                                  ? fmt::format("gpuplan accepts {} to {}", shown(lo), shown(hi))
+                              : std::isfinite(lo) ? fmt::format("gpuplan accepts {} or more", shown(lo))
+                                                  : fmt::format("gpuplan accepts {} or less", shown(hi));
+  s_.validate(row_ - 1, 1, lo, hi, whole, message + (whole ? " (whole numbers)" : ""));
+}
+
+void Assumptions::set_as(const std::string& setting) { s_.text(row_ - 1, 4, setting, Style::kNote); }
+
 void Assumptions::heading(const std::string& text) {
   ++row_;
   s_.text(row_++, 0, text, Style::kHeader);
@@ -365,11 +401,13 @@ int assumptions_header(Sheet& a, const std::string& title, bool formula_notes) {
   a.text(3, 1, "value", Style::kHeader);
   a.text(3, 2, "unit", Style::kHeader);
   a.text(3, 3, "note", Style::kHeader);
+  a.text(3, 4, "gpuplan --set", Style::kHeader);
   a.freeze(4);
   a.width(0, 44);
   a.width(1, 16);
   a.width(2, 20);
   a.width(3, 70);
+  a.width(4, 44);
   return 4;
 }
 

@@ -75,6 +75,9 @@ class Sheet {
   void width(int col, double characters) { widths_[col] = characters; }
   /// Rows (from the top) and columns (from the left) that stay in view.
   void freeze(int rows, int cols = 0) { freeze_ = {rows, cols}; }
+  /// Data validation of one cell: a spreadsheet refuses a typed value outside
+  /// lo..hi (an infinite bound is no bound; `whole`: whole numbers only) with `message`.
+  void validate(int row, int col, double lo, double hi, bool whole, std::string message);
 
   std::string xml() const;
 
@@ -91,6 +94,13 @@ class Sheet {
   std::map<std::pair<int, int>, Cell> cells_{};  ///< (row, col), in row-major order
   std::map<int, double> widths_{};
   std::pair<int, int> freeze_{0, 0};
+  struct Validation {
+    int row = 0, col = 0;
+    double lo = 0, hi = 0;
+    bool whole = false;
+    std::string message{};
+  };
+  std::vector<Validation> validations_{};
 };
 
 class Workbook {
@@ -127,6 +137,11 @@ class Assumptions {
               const std::string& note = "");
   Value derived(const std::string& name, const std::string& label, const std::string& formula, double value,
                 Style style = Style::kNumber, const std::string& unit = "");
+  /// The last input accepts only lo..hi (the CLI's range for the field).
+  void limit(double lo, double hi, bool whole = false);
+  /// The last input's gpuplan setting, in column E: "buy.lead_time={}mo" (the
+  /// value goes where {} is), so a change here can be reproduced with --set.
+  void set_as(const std::string& setting);
   void heading(const std::string& text);
   int row() const { return row_; }
 

@@ -9,6 +9,10 @@ headless, recalculating on load) and with openpyxl.
   xlsx_check.py GPUPLAN SRC WORK NAME edit CELLNAME VALUE SETARG ARGS...
       after setting the named assumption cell to VALUE (openpyxl) and recalculating,
       the totals equal `gpuplan ARGS --set SETARG --format json` to the cent
+  xlsx_check.py GPUPLAN SRC WORK NAME edit-all ARGS...
+      every input cell of a compare workbook, one at a time: moved to a new value
+      within its data validation and recalculated, the totals equal gpuplan's with
+      the --set the workbook names beside it (column E); the horizon is locked
 ARGS run from SRC with GPUPLAN_TODAY=2026-12-02; NAME names the work files.
 """
 import csv, datetime, json, math, os, shutil, subprocess, sys
@@ -105,6 +109,127 @@ def check_estimate(sheets, doc, edited=False):
     print("wall time and %d cost rows equal gpuplan's" % len(priced))
 
 
+def recalculate_many(paths, work, name):
+    """Like recalculate() for several workbooks in one LibreOffice start: {path: {sheet: rows}}."""
+    profile = os.path.join(work, name + "-profile")
+    shutil.rmtree(profile, ignore_errors=True)
+    os.makedirs(os.path.join(profile, "user"))
+    with open(os.path.join(profile, "user", "registrymodifications.xcu"), "w") as f:
+        f.write(RECALC_PROFILE)
+    out = os.path.join(work, name + "-csv")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    subprocess.run(["soffice", "-env:UserInstallation=file://" + profile, "--headless", "--convert-to",
+                    "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1",
+                    "--outdir", out] + paths, capture_output=True, timeout=900)
+    result = {}
+    for path in paths:
+        base = os.path.splitext(os.path.basename(path))[0]
+        sheets = {}
+        for f in sorted(os.listdir(out)):
+            if f.startswith(base + "-") and f.endswith(".csv"):
+                with open(os.path.join(out, f), newline="", encoding="utf-8") as h:
+                    sheets[f[len(base) + 1:-4]] = list(csv.reader(h))
+        if not sheets:
+            fail("LibreOffice wrote nothing for " + path)
+        result[path] = sheets
+    return result
+
+
+# Inputs whose setting is not "key={}": what gpuplan is told for each cell value.
+FLAG_SETTINGS = {
+    "cover_by_renting": lambda v, cells: (["buy.lead_time_cover=rent"] if v == 1 else
+                                          ["buy.lead_time_cover=delay_cost",
+                                           "buy.delay_cost_per_month=%r" % cells["delay_cost_per_month"]]),
+    "h_auto_release": lambda v, cells: ["rent.hourly.auto_release=%s" % ("true" if v == 1 else "false")],
+    "resale_mode": lambda v, cells: ({0: [], 1: ["buy.resale_value=%r" % cells["resale_value"]],
+                                      2: ["buy.resale_amount=%r" % cells["resale_amount"]]}[int(v)]),
+}
+
+
+# Inputs that only count when another cell says so: edited while inactive,
+# they must change nothing (gpuplan gets no --set).
+ACTIVE_WHEN = {
+    "resale_value": lambda cells: cells.get("resale_mode") == 1,
+    "resale_amount": lambda cells: cells.get("resale_mode") == 2,
+    "delay_cost_per_month": lambda cells: cells.get("cover_by_renting") == 0,
+}
+
+
+def new_value(name, value, whole, percent, lo, hi):
+    """A different value within the cell's validation."""
+    if name in FLAG_SETTINGS:
+        # resale_mode 0 → 1 → 2 → 1: leaving an override for depreciation has no --set (a key cannot be unset)
+        return 1 - value if name != "resale_mode" else {0: 1, 1: 2, 2: 1}[int(value)]
+    if name.endswith("commitment_months"):
+        return value + 12
+    if whole:
+        v = value - 1 if name == "gpus" else value + 1
+    elif percent:
+        v = round(value * 0.9, 6) if value > 0.05 else round(value + 0.1, 6)
+    else:
+        v = round(value * 1.1, 6) if value != 0 else 0.5
+    if lo is not None and v < lo or hi is not None and v > hi:
+        v = round((lo + hi) / 2, 6) if lo is not None and hi is not None else value + 1
+    return v
+
+
+def edit_all(gpuplan, src, work, name, args, xlsx):
+    wb = openpyxl.load_workbook(xlsx)
+    ws = wb["Assumptions"]
+    named = {}
+    for dn in wb.defined_names.definedName:  # openpyxl 3.0 (Debian 12)
+        for sheet, coord in dn.destinations:
+            if sheet == "Assumptions":
+                named[coord.replace("$", "")] = dn.name
+    rules = {}
+    for dv in ws.data_validations.dataValidation:
+        for rng in dv.sqref.ranges:
+            f1 = float(dv.formula1) if dv.formula1 is not None else None
+            f2 = float(dv.formula2) if dv.formula2 is not None else None
+            lo, hi = (f1, f2) if dv.operator == "between" else ((f1, None) if dv.operator == "greaterThanOrEqual" else (None, f1))
+            rules[rng.coord] = (dv.type == "whole", lo, hi)
+    cells = {n: ws[c].value for c, n in named.items()}
+    # The horizon is locked: its validation allows only its own value.
+    horizon = next(r for r in ws.iter_rows() if r[0].value == "horizon (rows of Cash flow)")
+    whole, lo, hi = rules.get(horizon[1].coordinate, (None, None, None))
+    if not (whole and lo == hi == horizon[1].value):
+        fail("the horizon cell is not locked to %r by validation" % horizon[1].value)
+    cases = []
+    for row in ws.iter_rows(min_row=5):
+        b, e = row[1], row[4] if len(row) > 4 else None
+        n = named.get(b.coordinate)
+        if n is None or n == "horizon_months" or e is None or not e.value or b.data_type == "f" or isinstance(b.value, str):
+            continue
+        if b.coordinate not in rules:
+            fail("input %s (%s) has no data validation" % (n, b.coordinate))
+        whole, lo, hi = rules[b.coordinate]
+        v = new_value(n, b.value, whole, "%" in (b.number_format or ""), lo, hi)
+        if n in ACTIVE_WHEN and not ACTIVE_WHEN[n](cells):
+            sets = []
+        elif n in FLAG_SETTINGS:
+            sets = FLAG_SETTINGS[n](v, cells)
+        else:
+            template = e.value.split(" (")[0]
+            sets = [template.replace("{}", ("%.10g" % v))]
+        edited = os.path.join(work, "%s-%s.xlsx" % (name, n))
+        wb2 = openpyxl.load_workbook(xlsx)
+        wb2["Assumptions"][b.coordinate].value = v
+        wb2.save(edited)
+        cases.append((n, v, sets, edited))
+    if len(cases) < 20:
+        fail("only %d input cells found" % len(cases))
+    recalculated = recalculate_many([c[3] for c in cases], work, name)
+    for n, v, sets, edited in cases:
+        extra = []
+        for st in sets:
+            extra += ["--set", st]
+        doc = json.loads(run_gpuplan(gpuplan, src, args + extra + ["--format", "json"]))
+        print("%s = %r  <->  %s" % (n, v, " ".join("--set " + x for x in sets) or "(inactive: no change)"))
+        check_totals(recalculated[edited], doc, edited=True)
+    print("%d input cells: each edit recalculates to gpuplan's totals with its --set" % len(cases))
+
+
 def check_totals(sheets, doc, edited=False):
     if "Costs" in sheets:
         return check_estimate(sheets, doc, edited)
@@ -155,6 +280,8 @@ def main():
         print("%d cells: LibreOffice's recalculated values equal gpuplan's cached ones" % checked)
     elif mode == "totals":
         check_totals(recalculate(xlsx, work, name), json.loads(run_gpuplan(gpuplan, src, args + ["--format", "json"])))
+    elif mode == "edit-all":
+        edit_all(gpuplan, src, work, name, args, xlsx)
     elif mode == "edit":
         wb = openpyxl.load_workbook(xlsx)
         dests = list(wb.defined_names[cell_name].destinations)

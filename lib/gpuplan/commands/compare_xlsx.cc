@@ -35,28 +35,90 @@ std::string billed_formula(const std::string& hours, const V& g, const V& min) {
   return fmt::format("IF({0}<=0,0,MAX(IF({1}>0,ROUNDUP({0}/{1}-1E-9,0)*{1},{0}),{2}))", hours, g.ref, min.ref);
 }
 
+// The unit --set takes for a value the workbook shows in `scale` base units.
+std::string set_unit(ValueKind kind, double scale) {
+  switch (kind) {
+    case ValueKind::kDuration:
+      return scale >= kHoursPerMonth * 3600 * 0.99 ? "mo" : scale >= 3600 ? "h" : "s";
+    case ValueKind::kBytes:
+      return "GB";
+    case ValueKind::kRate:
+      return "MB/s";
+    case ValueKind::kWatts:
+      return "W";
+    default:
+      return "";
+  }
+}
+
+// The last input takes its field's range (in the workbook's unit) as data
+// validation, and names its --set: both come from the field's row.
+void bind_field(Inputs& in, std::string_view section, std::string_view key, double scale = 1) {
+  const Field<Scenario>* row = find_field(scenario_section(section).rows, key);
+  if (!row) throw std::logic_error(fmt::format("compare workbook: no field {}.{}", section, key));
+  const double eps = 1e-6;  // an open bound: the nearest value a cell can hold
+  in.limit(row->range.lo / scale + (row->range.lo_open ? eps : 0),
+           row->range.hi / scale - (row->range.hi_open ? eps : 0), row->kind == ValueKind::kWhole);
+  in.set_as(fmt::format("{}={{}}{}", field_path(section, key), set_unit(row->kind, scale)));
+}
+
 struct RentRefs {
   V price, gpi, instances, granularity, minimum, storage, egress, support, support_min;
 };
 
-RentRefs rent_inputs(Inputs& in, const std::string& p, const RentInputs& r, const Workload& w,
-                     const std::string& what) {
+// A rental's price: an input, or, for spot priced as a discount off the hourly
+// price, the discount as the input and the price following the hourly one.
+V rent_price(Inputs& in, const std::string& p, const RentInputs& r, const std::string& what, const std::string& section,
+             const std::optional<double>& discount, const V* hourly_price) {
+  const std::string basis = p == "m_" ? "month" : "hour";
+  const std::string note = r.description + (r.offer.empty() ? "" : " (catalog " + r.offer + ")");
+  if (discount && hourly_price) {
+    const V d = in.input(p + "discount", what + ": discount off the hourly price", *discount, Style::kInputPercent,
+                         "share", "the spot price follows the hourly price");
+    bind_field(in, section, "discount");
+    return in.derived(p + "price", what + ": price per instance", fmt::format("{}*(1-{})", hourly_price->ref, d.ref),
+                      r.price.units(), Style::kMoney, "per instance-" + basis);
+  }
+  const V price = in.input(p + "price", what + ": price per instance", r.price.units(), Style::kInputMoney,
+                           "per instance-" + basis, note);
+  bind_field(in, section, "price_per_instance_" + basis);
+  return price;
+}
+
+Style shown_as_derived(Style input) {
+  return input == Style::kInputMoney ? Style::kMoney : input == Style::kInputPercent ? Style::kPercent : Style::kNumber;
+}
+
+// A rental's inputs. Spot priced as a discount off the hourly price follows the
+// hourly cells for what it does not give itself (`own_keys`), as gpuplan does.
+RentRefs rent_inputs(Inputs& in, const std::string& p, const RentInputs& r, const Workload& w, const std::string& what,
+                     const std::optional<double>& discount = std::nullopt, const V* hourly_price = nullptr,
+                     const std::vector<std::string>* own_keys = nullptr) {
+  const std::string section = "rent." + what;
+  const bool follows = discount && hourly_price && own_keys;
+  const auto cell = [&](const std::string& suffix, const std::string& label, double value, Style style,
+                        const std::string& unit, const char* key, double scale, const std::string& note = "") {
+    if (follows && std::find(own_keys->begin(), own_keys->end(), key) == own_keys->end())
+      return in.derived(p + suffix, what + ": " + label + " (as hourly)", "h_" + suffix, value, shown_as_derived(style),
+                        unit);
+    const V v = in.input(p + suffix, what + ": " + label, value, style, unit, note);
+    bind_field(in, section, key, scale);
+    return v;
+  };
   RentRefs x;
-  x.price = in.input(p + "price", what + ": price per instance", r.price.units(), Style::kInputMoney,
-                     p == "m_" ? "per instance-month" : "per instance-hour",
-                     r.description + (r.offer.empty() ? "" : " (catalog " + r.offer + ")"));
-  x.gpi =
-      in.input(p + "gpus_per_instance", what + ": GPUs per instance", r.gpus_per_instance, Style::kInputNumber, "GPUs");
-  x.granularity = in.input(p + "granularity_h", what + ": billing granularity", r.granularity.count() / 3600.0,
-                           Style::kInputNumber, "hours", "0 = billed exactly");
-  x.minimum = in.input(p + "minimum_h", what + ": minimum billed per run", r.minimum_billing.count() / 3600.0,
-                       Style::kInputNumber, "hours");
-  x.storage = in.input(p + "storage_per_gb_month", what + ": storage", r.storage_per_gb_month.units(),
-                       Style::kInputMoney, "per GB-month");
-  x.egress = in.input(p + "egress_per_gb", what + ": egress", r.egress_per_gb.units(), Style::kInputMoney, "per GB");
-  x.support = in.input(p + "support", what + ": support", r.support_share, Style::kInputPercent, "share of the bill");
-  x.support_min = in.input(p + "support_minimum", what + ": support minimum", r.support_minimum_monthly.units(),
-                           Style::kInputMoney, "per month");
+  x.price = rent_price(in, p, r, what, section, discount, hourly_price);
+  x.gpi = cell("gpus_per_instance", "GPUs per instance", r.gpus_per_instance, Style::kInputNumber, "GPUs",
+               "gpus_per_instance", 1);
+  x.granularity = cell("granularity_h", "billing granularity", r.granularity.count() / 3600.0, Style::kInputNumber,
+                       "hours", "billing_granularity", 3600, "0 = billed exactly");
+  x.minimum = cell("minimum_h", "minimum billed per run", r.minimum_billing.count() / 3600.0, Style::kInputNumber,
+                   "hours", "minimum_billing", 3600);
+  x.storage = cell("storage_per_gb_month", "storage", r.storage_per_gb_month.units(), Style::kInputMoney,
+                   "per GB-month", "storage_per_gb_month", 1);
+  x.egress = cell("egress_per_gb", "egress", r.egress_per_gb.units(), Style::kInputMoney, "per GB", "egress_per_gb", 1);
+  x.support = cell("support", "support", r.support_share, Style::kInputPercent, "share of the bill", "support", 1);
+  x.support_min = cell("support_minimum", "support minimum", r.support_minimum_monthly.units(), Style::kInputMoney,
+                       "per month", "support_minimum_monthly", 1);
   const double n = instances_for(w.gpus, r.gpus_per_instance);
   x.instances = in.derived(p + "instances", what + ": instances", fmt::format("ROUNDUP(gpus/{},0)", x.gpi.ref), n,
                            Style::kInteger);
@@ -126,7 +188,8 @@ struct Refs {
   V rate, u, runs;
   V lead, cover, delay, hardware, facility, tariff, pue, kwh, ops, coloc, servers;
   V life, residual, resale_mode, resale_share, resale_amount;
-  bool monthly_bridges_committed = false;  ///< no hourly option: a committed monthly package bridges too
+  const std::vector<std::string>* defaulted = nullptr;  ///< fields filled by their row's default
+  bool monthly_bridges_committed = false;               ///< no hourly option: a committed monthly package bridges too
   std::optional<RentRefs> hr, mr, sr;
   V h_idle_per_run{"0", 0}, h_auto{"1", 1};
   std::optional<HourlyParts> hp, sp_work, sp_wall, yp;
@@ -134,11 +197,19 @@ struct Refs {
   std::optional<V> y_power, y_capex;
 };
 
+// Whether a field took its row's default: a default that follows another input
+// is a formula here, so editing that input moves it as --set does.
+bool defaulted(const Refs& x, std::string_view path) {
+  return x.defaulted && std::find(x.defaulted->begin(), x.defaulted->end(), path) != x.defaulted->end();
+}
+
 // An input row of the Assumptions sheet described by its field row (scenario_fields.cc).
 V field(Inputs& in, std::string_view section, std::string_view key, std::string name, double value, Style style,
         std::string unit) {
   const Field<Scenario>* row = find_field(scenario_section(section).rows, key);
-  return in.input(std::move(name), std::string(row->label), value, style, std::move(unit));
+  const V v = in.input(std::move(name), std::string(row->label), value, style, std::move(unit));
+  bind_field(in, section, key, row->echo.divisor);
+  return v;
 }
 
 void workload_inputs(Inputs& gen, const Scenario& s, Refs& x) {
@@ -182,6 +253,8 @@ void resale_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                             : o.resale_share ? 1
                                              : 0,
                             Style::kInputNumber, "0, 1 or 2");
+  gen.limit(0, 2, true);
+  gen.set_as("0: neither; 1: buy.resale_value; 2: buy.resale_amount");
   x.resale_share = field(gen, "buy", "resale_value", "resale_value", o.resale_share.value_or(0), Style::kInputPercent,
                          "share of hardware (resale_mode 1)");
   x.resale_amount = field(gen, "buy", "resale_amount", "resale_amount",
@@ -192,7 +265,14 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const OwnInputs& o = s.own;
   const std::string CUR(s.currency.code());
   gen.heading("Buy");
-  const V cards = gen.input("cards", fmt::format("cards ({})", o.gpu), o.cards, Style::kInputNumber, "cards");
+  V cards;
+  if (defaulted(x, "buy.cards")) {
+    cards = gen.derived("cards", fmt::format("cards ({}): workload.gpus (default)", o.gpu), "gpus", o.cards,
+                        Style::kInteger, "cards");
+  } else {
+    cards = gen.input("cards", fmt::format("cards ({})", o.gpu), o.cards, Style::kInputNumber, "cards");
+    bind_field(gen, "buy", "cards");
+  }
   const V per_server =
       field(gen, "buy", "cards_per_server", "cards_per_server", o.cards_per_server, Style::kInputNumber, "cards");
   const V card_price = field(gen, "buy", "card_price", "card_price", o.card_price.units(), Style::kInputMoney, CUR);
@@ -203,6 +283,8 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const bool bridge_possible = s.hourly || s.monthly;
   x.cover = gen.input("cover_by_renting", "bridge the lead time by renting (1) or pay the delay cost (0)",
                       o.cover == LeadTimeCover::kRent && bridge_possible ? 1 : 0, Style::kInputNumber, "1 or 0");
+  gen.limit(0, 1, true);
+  gen.set_as("buy.lead_time_cover=rent (1) or delay_cost (0)");
   x.delay = field(gen, "buy", "delay_cost_per_month", "delay_cost_per_month", o.delay_cost_per_month.units(),
                   Style::kInputMoney, CUR);
   x.life =
@@ -212,7 +294,10 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   resale_inputs(gen, s, x);
   const V busy_w = field(gen, "buy", "gpu_power", "gpu_power_w", o.gpu_busy.value(), Style::kInputNumber, "W");
   const V idle_w =
-      field(gen, "buy", "gpu_idle_power", "gpu_idle_power_w", o.gpu_idle.value(), Style::kInputNumber, "W");
+      defaulted(x, "buy.gpu_idle_power")
+          ? gen.derived("gpu_idle_power_w", "power per card, idle: 15% of TDP (default)", "0.15*gpu_power_w",
+                        o.gpu_idle.value(), Style::kNumber, "W")
+          : field(gen, "buy", "gpu_idle_power", "gpu_idle_power_w", o.gpu_idle.value(), Style::kInputNumber, "W");
   const V server_w = field(gen, "buy", "server_power", "server_power_w", o.server.value(), Style::kInputNumber, "W");
   x.pue = field(gen, "buy", "pue", "pue", o.pue, Style::kInputNumber, "ratio");
   x.tariff = field(gen, "buy", "electricity_per_kwh", "electricity_per_kwh", o.electricity_per_kwh.units(),
@@ -230,8 +315,11 @@ void hourly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   x.hr = rent_inputs(gen, "h_", s.hourly->rent, s.workload, "hourly");
   x.h_idle_per_run = gen.input("h_idle_per_run_h", "hourly: left running after each run",
                                s.hourly->idle_per_run.count(), Style::kInputNumber, "hours");
+  bind_field(gen, "rent.hourly", "idle_per_run", 3600);
   x.h_auto = gen.input("h_auto_release", "hourly: released automatically (1) or not (0)",
                        s.hourly->auto_release ? 1 : 0, Style::kInputNumber, "1 or 0");
+  gen.limit(0, 1, true);
+  gen.set_as("rent.hourly.auto_release=true (1) or false (0)");
   const V one{"1", 1};
   x.hp = hourly_parts(gen, "h_", *x.hr, x.u, x.runs, one, x.h_idle_per_run, x.h_auto, "hourly", s.hourly->rent,
                       s.workload);
@@ -244,6 +332,8 @@ void monthly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const RentRefs& mr = *x.mr;
   x.m_commit = gen.input("m_commitment_months", "monthly: committed term (0 = none)", s.monthly->commitment_months,
                          Style::kInputNumber, "months", "months past the horizon are still owed");
+  gen.limit(0, 1200, true);
+  gen.set_as("rent.monthly.commitment={}mo");
   x.m_compute =
       gen.derived("m_compute", "monthly: compute a month", fmt::format("{}*{}", mr.price.ref, mr.instances.ref),
                   mr.price.v * mr.instances.v, Style::kMoney);
@@ -260,16 +350,22 @@ void monthly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
 
 void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x) {
   gen.heading("Spot");
-  x.sr = rent_inputs(gen, "s_", s.spot->rent, s.workload, "spot");
+  x.sr = rent_inputs(gen, "s_", s.spot->rent, s.workload, "spot", s.spot->discount, x.hr ? &x.hr->price : nullptr,
+                     &s.spot->own_keys);
   const RentRefs& sr = *x.sr;
   const SpotParams& p = s.spot->interruptions;
   const V per_day = gen.input("s_interruptions_per_day", "spot: interruptions a day per instance",
                               p.interruptions_per_hour * 24, Style::kInputNumber, "per day");
+  bind_field(gen, "rent.spot", "interruptions_per_day");
   const V cw = gen.input("s_checkpoint_write_h", "spot: checkpoint write", p.checkpoint_write.count() / 3600,
                          Style::kInputNumber, "hours");
+  bind_field(gen, "rent.spot", "checkpoint_write", 3600);
   const V rs_ = gen.input("s_restart_h", "spot: restart", p.restart.count() / 3600, Style::kInputNumber, "hours");
+  bind_field(gen, "rent.spot", "restart", 3600);
   const V given = gen.input("s_interval_h", "spot: checkpoint interval (0 = Daly's optimum)",
                             p.interval ? p.interval->count() / 3600 : 0.0, Style::kInputNumber, "hours");
+  gen.limit(0, std::numeric_limits<double>::infinity());
+  gen.set_as("rent.spot.checkpoint_interval={}h (0: auto)");
   const double lambda = p.interruptions_per_hour * sr.instances.v;
   const V lam =
       gen.derived("s_lambda_per_h", "spot: interruptions an hour of the job (rate × instances)",
@@ -300,18 +396,30 @@ void hybrid_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const HybridInputs& y = *s.hybrid;
   const std::string CUR(s.currency.code());
   gen.heading("Hybrid (local cards, the rest by the hour)");
-  const V share = gen.input("y_local_share", "hybrid: share of GPU-hours on local cards", y.local_share,
+  const V share = gen.input("y_local_share", "hybrid: share of the work on local cards", y.local_share,
                             Style::kInputPercent, "share");
+  bind_field(gen, "hybrid", "local_share");
   const V lc = gen.input("y_local_cards", fmt::format("hybrid: local cards ({})", y.local_gpu), y.local_cards,
                          Style::kInputNumber, "cards");
+  bind_field(gen, "hybrid", "local_cards");
   const V speed = gen.input("y_local_speed", "hybrid: work a local card does in an hour, relative to a rented card",
                             y.local_speed, Style::kInputNumber, "ratio");
+  bind_field(gen, "hybrid", "local_speed");
   x.y_capex =
       gen.input("y_local_capex", "hybrid: local hardware (month 0)", y.local_capex.units(), Style::kInputMoney, CUR);
+  bind_field(gen, "hybrid", "local_capex");
   const V lb =
       gen.input("y_gpu_power_w", "hybrid: local GPU power busy", y.local_gpu_busy.value(), Style::kInputNumber, "W");
-  const V li = gen.input("y_gpu_idle_power_w", "hybrid: local GPU power idle", y.local_gpu_idle.value(),
-                         Style::kInputNumber, "W");
+  bind_field(gen, "hybrid", "local_gpu_power");
+  V li;
+  if (defaulted(x, "hybrid.local_gpu_idle_power")) {
+    li = gen.derived("y_gpu_idle_power_w", "hybrid: local GPU power idle: 15% of busy (default)", "0.15*y_gpu_power_w",
+                     y.local_gpu_idle.value(), Style::kNumber, "W");
+  } else {
+    li = gen.input("y_gpu_idle_power_w", "hybrid: local GPU power idle", y.local_gpu_idle.value(), Style::kInputNumber,
+                   "W");
+    bind_field(gen, "hybrid", "local_gpu_idle_power");
+  }
   // compare.cc build_hybrid: the share is of the work; a local card does `speed` of a rented one's.
   const double ul = std::min(1.0, y.local_share * w.gpus * w.utilisation / (y.local_cards * y.local_speed));
   const V u_local =
@@ -628,16 +736,25 @@ void summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Compariso
 }
 
 // Every input as a named, editable cell, section by section, then what the cash flow needs.
-Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const Scenario& s, const Comparison& c) {
+Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const ResolvedScenario& rs, const Comparison& c) {
+  const Scenario& s = rs.scenario;
   const int first = xlsx::assumptions_header(a, fmt::format("Buy vs rent: {} ({})", s.name, s.currency.code()));
   a.text(2, 0, "The horizon is the number of rows of Cash flow: change it with gpuplan.", Style::kNote);
   Inputs in(wb, a, first);
   a.text(in.row(), 0, "horizon (rows of Cash flow)");
   a.number(in.row(), 1, s.horizon_months, Style::kInteger);
   a.text(in.row(), 2, "months");
+  // Locked by validation: the rows are the horizon, so a typed change would leave them behind.
+  a.validate(in.row(), 1, s.horizon_months, s.horizon_months, true,
+             fmt::format("The horizon is the number of rows of Cash flow: run gpuplan compare --set horizon=…mo "
+                         "(this workbook: {}mo)",
+                         s.horizon_months));
+  a.text(in.row(), 3, "locked: the rows of Cash flow are the months; change it with gpuplan", Style::kNote);
+  a.text(in.row(), 4, "horizon={}mo", Style::kNote);
   wb.define_name("horizon_months", a, in.row(), 1);
   Inputs gen(wb, a, in.row() + 1);
   Refs x;
+  x.defaulted = &rs.defaulted;
   workload_inputs(gen, s, x);
   buy_inputs(gen, s, x);
   if (s.hourly) hourly_inputs(gen, s, x);
@@ -695,7 +812,7 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
   xlsx::Sheet& a = wb.add_sheet("Assumptions");
   xlsx::Sheet& cf = wb.add_sheet("Cash flow");
   xlsx::Sheet& sum = wb.add_sheet("Summary");
-  const Refs x = assumptions_sheet(wb, a, rs.scenario, c);
+  const Refs x = assumptions_sheet(wb, a, rs, c);
   const Layout l = cash_flow_header(cf, c);
   cash_flow_sheet(cf, c, x, l);
   summary_sheet(sum, rs, c, l);

@@ -119,7 +119,9 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
   in.heading(fmt::format("Cluster: {}× {}", d.gpus, d.gpu));
   TimeCells t;
   t.gpus = in.input("gpus", "GPUs", d.gpus, Style::kInputNumber, "GPUs",
-                    "the per-step times below are for this count: rerun gpuplan to change it");
+                    "locked: the per-step times below are for this count (rerun gpuplan --gpus N to change it)");
+  // Communication and the layout change with the count, which no formula here redoes.
+  in.limit(d.gpus, d.gpus, true);
   const xlsx::Value peak = in.input("peak_tflops", fmt::format("dense peak ({}: MFU's basis)", to_string(d.mfu_basis)),
                                     d.peak_tflops, Style::kInputNumber, "TFLOP/s per GPU");
   const xlsx::Value mfu = in.input("mfu", "MFU", e.mfu, Style::kInputPercent, "share", e.mfu_source);

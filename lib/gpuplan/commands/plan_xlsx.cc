@@ -149,11 +149,18 @@ void plan_checks(xlsx::Sheet& p, int r, const PlanLine& l, const PlanWorkbook& d
                  on_time ? "yes" : "no");
   p.formula_text(r, 26, fmt::format("IF(OR({0}<=0,{1}<={0}),\"yes\",\"no\")", x.budget.ref, at(24)),
                  within ? "yes" : "no");
-  p.formula_text(r, 27,
-                 fmt::format("IF(AND({}=\"yes\",{}=\"yes\",OR({}<>\"spot\",{}<=0,{}=\"\",{}>={})),\"yes\",\"no\")",
-                             at(25), at(26), at(5), x.deadline.ref, at(28), at(28), x.confidence.ref),
-                 feasible(d, l) ? "yes" : "no");
-  if (l.on_time_probability) p.number(r, 28, *l.on_time_probability, Style::kPercent);
+  p.formula_text(
+      r, 27,
+      fmt::format("IF(AND({0}=\"yes\",{1}=\"yes\",OR({2}<>\"spot\",{3}<=0,{4}=\"\",AND(ISNUMBER({4}),{4}>={5}))),"
+                  "\"yes\",\"no\")",
+                  at(25), at(26), at(5), x.deadline.ref, at(28), x.confidence.ref),
+      feasible(d, l) ? "yes" : "no");
+  // P(on time) is gpuplan's Monte Carlo at the exported deadline: with another
+  // deadline it says "rerun gpuplan" (and a spot plan is then not called feasible).
+  if (l.on_time_probability)
+    p.formula(r, 28,
+              fmt::format("IF({}={},{},\"rerun gpuplan\")", x.deadline.ref, x.deadline.v, *l.on_time_probability),
+              *l.on_time_probability, Style::kPercent);
   // Cached as a number when feasible, as "" when not: MIN skips the text.
   const std::string if_feasible = fmt::format("IF({}=\"yes\",{},\"\")", at(27), at(24));
   if (feasible(d, l)) p.formula(r, 29, if_feasible, l.total, Style::kMoney);
