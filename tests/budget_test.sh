@@ -10,7 +10,7 @@ rm -f "$out"
 cd "$src"
 dash examples/budget.sh "$out"
 fail() { echo "FAIL: $*"; exit 1; }
-[ "$(head -n 1 "$out")" = "gpu,horizon_months,option,total_cny,cheapest,break_even_month" ] || fail "header: $(head -n 1 "$out")"
+[ "$(head -n 1 "$out")" = "gpu,horizon_months,option,total_cny,cheapest,break_even_month,payback_month" ] || fail "header: $(head -n 1 "$out")"
 rows=$(($(wc -l < "$out") - 1))
 # Four tiers × three horizons, each with buy and at least one way to rent.
 [ "$rows" -ge 24 ] || fail "only $rows rows"
@@ -21,9 +21,18 @@ per=$(tail -n +2 "$out" | awk -F, '$5 == "yes" { n[$1 "," $2]++ } END { for (k i
 [ -z "$per" ] || fail "not exactly one cheapest option for: $per"
 [ "$(tail -n +2 "$out" | awk -F, '$5 == "yes"' | wc -l)" -eq 12 ] || fail "not twelve cheapest options"
 # A total is what gpuplan says for the same scenario.
-want=$("$gpuplan" compare --set buy.gpu=A100-80G --set horizon=24mo --set workload.gpus=8 --currency CNY --field options.0.total_cny)
-got=$(grep '^A100-80G,24,buy,' "$out" | cut -d, -f4)
-[ "$got" = "$want" ] || fail "A100-80G over 24 months, buy: $got, gpuplan says $want"
+want=$("$gpuplan" compare --set buy.gpu=H800 --set horizon=24mo --set workload.gpus=8 --currency CNY --field options.0.total_cny)
+got=$(grep '^H800,24,buy,' "$out" | cut -d, -f4)
+[ "$got" = "$want" ] || fail "H800 over 24 months, buy: $got, gpuplan says $want"
+# Break-even and payback are per option: buy's own row has neither; the H800 rows against
+# renting by the hour are what gpuplan says, and break-even is never after payback.
+want=$("$gpuplan" compare --set buy.gpu=H800 --set horizon=24mo --set workload.gpus=8 --currency CNY --field options.1.payback_month)
+[ "$want" = null ] && want=""
+got=$(grep '^H800,24,rent_hourly,' "$out" | cut -d, -f7)
+[ "$got" = "$want" ] || fail "H800 over 24 months, payback against renting by the hour: $got, gpuplan says $want"
+[ -z "$(grep ',buy,' "$out" | cut -d, -f6,7 | tr -d ',')" ] || fail "buy rows with a break-even against themselves"
+late=$(tail -n +2 "$out" | awk -F, '$6 != "" && $7 != "" && $6 + 0 > $7 + 0')
+[ -z "$late" ] || fail "break-even after payback: $late"
 # A failing gpuplan leaves no partial output behind.
 rm -f "$out"
 if GPUPLAN=false dash examples/budget.sh "$out" 2>/dev/null; then fail "budget.sh succeeded without gpuplan"; fi

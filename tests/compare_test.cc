@@ -173,7 +173,7 @@ TEST_CASE("break-even is never later than payback, and exists exactly when ownin
     const Comparison c = compare(random_scenario(seed));
     const OptionResult& buy = c.options.front();
     for (const OptionResult& o : c.options) {
-      if (o.key == "buy" || !buy.available) continue;
+      if (o.key == "buy" || !buy.available || !o.available) continue;
       INFO("seed " << seed << " vs " << o.key);
       CHECK(o.break_even_month.has_value() == (buy.npv <= o.npv + 1e-6));
       if (o.payback_month) {
@@ -477,4 +477,29 @@ TEST_CASE("a default's quality is its weakest part", "[compare]") {
   CHECK(default_quality("cheapest hourly price: brian8808: …, as_of 2026-12-02, confidence medium") == "medium");
   CHECK(default_quality("catalog pue-cn-average-2021: modb: https://www.modb.pro/db/630401, as_of 2026-12-02") ==
         "sourced");
+}
+
+TEST_CASE("price trends: rentals move a year at a time from today's price, committed ones and overrides do not",
+          "[compare]") {
+  Scenario s = hand_case();  // monthly 100,000; 24 months
+  s.hourly = hourly_at(cny("100"), Hours(0), true);
+  s.rent_price_trend = -0.15;
+  Comparison c = compare(s);
+  const OptionResult& m = option(c, "rent_monthly");
+  CHECK(m.cash_flow[1] == cny("100000"));
+  CHECK(m.cash_flow[13] == cny("85000"));  // a year later, 15% less
+  CHECK(m.cash_flow[7].units() == Approx(100000 * std::pow(0.85, 0.5)).margin(0.005));
+  CHECK(option(c, "rent_hourly").cash_flow[13] == cny("62050"));  // 730 h × 100 × 0.85
+  // Never more than today's prices when they fall: a trend down lowers every rental total.
+  const Comparison flat = compare(hand_case());
+  CHECK(m.total < option(flat, "rent_monthly").total);
+  s.monthly->commitment_months = 12;
+  CHECK(option(compare(s), "rent_monthly").cash_flow[13] == cny("100000"));
+  // New cards 20% cheaper a year: the two-year-old server resells for 0.8² of its book value.
+  Scenario b = hand_case();
+  b.own.card_price_trend = -0.2;
+  const Comparison cb = compare(b);
+  CHECK(cb.own.resale == cny("149333.33"));  // 700,000 × (1 − 24/36) × 0.64
+  b.own.resale_share = 0.3;
+  CHECK(compare(b).own.resale == cny("210000"));  // an override is what it says
 }

@@ -92,6 +92,7 @@ std::vector<std::string> every_setting(const Json& inputs, const Scenario& s) {
   for (const char* section : {"workload", "buy", "hybrid"})
     if (const Json* j = inputs.find(section)) settings_of(*j, section, out);
   const Json* rent = inputs.find("rent");
+  if (rent) settings_of(*rent, "rent", out);
   for (const char* mode : {"hourly", "monthly", "spot"}) {
     const Json* j = rent ? rent->find(mode) : nullptr;
     if (!j) continue;
@@ -155,13 +156,11 @@ TEST_CASE("of two keys for one thing, the later setting wins, from the file or a
   const std::string qingdao = GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml";  // price_per_instance_hour: 225
   const ResolvedScenario by_gpu = load_scenario(qingdao, {"rent.hourly.price_per_gpu_hour=30"}, ctx);
   CHECK(by_gpu.scenario.hourly->rent.price == Money::parse("240", kCny));  // 8 GPUs × 30
-  const ResolvedScenario amount_last =
-      load_scenario(qingdao, {"buy.resale_value=10%", "buy.resale_amount=5000"}, ctx);
+  const ResolvedScenario amount_last = load_scenario(qingdao, {"buy.resale_value=10%", "buy.resale_amount=5000"}, ctx);
   CHECK_FALSE(amount_last.scenario.own.resale_share);
   REQUIRE(amount_last.scenario.own.resale_amount);
   CHECK(*amount_last.scenario.own.resale_amount == Money::parse("5000", kCny));
-  const ResolvedScenario share_last =
-      load_scenario(qingdao, {"buy.resale_amount=5000", "buy.resale_value=10%"}, ctx);
+  const ResolvedScenario share_last = load_scenario(qingdao, {"buy.resale_amount=5000", "buy.resale_value=10%"}, ctx);
   CHECK_FALSE(share_last.scenario.own.resale_amount);
   CHECK(share_last.scenario.own.resale_share == 0.1);
 }
@@ -169,9 +168,9 @@ TEST_CASE("of two keys for one thing, the later setting wins, from the file or a
 TEST_CASE("spot priced as a discount keeps what it gives for itself", "[scenario]") {
   // Before: the hourly instance was copied over spot's own billing step.
   const Context ctx = fixture_context();
-  const ResolvedScenario rs = load_scenario(GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml",
-                                            {"rent.spot.billing_granularity=1s", "rent.spot.storage_per_gb_month=0.3"},
-                                            ctx);
+  const ResolvedScenario rs =
+      load_scenario(GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml",
+                    {"rent.spot.billing_granularity=1s", "rent.spot.storage_per_gb_month=0.3"}, ctx);
   REQUIRE(rs.scenario.spot);
   CHECK(rs.scenario.spot->rent.granularity == Seconds(1));
   CHECK(rs.scenario.hourly->rent.granularity == Seconds(3600));

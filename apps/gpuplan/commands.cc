@@ -38,7 +38,11 @@ void compare_options(CLI::App& sub, Flags& f) {
                "sourced) and source (and its CSV)");
 }
 Outcome compare_run(const Flags& f) {
-  return with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::compare_report(c, fl.compare); });
+  Outcome o = with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::compare_report(c, fl.compare); });
+  // No option can deliver within the horizon: reported, and exit 4 as for a plan with nothing feasible.
+  if (const gpuplan::Json* cheapest = o.report.extra.find("cheapest"); cheapest && cheapest->is_null())
+    o.exit_code = kInfeasible;
+  return o;
 }
 std::vector<std::string> compare_inputs(const Flags& f) { return some({&f.compare.scenario_file}); }
 

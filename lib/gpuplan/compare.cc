@@ -87,14 +87,16 @@ class OptionBuilder {
 // Add-ons billed with a rental each month: storage (dataset GB × price per
 // GB-month), egress (GB × price per GB), and support as a share of the bill
 // (compute + storage + egress), at least the plan's monthly minimum.
-void add_markups(Month& month, const RentInputs& r, const Workload& w, Money compute_bill) {
-  const Money storage = r.storage_per_gb_month.scaled(w.dataset.value() / kGB);
-  const Money egress = r.egress_per_gb.scaled(w.egress_per_month.value() / kGB);
+// `drift`: the month's rental price level (rent_drift), applied to every price.
+void add_markups(Month& month, const RentInputs& r, const Workload& w, Money compute_bill, double drift = 1.0) {
+  const Money storage = r.storage_per_gb_month.scaled(w.dataset.value() / kGB * drift);
+  const Money egress = r.egress_per_gb.scaled(w.egress_per_month.value() / kGB * drift);
   month.add("storage", storage);
   month.add("egress", egress);
   if (r.support_share > 0) {
     Money support = (compute_bill + storage + egress).scaled(r.support_share);
-    if (support < r.support_minimum_monthly) support = r.support_minimum_monthly;
+    const Money minimum = r.support_minimum_monthly.scaled(drift);
+    if (support < minimum) support = minimum;
     month.add("support", support);
   }
 }
@@ -117,7 +119,7 @@ struct HourlyMonth {
 // granularity; idle hours left running after each run are billed too unless
 // the instance is released automatically.
 HourlyMonth hourly_month(const HourlyInputs& h, const Workload& w, double u, double wall_per_work = 1.0,
-                         bool idle_applies = true) {
+                         double drift = 1.0, bool idle_applies = true) {
   const RentInputs& r = h.rent;
   const int n = instances_for(w.gpus, r.gpus_per_instance);
   const double busy = kHoursPerMonth * u * wall_per_work;
@@ -128,8 +130,12 @@ HourlyMonth hourly_month(const HourlyInputs& h, const Workload& w, double u, dou
   const double idle = (idle_applies && !h.auto_release && busy > 0) ? std::min(hours(h.idle_per_run), room) : 0.0;
   const double billed_work = billed_run_hours(run, r.granularity, r.minimum_billing) * runs * n;
   const double billed_all = billed_run_hours(run + idle, r.granularity, r.minimum_billing) * runs * n;
-  return HourlyMonth{r.price.scaled(billed_work), r.price.scaled(billed_all - billed_work)};
+  return HourlyMonth{r.price.scaled(billed_work * drift), r.price.scaled((billed_all - billed_work) * drift)};
 }
+
+// The rental price level of month m (m ≥ 1): (1 + yearly trend)^((m − 1)/12),
+// today's prices in month 1.
+double rent_drift(const Scenario& s, int m) { return std::pow(1.0 + s.rent_price_trend, (m - 1) / 12.0); }
 
 OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u) {
   const Workload& w = s.workload;
@@ -137,14 +143,15 @@ OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u) {
       "rent_hourly",
       fmt::format("Rent by the hour: {}× {}", instances_for(w.gpus, h.rent.gpus_per_instance), h.rent.description), s);
   for (int m = 1; m <= s.horizon_months; ++m) {
-    const HourlyMonth hm = hourly_month(h, w, u);
+    const double f = rent_drift(s, m);
+    const HourlyMonth hm = hourly_month(h, w, u, 1.0, f);
     b.month(m).add("compute", hm.compute);
     if (hm.idle.micros() > 0) b.month(m).add("idle (left running)", hm.idle);
-    add_markups(b.month(m), h.rent, w, hm.compute + hm.idle);
+    add_markups(b.month(m), h.rent, w, hm.compute + hm.idle, f);
   }
   b.result().start_delay = rental_start_delay(h.rent, w);
   for (const auto& n : h.rent.notes) b.result().notes.push_back(n);
-  if (!h.auto_release && h.idle_per_run > Hours(0))
+  if (!h.auto_release && h.idle_per_run > Hours(0) && hourly_month(h, w, u).idle.micros() > 0)
     b.result().notes.push_back(
         fmt::format("{:g} h left running after each of {} runs a month is billed (auto_release "
                     "removes it)",
@@ -159,10 +166,11 @@ OptionResult build_monthly(const Scenario& s, const RentInputs& r, double u) {
                   s);
   const int n = instances_for(w.gpus, r.gpus_per_instance);
   for (int m = 1; m <= s.horizon_months; ++m) {
-    // A monthly rental is charged in full whether the cards are busy or not.
-    const Money compute = r.price.times(n);
+    // A monthly rental is charged in full whether the cards are busy or not; a committed price does not move.
+    const double f = r.commitment_months > 0 ? 1.0 : rent_drift(s, m);
+    const Money compute = r.price.scaled(n * f);
     b.month(m).add("compute", compute);
-    add_markups(b.month(m), r, w, compute);
+    add_markups(b.month(m), r, w, compute, f);
   }
   if (r.commitment_months > s.horizon_months) {
     // A committed term outlasts the horizon: the remaining months are owed all the same.
@@ -181,22 +189,32 @@ OptionResult build_spot(const Scenario& s, const SpotInputs& sp, double u, const
   OptionBuilder b(
       "spot", fmt::format("Spot: {}× {}", instances_for(w.gpus, sp.rent.gpus_per_instance), sp.rent.description), s);
   const HourlyInputs as_hourly{sp.rent, Hours(0), true};
+  // Interruptions stretch each run by T/W (spot.h); the stretch is billed, up to
+  // the whole month: past it, spot cannot do the work (left out below).
+  const double billed_stretch = u > 0 ? std::min(ov.wall_per_work, 1.0 / u) : ov.wall_per_work;
   for (int m = 1; m <= s.horizon_months; ++m) {
-    // Interruptions stretch each run by T/W (spot.h); the stretch is billed.
-    const HourlyMonth work = hourly_month(as_hourly, w, u, 1.0);
-    const HourlyMonth wall = hourly_month(as_hourly, w, u, ov.wall_per_work);
+    const double f = rent_drift(s, m);
+    const HourlyMonth work = hourly_month(as_hourly, w, u, 1.0, f);
+    const HourlyMonth wall = hourly_month(as_hourly, w, u, billed_stretch, f);
     b.month(m).add("compute", work.compute);
     if (wall.compute != work.compute) b.month(m).add("interruption overhead", wall.compute - work.compute);
-    add_markups(b.month(m), sp.rent, w, wall.compute);
+    add_markups(b.month(m), sp.rent, w, wall.compute, f);
   }
   b.result().start_delay = rental_start_delay(sp.rent, w);
   for (const auto& n : sp.rent.notes) b.result().notes.push_back(n);
   const double needed = kHoursPerMonth * u * ov.wall_per_work;
-  if (needed > kHoursPerMonth)
+  if (needed > kHoursPerMonth) {
+    b.result().available = false;
     b.result().notes.push_back(
-        fmt::format("spot needs {:.0f} h of wall time a month for {:.0f} h of work: more than "
-                    "a month holds, so it cannot sustain {:.0f}% utilisation",
-                    needed, kHoursPerMonth * u, u * 100));
+        std::isfinite(needed) && needed < 1e9
+            ? fmt::format("spot needs {:.0f} h of wall time a month for {:.0f} h of work: more than a month holds, so "
+                          "it cannot sustain {:.0f}% utilisation and is left out of the decision (shown billed for "
+                          "the whole month)",
+                          needed, kHoursPerMonth * u, u * 100)
+            : fmt::format("spot is interrupted too often to finish any work at {:.0f}% utilisation: left out of the "
+                          "decision (shown billed for the whole month)",
+                          u * 100));
+  }
   return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
 }
 
@@ -208,9 +226,9 @@ double energy_kwh_per_month(Watts busy, Watts idle, int cards, Watts server, dou
 }
 
 // What renting costs for one whole month as a bridge: compute and its add-ons.
-Money bridge_month(const Scenario& s, const RentInputs& r, Money compute) {
+Money bridge_month(const Scenario& s, const RentInputs& r, Money compute, double drift) {
   Month m(s.currency);
-  add_markups(m, r, s.workload, compute);
+  add_markups(m, r, s.workload, compute, drift);
   return compute + m.total();
 }
 
@@ -222,15 +240,17 @@ struct Bridge {
 // Renting while the hardware is on order, for the `waiting` share of a month:
 // by the hour for that share, or a whole monthly package (a package is sold by
 // the month), whichever costs less. A committed term cannot bridge.
-std::optional<Bridge> cheapest_bridge(const Scenario& s, double u, double waiting) {
+std::optional<Bridge> cheapest_bridge(const Scenario& s, double u, double waiting, int month) {
   std::optional<Bridge> best;
+  const double f = rent_drift(s, month);
   if (s.hourly) {
-    const HourlyMonth hm = hourly_month(*s.hourly, s.workload, u);
-    best = Bridge{bridge_month(s, s.hourly->rent, hm.compute + hm.idle).scaled(waiting), "by the hour"};
+    const HourlyMonth hm = hourly_month(*s.hourly, s.workload, u, 1.0, f);
+    best = Bridge{bridge_month(s, s.hourly->rent, hm.compute + hm.idle, f).scaled(waiting), "by the hour"};
   }
   if (s.monthly && (s.monthly->commitment_months == 0 || !s.hourly)) {
     const RentInputs& r = *s.monthly;
-    const Money full = bridge_month(s, r, r.price.times(instances_for(s.workload.gpus, r.gpus_per_instance)));
+    const double fm = r.commitment_months > 0 ? 1.0 : f;
+    const Money full = bridge_month(s, r, r.price.scaled(instances_for(s.workload.gpus, r.gpus_per_instance) * fm), fm);
     if (!best || full < best->cost) best = Bridge{full, "by the month"};
   }
   return best;
@@ -257,7 +277,8 @@ std::vector<Money> hardware_value(const Scenario& s, Money hardware) {
       value = hardware + (*at_horizon - hardware).scaled(f);
     } else {
       const double used = life > 0 ? std::min(1.0, served / life) : 1.0;
-      value = hardware.scaled(1.0 - (1.0 - o.residual_share) * used);
+      const double market = std::pow(1.0 + o.card_price_trend, m / 12.0);  // new cards cheaper: used ones too
+      value = hardware.scaled((1.0 - (1.0 - o.residual_share) * used) * market);
     }
     v.push_back(value.rounded());
   }
@@ -303,6 +324,12 @@ void buy_notes(const Scenario& s, const std::vector<std::string>& bridged, Optio
     if (o.lead_time > Seconds(0))
       r.notes.push_back(fmt::format("no training for the first {:.1f} months (lead time)", lead));
   }
+  if (bridged.empty() && o.cover == LeadTimeCover::kRent && lead > 0 && lead < s.horizon_months) {
+    r.notes.push_back(
+        fmt::format("no rental to bridge the {:.1f}-month lead time: those months train nothing and "
+                    "cost nothing here (set lead_time_cover: delay_cost with delay_cost_per_month)",
+                    lead));
+  }
   if (const int n = servers_for(o); n > 1)
     r.notes.push_back(
         fmt::format("{} cards in {} servers of {}: server base, server power, operations and "
@@ -329,7 +356,7 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
       used += w.gpus * kHoursPerMonth * u * in_service;
     }
     if (waiting <= 0) continue;
-    const auto bridge = o.cover == LeadTimeCover::kRent ? cheapest_bridge(s, u, waiting) : std::nullopt;
+    const auto bridge = o.cover == LeadTimeCover::kRent ? cheapest_bridge(s, u, waiting, m) : std::nullopt;
     if (bridge) {
       // The bridge pays what renting pays: compute, and its storage, egress and support.
       b.month(m).add("bridge rental", bridge->cost);
@@ -342,6 +369,11 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
   const std::vector<Money> value = hardware_value(s, hardware);
   b.month(s.horizon_months).add("resale value at horizon", -value.back());
   buy_notes(s, bridged, b.result());
+  if (hardware < value.back())
+    b.result().notes.push_back(
+        fmt::format("the hardware is resold for more than it cost ({} against {}): check the "
+                    "resale override or the card-price trend",
+                    to_pretty_string(value.back()), to_pretty_string(hardware)));
   OptionResult r = b.finish(used);
   if (summary) {
     summary->value = value;
@@ -359,26 +391,27 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
 OptionResult build_hybrid(const Scenario& s, const HybridInputs& hy, const HourlyInputs& h, double u) {
   const Workload& w = s.workload;
   const OwnInputs& o = s.own;
-  OptionBuilder b("hybrid",
-                  fmt::format("Hybrid: {:g}% on {}× local {}, rest by the hour", hy.local_share * 100, hy.local_cards,
-                              hy.local_gpu),
-                  s);
-  if (hy.local_capex.micros() != 0) b.month(0).add("local hardware", hy.local_capex);
   // Local cards take local_share of the work, measured in rented-card GPU-hours;
   // a local card does local_speed of a rented card's work an hour, so their busy
   // fraction is u_local = share × gpus × u / (local_cards × speed), at most 1.
   const double wanted = hy.local_share * w.gpus * u / (hy.local_cards * hy.local_speed);
   const double u_local = std::min(1.0, wanted);
   const double share = u > 0 ? u_local * hy.local_cards * hy.local_speed / (w.gpus * u) : 0.0;
+  OptionBuilder b("hybrid",
+                  fmt::format("Hybrid: {:.0f}% of the work on {}× local {}, rest by the hour",
+                              (wanted > 1.0 ? share : hy.local_share) * 100, hy.local_cards, hy.local_gpu),
+                  s);
+  if (hy.local_capex.micros() != 0) b.month(0).add("local hardware", hy.local_capex);
   const double u_rent = u * (1.0 - share);
   for (int m = 1; m <= s.horizon_months; ++m) {
     const double kwh =
         energy_kwh_per_month(hy.local_gpu_busy, hy.local_gpu_idle, hy.local_cards, Watts(0), o.pue, u_local);
     b.month(m).add("local power", o.electricity_per_kwh.scaled(kwh));
-    const HourlyMonth hm = hourly_month(h, w, u_rent);
+    const double f = rent_drift(s, m);
+    const HourlyMonth hm = hourly_month(h, w, u_rent, 1.0, f);
     b.month(m).add("compute", hm.compute);
     if (hm.idle.micros() > 0) b.month(m).add("idle (left running)", hm.idle);
-    add_markups(b.month(m), h.rent, w, hm.compute + hm.idle);
+    add_markups(b.month(m), h.rent, w, hm.compute + hm.idle, f);
   }
   b.result().start_delay = Hours(0);
   if (wanted > 1.0)
@@ -478,7 +511,7 @@ void break_evens(Comparison& c) {
   OptionResult& buy = c.options.front();
   const OptionResult* best_rent = nullptr;
   for (OptionResult& o : c.options) {
-    if (o.key == "buy") continue;
+    if (o.key == "buy" || !o.available) continue;
     if (buy.available) break_even(buy, c.own, o, c.scenario.discount_rate);
     if (o.key != "hybrid" && (!best_rent || o.npv < best_rent->npv)) best_rent = &o;
   }
@@ -548,10 +581,17 @@ Comparison compare(const Scenario& s) {
   const OptionResult* win = nullptr;
   for (const OptionResult& o : c.options)
     if (o.available && (!win || o.npv < win->npv)) win = &o;
+  if (!win) {
+    c.recommendation = "Nothing to compare: no option can deliver within the horizon (see each option's notes).";
+    return c;
+  }
   c.cheapest = win->key;
   break_evens(c);
   if (s.hourly && c.options.front().available) c.break_even_utilisation = break_even_utilisation(s);
   c.recommendation = recommendation(c, *win);
+  if (c.options.size() == 1)
+    c.recommendation = fmt::format("Only buying is compared: no rental option is offered (see the defaults used). {}",
+                                   c.recommendation);
   return c;
 }
 

@@ -52,6 +52,9 @@ struct OwnInputs {
   /// a share of the hardware capex, or an amount (at most one is set).
   std::optional<double> resale_share{};
   std::optional<Money> resale_amount{};
+  /// Yearly change of the price of new cards: the hardware's market value at
+  /// month m is its book value × (1 + trend)^(m/12) (not with a resale override).
+  double card_price_trend = 0.0;
   Watts gpu_busy{};  ///< per card, training (TDP)
   Watts gpu_idle{};  ///< per card, idle
   Watts server{};    ///< per server: CPUs, fans, NICs, storage
@@ -117,6 +120,9 @@ struct Scenario {
   /// Where rented nodes may be (data residency): countries ("CN") or provider
   /// regions ("cn-northwest-1"); "any" allows every offer.
   std::vector<std::string> rent_regions{};
+  /// Yearly change of rental prices (−0.15: 15% cheaper each year); month m of a
+  /// rental bill costs (1 + trend)^((m − 1)/12) of today's. Committed prices do not move.
+  double rent_price_trend = 0.0;
   int horizon_months = 0;
   double discount_rate = 0.0;  ///< annual cost of capital, 0–1
   Workload workload{};

@@ -215,6 +215,9 @@ struct Field {
   Echo echo{};
   /// Whether `sensitivity` varies it (and its range clamps the variation).
   bool vary = false;
+  /// When above zero, sensitivity moves it by ± this much (in base units)
+  /// instead of ± a share of its value: a trend of 0% still moves.
+  double spread = 0;
   /// When set, sensitivity varies it only when this holds (read bandwidth only when samples are read).
   bool (*varies)(const Root&) = nullptr;
   /// Read by hand beside the table (its member is set for sensitivity, never by reading or defaults).
@@ -267,7 +270,8 @@ struct DefaultNotes {
 /// when a sourced figure is scaled by an assumed share);
 /// "default" (a choice gpuplan makes, e.g. a 24-month horizon); a catalog
 /// record's own confidence ("low", "medium", "high"; "low" too when its source
-/// calls itself weak); else "sourced" (a source without a rating).
+/// calls itself weak, is stale, or is for another region); else "sourced" (a
+/// source without a rating).
 std::string_view default_quality(std::string_view why);
 
 /// "section.key" (or "key" at the top level).

@@ -37,6 +37,7 @@ struct RentRequest {
 
 struct RentShared {
   std::vector<std::string> providers{};
+  std::optional<double> price_trend{};
   std::optional<std::vector<std::string>> regions{};
   AddOns add_ons{};
   std::optional<Seconds> provisioning{};
@@ -124,6 +125,7 @@ void read_rent(Fields& top, Draft& d, const FieldContext& ctx) {
   RentShared& sh = d.shared;
   if (auto p = as<std::string>(detail::read_row(f, rows, "provider", ctx))) sh.providers.push_back(*p);
   sh.regions = detail::read_list(f, "regions");
+  sh.price_trend = as<double>(detail::read_row(f, rows, "price_trend", ctx));
   sh.add_ons = read_add_ons(f, rows, ctx);
   sh.provisioning = as<Seconds>(detail::read_row(f, rows, "provisioning", ctx));
   d.hourly = read_rent_request(f, "hourly", d, ctx);
@@ -310,6 +312,10 @@ void fill_from_offer(const Resolver& rv, RentInputs& r, const Offer& o, BillingM
       r.notes.push_back(fmt::format("the {} price of {} is stale: as_of {}, {} days old", to_string(mode), o.id,
                                     format_date(price->provenance.as_of), age));
   }
+  // Another card than the one bought is compared hour for hour: said, not converted.
+  if (!id_equals(o.gpu, rv.scenario().own.gpu))
+    r.notes.push_back(fmt::format("rents {} against the {} bought, hour for hour (no speed adjustment)", o.gpu,
+                                  rv.scenario().own.gpu));
   r.offer = o.id;
   r.description = fmt::format("{} {} ({} GPU{})", o.provider, o.instance.empty() ? o.gpu : o.instance, o.gpus,
                               o.gpus == 1 ? "" : "s");
@@ -494,6 +500,12 @@ void resolve_rent(Resolver& rv) {
   Scenario& s = rv.scenario();
   Draft& d = rv.draft();
   s.rent_regions = rent_regions(rv);
+  if (d.shared.price_trend) {
+    s.rent_price_trend = *d.shared.price_trend;
+  } else {
+    const Field<Scenario>& row = *find_field(scenario_section("rent").rows, "price_trend");
+    rv.note("rent.price_trend", std::string(row.fallback), std::string(row.why));
+  }
   const bool hourly = resolve_mode(rv, d.hourly, "hourly", BillingMode::kHourly, s.hourly->rent);
   const bool monthly = resolve_mode(rv, d.monthly, "monthly", BillingMode::kMonthly, *s.monthly);
   bool spot = resolve_mode(rv, d.spot, "spot", BillingMode::kSpot, s.spot->rent);
@@ -553,6 +565,7 @@ Json echo_scenario(const ResolvedScenario& out) {
   in["buy"] = echo_fields(s, scenario_section("buy").rows, s.currency);
   Json r = Json::object();
   r["regions"] = Json::strings(s.rent_regions);
+  r["price_trend"] = s.rent_price_trend;
   if (s.hourly) r["hourly"] = echo_mode(s, s.hourly->rent, "rent.hourly");
   if (s.monthly) r["monthly"] = echo_mode(s, *s.monthly, "rent.monthly");
   if (s.spot) r["spot"] = echo_mode(s, s.spot->rent, "rent.spot");

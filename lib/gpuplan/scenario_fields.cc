@@ -154,11 +154,26 @@ std::optional<Fallback> cards_for_workload(const Scenario& s, const FieldContext
   return Fallback{s.workload.gpus, "", ""};
 }
 
+// ", stale: 1,253 days old" when a record is older than the stale limit; ", from
+// region US" when it is for another market than the scenario's.
+std::string caveats(const FieldContext& ctx, const Provenance& p, std::string_view record_region,
+                    std::string_view region) {
+  std::string out;
+  const long long age = (ctx.today - p.as_of).count();
+  if (static_cast<double>(age) > std::chrono::duration_cast<Days>(ctx.stale_after).count())
+    out += fmt::format(", stale: {} days old", age);
+  if (!record_region.empty() && !id_equals(record_region, region))
+    out += fmt::format(", from region {}, not {}", record_region, region);
+  return out;
+}
+
 std::optional<Fallback> purchase(const Scenario& s, const FieldContext& ctx, PurchaseKind kind, std::string_view gpu) {
   const Purchase* p = find_purchase(*ctx.catalog, kind, gpu, s.region);
   if (!p) return std::nullopt;
   const Money m = ctx.fx->convert(p->price.amount);
-  return Fallback{m, fmt::format("{}", m), fmt::format("catalog purchase {}: {}", p->id, cite(p->provenance))};
+  return Fallback{m, fmt::format("{}", m),
+                  fmt::format("catalog purchase {}: {}{}", p->id, cite(p->provenance),
+                              caveats(ctx, p->provenance, p->region, s.region))};
 }
 std::optional<Fallback> card_price(const Scenario& s, const FieldContext& ctx) {
   return purchase(s, ctx, PurchaseKind::kCard, s.own.gpu);
@@ -177,9 +192,10 @@ std::optional<Fallback> complete_server_base(const Scenario& s, const FieldConte
   const Money base = whole - cards;
   return Fallback{base, fmt::format("{}", base),
                   fmt::format("complete {}-GPU server {} at {} less {} × card {}, so that cards and base add up to "
-                              "the server's price: {}; {}",
+                              "the server's price: {}{}; {}{}",
                               server->gpus, server->id, to_pretty_string(whole), server->gpus, card->id,
-                              cite(server->provenance), cite(card->provenance))};
+                              cite(server->provenance), caveats(ctx, server->provenance, "", s.region),
+                              cite(card->provenance), caveats(ctx, card->provenance, "", s.region))};
 }
 
 std::optional<Fallback> server_base(const Scenario& s, const FieldContext& ctx) {
@@ -191,13 +207,17 @@ std::optional<Fallback> server_base(const Scenario& s, const FieldContext& ctx) 
 const OperatingCost* operating(const Scenario& s, const FieldContext& ctx, OperatingKind kind) {
   return find_operating(*ctx.catalog, kind, s.region);
 }
-std::string from_record(const OperatingCost& c, std::string_view extra = "", std::string_view converted = "") {
-  return fmt::format("catalog {}{}{}: {}", c.id, extra, converted, cite(c.provenance));
+std::string from_record(const OperatingCost& c, std::string_view extra = "", std::string_view converted = "",
+                        std::string_view region = "") {
+  const std::string other = !region.empty() && !c.region.empty() && !id_equals(c.region, region)
+                                ? fmt::format(", from region {}, not {}", c.region, region)
+                                : "";
+  return fmt::format("catalog {}{}{}: {}{}", c.id, extra, converted, cite(c.provenance), other);
 }
 std::optional<Fallback> duration_record(const Scenario& s, const FieldContext& ctx, OperatingKind kind) {
   const OperatingCost* c = operating(s, ctx, kind);
   if (!c) return std::nullopt;
-  return Fallback{Seconds(c->number), format_duration(Seconds(c->number)), from_record(*c)};
+  return Fallback{Seconds(c->number), format_duration(Seconds(c->number)), from_record(*c, "", "", s.region)};
 }
 std::optional<Fallback> lead_time(const Scenario& s, const FieldContext& ctx) {
   return duration_record(s, ctx, OperatingKind::kLeadTime);
@@ -208,12 +228,12 @@ std::optional<Fallback> useful_life(const Scenario& s, const FieldContext& ctx) 
 std::optional<Fallback> residual_value(const Scenario& s, const FieldContext& ctx) {
   const OperatingCost* c = operating(s, ctx, OperatingKind::kResidualValue);
   if (!c) return std::nullopt;
-  return Fallback{c->number, fmt::format("{:g}%", c->number * 100), from_record(*c)};
+  return Fallback{c->number, fmt::format("{:g}%", c->number * 100), from_record(*c, "", "", s.region)};
 }
 std::optional<Fallback> pue(const Scenario& s, const FieldContext& ctx) {
   const OperatingCost* c = operating(s, ctx, OperatingKind::kPue);
   if (!c) return std::nullopt;
-  return Fallback{c->number, fmt::format("{:g}", c->number), from_record(*c)};
+  return Fallback{c->number, fmt::format("{:g}", c->number), from_record(*c, "", "", s.region)};
 }
 // A money record in the report currency, × factor (with its reason).
 std::optional<Fallback> money_record(const Scenario& s, const FieldContext& ctx, OperatingKind kind, double factor,
@@ -226,7 +246,7 @@ std::optional<Fallback> money_record(const Scenario& s, const FieldContext& ctx,
           ? ""
           : fmt::format(", converted from {} {}", to_plain_string(*c->money, -1), c->money->currency().code());
   return Fallback{m, fmt::format("{} {}", to_plain_string(m, -1), m.currency().code()),
-                  from_record(*c, extra, converted)};
+                  from_record(*c, extra, converted, s.region)};
 }
 std::optional<Fallback> electricity(const Scenario& s, const FieldContext& ctx) {
   return money_record(s, ctx, OperatingKind::kElectricityPerKwh, 1.0, "");
@@ -345,6 +365,17 @@ constexpr F kBuy[] = {
      .derive = &residual_value,
      .vary = true,
      .label = "resale value at the end of the useful life"},
+    {.key = "card_price_trend",
+     .kind = K::kShare,
+     .at = buy<&OwnInputs::card_price_trend>,
+     .range = {-0.9, 1},
+     .fallback = "0%",
+     .why =
+         "default: no change assumed; the catalog's CN H100 card prices fell about 13% a year from 2023-06 to 2025-02 "
+         "(the manual shows the records)",
+     .vary = true,
+     .spread = 0.1,
+     .label = "yearly change of new-card prices: moves the hardware's resale value"},
     {.key = "resale_value",
      .kind = K::kShare,
      .at = buy<&OwnInputs::resale_share>,
@@ -426,6 +457,16 @@ constexpr F kBuy[] = {
 
 constexpr F kRent[] = {
     {.key = "provider", .kind = K::kText, .label = "only this provider's offers"},
+    {.key = "price_trend",
+     .kind = K::kShare,
+     .at = in<&Scenario::rent_price_trend>,
+     .range = {-0.9, 1},
+     .fallback = "0%",
+     .why = "default: no change assumed (the manual shows the catalog's price history as evidence)",
+     .vary = true,
+     .spread = 0.1,
+     .by_hand = true,
+     .label = "yearly change of rental prices (committed prices do not move)"},
     {.key = "regions",
      .kind = K::kList,
      .fallback = "the scenario's region",
@@ -604,10 +645,12 @@ const Gpu* rented_gpu(const Scenario& s, const FieldContext& ctx) {
   return ctx.catalog->find_gpu(s.own.gpu);
 }
 
-// A card's dense training rate: BF16, else FP16, else TF32 (TFLOP/s).
-std::optional<std::pair<Precision, double>> training_rate(const Gpu& g) {
-  for (const Precision p : {Precision::kBf16, Precision::kFp16, Precision::kTf32})
-    if (auto it = g.dense_tflops.find(p); it != g.dense_tflops.end() && it->second > 0) return *it;
+// The first training precision both cards have a dense rate for: BF16, FP16, TF32, FP32.
+std::optional<Precision> common_precision(const Gpu& a, const Gpu& b) {
+  for (const Precision p : {Precision::kBf16, Precision::kFp16, Precision::kTf32, Precision::kFp32}) {
+    const auto ia = a.dense_tflops.find(p), ib = b.dense_tflops.find(p);
+    if (ia != a.dense_tflops.end() && ib != b.dense_tflops.end() && ia->second > 0 && ib->second > 0) return p;
+  }
   return std::nullopt;
 }
 
@@ -616,15 +659,13 @@ std::optional<Fallback> local_speed(const Scenario& s, const FieldContext& ctx) 
   const Gpu* local = ctx.catalog->find_gpu(s.hybrid->local_gpu);
   const Gpu* rented = rented_gpu(s, ctx);
   if (!local || !rented) return std::nullopt;
-  const auto r = training_rate(*rented);
-  if (!r) return std::nullopt;
-  const auto l = local->dense_tflops.find(r->first);
-  if (l == local->dense_tflops.end() || !(l->second > 0)) return std::nullopt;
-  const double ratio = l->second / r->second;
-  return Fallback{ratio, fmt::format("{:.3g}", ratio),
+  const auto p = common_precision(*local, *rented);
+  if (!p) return std::nullopt;
+  const double l = local->dense_tflops.at(*p), r = rented->dense_tflops.at(*p);
+  return Fallback{l / r, fmt::format("{:.3g}", l / r),
                   fmt::format("catalog dense {} peaks: {} {:g} ÷ {} {:g} TFLOP/s (peaks, not measured speed: measure "
                               "both cards on your job and set hybrid.local_speed)",
-                              to_string(r->first), local->id, l->second, rented->id, r->second)};
+                              to_string(*p), local->id, l, rented->id, r)};
 }
 
 constexpr F kHybrid[] = {
@@ -780,6 +821,8 @@ Json scenario_echo_schema() {
   rent["monthly"] = rental_properties("rent.monthly");
   rent["spot"] = rental_properties("rent.spot");
   rent["regions"] = value_schema(K::kList, {}, find_field(scenario_section("rent").rows, "regions")->label, false);
+  rent["price_trend"] =
+      value_schema(K::kShare, {}, find_field(scenario_section("rent").rows, "price_trend")->label, false);
   p["rent"] = object_schema(std::move(rent), {"hourly", "monthly", "spot"});
   p["hybrid"] = object_schema(echo_properties(scenario_section("hybrid").rows));
   Json lines = value_schema(K::kList, {}, "every default used, with its reason and source", false);

@@ -18,7 +18,9 @@ constexpr std::size_t kBase = static_cast<std::size_t>(-1);
 constexpr int kBisections = 16;
 
 double moved(const SensitivityInput& in, double factor) {
-  double v = std::clamp(in.base * factor, in.min, in.max);
+  // With a spread, ±range maps to ±spread: factor 1 ± range → base ± spread.
+  const double target = in.spread > 0 ? in.base + (factor > 1 ? in.spread : -in.spread) : in.base * factor;
+  double v = std::clamp(target, in.min, in.max);
   if (in.whole) v = std::max(in.min, std::round(v));
   return v;
 }
@@ -35,8 +37,8 @@ struct InputList {
   std::vector<SensitivityInput> inputs{};
   std::vector<Set> setters{};
   void add(std::string name, ValueKind kind, double value, Set set, double min = 0, double max = 1e300,
-           bool whole = false) {
-    inputs.push_back(SensitivityInput{std::move(name), kind, value, min, max, whole});
+           bool whole = false, double spread = 0) {
+    inputs.push_back(SensitivityInput{std::move(name), kind, value, min, max, whole, spread});
     setters.push_back(std::move(set));
   }
 };
@@ -117,7 +119,7 @@ Sensitivity analyse(std::vector<SensitivityInput> inputs, const SensitivityEvalu
   out.base = evaluate(kBase, 0);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const SensitivityInput& in = inputs[i];
-    if (in.base == 0) {
+    if (in.base == 0 && in.spread <= 0) {
       out.not_varied.push_back(in.name);
       continue;
     }
@@ -169,14 +171,14 @@ void add_rows(InputList<Subject>& list, const Root& base, const Section<Root>& s
     if (std::holds_alternative<std::monostate>(v)) continue;
     // An open upper bound is kept just inside (a 100% spot discount would make spot free).
     const double hi = row.range.hi_open ? row.range.hi * 0.99 : row.range.hi;
-    const double lo = std::isinf(row.range.lo) ? 0.0 : row.range.lo;
+    const double lo = std::isinf(row.range.lo) ? 0.0 : row.range.lo;  // a trend may be below zero: its range says
     list.add(
         field_path(section.name, row.key), row.kind, as_number(v),
         [set = row.at.set, get = row.at.get, at](Subject& s, double x) {
           Root& r = at(s);
           set(r, with_number(get(r), x));
         },
-        lo, std::isinf(hi) ? 1e300 : hi, row.whole);
+        lo, std::isinf(hi) ? 1e300 : hi, row.whole, row.spread);
   }
 }
 
@@ -251,6 +253,7 @@ ScenarioSubject scenario_subject(const Scenario& base) {
   add_rent_add_ons(list, base);
   add_rows(list, base, "hybrid");
   add_rows(list, base, "");
+  add_rows(list, base, "rent");
 
   ScenarioSubject out;
   out.inputs = std::move(list.inputs);

@@ -31,6 +31,7 @@ struct SensitivityInput {
   double base = 0;
   double min = -1e300, max = 1e300;  ///< clamped to (shares ≤ 100%, PUE ≥ 1)
   bool whole = false;                ///< rounded to a whole number (months, runs, cards)
+  double spread = 0;                 ///< above zero: moved by ± this much instead of ± range × base
 };
 
 /// The decision metric and the decision for one set of inputs.

@@ -260,7 +260,7 @@ Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
   bu["versus"] = "rent_hourly";
   bu["value"] = c.break_even_utilisation ? Json(*c.break_even_utilisation) : Json();
   extra["break_even_utilisation"] = std::move(bu);
-  extra["cheapest"] = c.cheapest;
+  extra["cheapest"] = c.cheapest.empty() ? Json() : Json(c.cheapest);
   extra["recommendation"] = c.recommendation;
   extra["deciding_input"] = c.deciding_input;
   if (c.spot_overhead) {
@@ -287,6 +287,14 @@ std::optional<std::string> spot_note(const Comparison& c) {
       c.scenario.spot->interruptions.interruptions_per_hour * 24,
       instances_for(c.scenario.workload.gpus, c.scenario.spot->rent.gpus_per_instance), ov.interval.count() / 60,
       ov.optimal ? "Daly's optimum" : "as given", ov.wall_per_work, ov.checkpoint_share * 100, ov.lost_share * 100);
+}
+
+// What may make the answer wrong goes to stderr too, whatever the format.
+void compare_warnings(Report& rep, const Comparison& c) {
+  if (c.cheapest.empty() || c.options.size() == 1) rep.warnings.push_back(c.recommendation);
+  for (const std::string& n : c.options.front().notes)
+    if (n.starts_with("no rental to bridge") || n.starts_with("the hardware is resold for more"))
+      rep.warnings.push_back("buy: " + n);
 }
 
 void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c, const CompareQuery& q,
@@ -340,6 +348,7 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   rep.extra = compare_extra(rs, c);
   rep.xlsx = [rs, c] { return compare_workbook(rs, c); };
   compare_notes(rep, rs, c, q, ctx);
+  compare_warnings(rep, c);
   return rep;
 }
 

@@ -222,6 +222,7 @@ void workload_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   field(gen, "workload", "dataset", "dataset_gb", w.dataset.value() / kGB, Style::kInputNumber, "GB");
   field(gen, "workload", "egress_per_month", "egress_gb_per_month", w.egress_per_month.value() / kGB,
         Style::kInputNumber, "GB");
+  field(gen, "rent", "price_trend", "rent_price_trend", s.rent_price_trend, Style::kInputPercent, "per year");
 }
 
 // Servers, hardware in month 0 and energy a month in service (compare.cc).
@@ -291,6 +292,7 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
       field(gen, "buy", "useful_life", "useful_life_months", o.useful_life / Months(1), Style::kInputNumber, "months");
   x.residual = field(gen, "buy", "residual_value", "residual_value", o.residual_share, Style::kInputPercent,
                      "share of hardware");
+  field(gen, "buy", "card_price_trend", "card_price_trend", o.card_price_trend, Style::kInputPercent, "per year");
   resale_inputs(gen, s, x);
   const V busy_w = field(gen, "buy", "gpu_power", "gpu_power_w", o.gpu_busy.value(), Style::kInputNumber, "W");
   const V idle_w =
@@ -387,7 +389,12 @@ void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x
                   ov.wall_per_work, Style::kPrecise, "ratio");
   const V one{"1", 1}, zero{"0", 0}, yes{"1", 1};
   x.sp_work = hourly_parts(gen, "s_work_", sr, x.u, x.runs, one, zero, yes, "spot (work)", s.spot->rent, s.workload);
-  x.sp_wall = hourly_parts(gen, "s_wall_", sr, x.u, x.runs, factor, zero, yes, "spot (with interruptions)",
+  // Billed up to the whole month (compare.cc build_spot): past it spot cannot do the work.
+  const double u = s.workload.utilisation;
+  const V billed = gen.derived("s_wall_billed", "spot: wall time billed per hour of work (at most the month)",
+                               fmt::format("IF({0}>0,MIN({1},1/{0}),{1})", x.u.ref, factor.ref),
+                               u > 0 ? std::min(ov.wall_per_work, 1 / u) : ov.wall_per_work, Style::kPrecise, "ratio");
+  x.sp_wall = hourly_parts(gen, "s_wall_", sr, x.u, x.runs, billed, zero, yes, "spot (with interruptions)",
                            s.spot->rent, s.workload);
 }
 
@@ -442,10 +449,14 @@ void hybrid_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                       s.hourly->rent, w);
 }
 
-// The month's total of a rental: each item rounded to the cent, as gpuplan adds them.
-std::string month_total(const HourlyParts& h) {
-  return fmt::format("ROUND({},2)+ROUND({},2)+ROUND({},2)+ROUND({},2)+ROUND({},2)", h.compute.ref, h.idle.ref,
-                     h.storage.ref, h.egress.ref, h.support.ref);
+// The rental price level of a month (compare.cc rent_drift): today's in month 1.
+std::string drift(const std::string& month) { return fmt::format("(1+rent_price_trend)^(({}-1)/12)", month); }
+
+// The month's total of a rental at its price level: each item rounded to the cent, as gpuplan adds them.
+std::string month_total(const HourlyParts& h, const std::string& month) {
+  const std::string d = drift(month);
+  return fmt::format("ROUND({1}*{0},2)+ROUND({2}*{0},2)+ROUND({3}*{0},2)+ROUND({4}*{0},2)+ROUND({5}*{0},2)", d,
+                     h.compute.ref, h.idle.ref, h.storage.ref, h.egress.ref, h.support.ref);
 }
 
 // Buy: month 0 hardware and facility; later power, operations and colocation
@@ -455,14 +466,18 @@ std::string month_total(const HourlyParts& h) {
 std::string buy_month(const Refs& x, const std::string& month, const std::string& in_service,
                       const std::string& value) {
   std::string hourly = "9E+99", monthly = "9E+99";
+  const std::string d = drift(month);
   if (x.hp)
-    hourly = fmt::format("ROUND(({}+{}+ROUND({},2)+ROUND({},2)+ROUND({},2))*(1-{}),2)", x.hp->compute.ref,
-                         x.hp->idle.ref, x.hp->storage.ref, x.hp->egress.ref, x.hp->support.ref, in_service);
-  if (x.m_compute)
+    hourly = fmt::format("ROUND(({1}*{0}+{2}*{0}+ROUND({3}*{0},2)+ROUND({4}*{0},2)+ROUND({5}*{0},2))*(1-{6}),2)", d,
+                         x.hp->compute.ref, x.hp->idle.ref, x.hp->storage.ref, x.hp->egress.ref, x.hp->support.ref,
+                         in_service);
+  if (x.m_compute) {
+    const std::string dm = fmt::format("IF({}>0,1,{})", x.m_commit->ref, d);  // a committed price does not move
     monthly =
-        fmt::format("IF({}{},ROUND({}+ROUND({},2)+ROUND({},2)+ROUND({},2),2),9E+99)",
+        fmt::format("IF({0}{1},ROUND({2}*{6}+ROUND({3}*{6},2)+ROUND({4}*{6},2)+ROUND({5}*{6},2),2),9E+99)",
                     x.monthly_bridges_committed ? "1=1" : x.m_commit->ref, x.monthly_bridges_committed ? "" : "=0",
-                    x.m_compute->ref, x.m_storage->ref, x.m_egress->ref, x.m_support->ref);
+                    x.m_compute->ref, x.m_storage->ref, x.m_egress->ref, x.m_support->ref, dm);
+  }
   const std::string bridge = fmt::format("MIN({},{})", hourly, monthly);
   return fmt::format(
       "IF({0}=0,ROUND({1},2)+ROUND({2},2),ROUND({3}*{4}*{5},2)+ROUND({6}*{12}*{5},2)+ROUND({7}*{12}*{5},2)+"
@@ -475,19 +490,21 @@ std::string buy_month(const Refs& x, const std::string& month, const std::string
 std::string month_formula(const std::string& key, const Refs& x, const std::string& month,
                           const std::string& in_service, const std::string& value) {
   if (key == "buy") return buy_month(x, month, in_service, value);
-  if (key == "rent_hourly") return fmt::format("IF({}=0,0,{})", month, month_total(*x.hp));
+  if (key == "rent_hourly") return fmt::format("IF({}=0,0,{})", month, month_total(*x.hp, month));
   if (key == "rent_monthly")
     return fmt::format(
-        "IF({0}=0,0,ROUND({1},2)+ROUND({2},2)+ROUND({3},2)+ROUND({4},2)+IF({0}=horizon_months,"
+        "IF({0}=0,0,ROUND({1}*{6},2)+ROUND({2}*{6},2)+ROUND({3}*{6},2)+ROUND({4}*{6},2)+IF({0}=horizon_months,"
         "{1}*MAX(0,{5}-horizon_months),0))",
-        month, x.m_compute->ref, x.m_storage->ref, x.m_egress->ref, x.m_support->ref, x.m_commit->ref);
+        month, x.m_compute->ref, x.m_storage->ref, x.m_egress->ref, x.m_support->ref, x.m_commit->ref,
+        fmt::format("IF({}>0,1,{})", x.m_commit->ref, drift(month)));
   if (key == "spot")
-    return fmt::format("IF({0}=0,0,ROUND({1},2)+ROUND({2}-{1},2)+ROUND({3},2)+ROUND({4},2)+ROUND({5},2))", month,
-                       x.sp_work->compute.ref, x.sp_wall->compute.ref, x.sp_wall->storage.ref, x.sp_wall->egress.ref,
-                       x.sp_wall->support.ref);
+    return fmt::format(
+        "IF({0}=0,0,ROUND({1}*{6},2)+ROUND(({2}-{1})*{6},2)+ROUND({3}*{6},2)+ROUND({4}*{6},2)+ROUND({5}*{6},2))", month,
+        x.sp_work->compute.ref, x.sp_wall->compute.ref, x.sp_wall->storage.ref, x.sp_wall->egress.ref,
+        x.sp_wall->support.ref, drift(month));
   if (key == "hybrid")
     return fmt::format("IF({0}=0,ROUND({1},2),ROUND({2},2)+{3})", month, x.y_capex->ref, x.y_power->ref,
-                       month_total(*x.yp));
+                       month_total(*x.yp, month));
   throw std::logic_error("compare workbook: no formula for option " + key);
 }
 
@@ -538,8 +555,8 @@ std::string value_formula(const Refs& x, const std::string& month) {
   const std::string served = fmt::format("MAX(0,{}-{})", month, x.lead.ref);
   const std::string served_h = fmt::format("MAX(0,horizon_months-{})", x.lead.ref);
   return fmt::format(
-      "ROUND(IF({0}=0,{1}*(1-(1-{2})*IF({3}>0,MIN(1,{4}/{3}),1)),{1}+(IF({0}=1,{1}*{5},{6})-{1})*"
-      "IF({7}>0,{4}/{7},IF({8}=horizon_months,1,0))),2)",
+      "ROUND(IF({0}=0,{1}*(1-(1-{2})*IF({3}>0,MIN(1,{4}/{3}),1))*(1+card_price_trend)^({8}/12),{1}+(IF({0}=1,{1}*{5},"
+      "{6})-{1})*IF({7}>0,{4}/{7},IF({8}=horizon_months,1,0))),2)",
       x.resale_mode.ref, x.hardware.ref, x.residual.ref, x.life.ref, served, x.resale_share.ref, x.resale_amount.ref,
       served_h, month);
 }
@@ -651,13 +668,24 @@ void summary_options(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
           "gpus*730*utilisation*(SUM({0}!{1}3:{1}{2})+IF(cover_by_renting=1,horizon_months-SUM({0}!{1}3:{1}{2}),0))",
           cfname, xlsx::column_letters(l.in_service), H + 2);
     sum.formula(r, 4, used, opt.used_gpu_hours, Style::kNumber);
-    sum.formula(r, 5, fmt::format("IF({0}>0,{1}/{0},\"\")", at(r, 4), at(r, 2)), opt.cost_per_used_gpu_hour.value_or(0),
-                Style::kMoney);
+    const std::string per_used = fmt::format("IF({0}>0,{1}/{0},\"\")", at(r, 4), at(r, 2));
+    if (opt.cost_per_used_gpu_hour) sum.formula(r, 5, per_used, *opt.cost_per_used_gpu_hour, Style::kMoney);
+    else sum.formula_text(r, 5, per_used, "");  // nothing used: no cost per hour used
     // Gross and resale: what is paid, and what the hardware brings back at the horizon.
     const std::string resale = k == 0 ? fmt::format("{}!{}", cfname, at(H + 1, l.value)) : std::string("0");
     const double resale_v = k == 0 ? c.own.resale.units() : 0.0;
     sum.formula(r, 8, fmt::format("{}+{}", at(r, 2), resale), opt.total.units() + resale_v, Style::kMoney);
     sum.formula(r, 9, resale, resale_v, Style::kMoney);
+    // Whether it can deliver within the horizon is gpuplan's finding at the export; only those are candidates.
+    sum.text(r, 10, opt.available ? "yes" : "no (as exported)");
+    const std::string npv_if = fmt::format("IF(LEFT({},3)=\"yes\",{},\"\")", at(r, 10), at(r, 3));
+    if (opt.available) sum.formula(r, 11, npv_if, opt.npv, Style::kMoney);
+    else sum.formula_text(r, 11, npv_if, "");
+    if (k > 0 && !opt.available) {  // left out of the decision: no break-even against it
+      sum.text(r, 6, "left out");
+      sum.text(r, 7, "left out");
+      continue;
+    }
     if (k == 0 || !c.options.front().available) continue;
     month_cell(sum, r, 6, l, l.net_gap(k), l.net_cross(k), H, opt.break_even_month);
     month_cell(sum, r, 7, l, l.cash_gap(k), l.cash_cross(k), H, opt.payback_month);
@@ -670,8 +698,8 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
   int r = last + 2;
   sum.text(r, 0, "cheapest (by NPV)", Style::kHeader);
   // Buying left out (hardware after the horizon) is not a candidate.
-  const int from = c.options.front().available ? 4 : 5;
-  sum.formula_text(r, 1, fmt::format("INDEX(A{1}:A{0},MATCH(MIN(D{1}:D{0}),D{1}:D{0},0))", last + 1, from), c.cheapest);
+  sum.formula_text(r, 1, fmt::format("IFERROR(INDEX(A4:A{0},MATCH(MIN(L4:L{0}),L4:L{0},0)),\"none\")", last + 1),
+                   c.cheapest.empty() ? "none" : c.cheapest);
   ++r;
   int first_rent = -1, last_rent = -1;  // rental options, not hybrid
   for (int k = 0; k < l.options; ++k) {
@@ -682,14 +710,16 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
   }
   if (first_rent >= 0) {
     sum.text(r, 0, "cheapest rental", Style::kHeader);
-    const std::string range = fmt::format("{}{}:{}{}", "D", first_rent + 1, "D", last_rent + 1);
-    sum.formula_text(r, 1, fmt::format("INDEX(A{0}:A{1},MATCH(MIN({2}),{2},0))", first_rent + 1, last_rent + 1, range),
-                     c.break_even_versus);
+    const std::string range = fmt::format("{}{}:{}{}", "L", first_rent + 1, "L", last_rent + 1);
+    sum.formula_text(
+        r, 1,
+        fmt::format("IFERROR(INDEX(A{0}:A{1},MATCH(MIN({2}),{2},0)),\"none\")", first_rent + 1, last_rent + 1, range),
+        c.break_even_versus.empty() ? "none" : c.break_even_versus);
     ++r;
     const auto decision_month = [&](const char* label, const char* col, const std::optional<double>& v) {
       sum.text(r, 0, label, Style::kHeader);
-      const std::string f =
-          fmt::format("INDEX({3}{0}:{3}{1},MATCH(MIN({2}),{2},0))", first_rent + 1, last_rent + 1, range, col);
+      const std::string f = fmt::format("IFERROR(INDEX({3}{0}:{3}{1},MATCH(MIN({2}),{2},0)),\"none\")", first_rent + 1,
+                                        last_rent + 1, range, col);
       if (v) sum.formula(r, 1, f, *v, Style::kNumber);
       else sum.formula_text(r, 1, f, "none");
       ++r;
@@ -718,12 +748,14 @@ void summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Compariso
                                           "break-even month (buy vs this, net of the hardware's value)",
                                           "payback month (buy vs this, cash alone)",
                                           "gross (paid)",
-                                          "resale (credited at the horizon)"};
+                                          "resale (credited at the horizon)",
+                                          "in the decision",
+                                          "NPV in the decision"};
   for (std::size_t j = 0; j < heads.size(); ++j) sum.text(2, static_cast<int>(j), heads[j], Style::kHeader);
   sum.freeze(3);
   sum.width(0, 16);
   sum.width(1, 60);
-  for (int j = 2; j < 10; ++j) sum.width(j, 18);
+  for (int j = 2; j < 12; ++j) sum.width(j, 18);
   summary_options(sum, c, l);
   int r = summary_decision(sum, c, l);
   sum.text(r++, 0, c.recommendation, Style::kNote);

@@ -217,8 +217,10 @@ void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, do
   else rep.notes.push_back(fmt::format("Flip the decision within ±{:g}%: {}.", range * 100, fmt::join(flipping, "; ")));
   if (!sub.job)
     rep.notes.push_back(
-        "Metric: NPV of buying minus the NPV of the cheapest rental option; below zero, buying is "
-        "cheaper. Swing = |metric at +range − metric at −range|; one input moves at a time.");
+        "Metric: NPV of the option cheapest at the base minus the NPV of the next cheapest; below zero, it "
+        "stays cheapest. An input with no swing does not move that lead (it may still move other options). "
+        "Swing = |metric at +range − metric at −range|; one input moves at a time; a trend moves by ±10 "
+        "points.");
   else
     rep.notes.push_back(
         "Each variation reruns the whole plan search; swing = |metric at +range − metric at −range|; "
