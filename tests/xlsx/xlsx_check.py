@@ -44,26 +44,7 @@ def recalculate(xlsx, work, name):
     """LibreOffice opens the workbook, recalculates every formula (the profile
     says so: by default it trusts the cached values of OOXML files) and writes
     each sheet as CSV. Returns {sheet: rows}."""
-    profile = os.path.join(work, name + "-profile")
-    shutil.rmtree(profile, ignore_errors=True)
-    os.makedirs(os.path.join(profile, "user"))
-    with open(os.path.join(profile, "user", "registrymodifications.xcu"), "w") as f:
-        f.write(RECALC_PROFILE)
-    out = os.path.join(work, name + "-csv")
-    shutil.rmtree(out, ignore_errors=True)
-    os.makedirs(out)
-    p = subprocess.run(["soffice", "-env:UserInstallation=file://" + profile, "--headless", "--convert-to",
-                        "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1",
-                        "--outdir", out, xlsx], capture_output=True, timeout=300)
-    base = os.path.splitext(os.path.basename(xlsx))[0]
-    sheets = {}
-    for f in sorted(os.listdir(out)):
-        if f.startswith(base + "-") and f.endswith(".csv"):
-            with open(os.path.join(out, f), newline="", encoding="utf-8") as h:
-                sheets[f[len(base) + 1:-4]] = list(csv.reader(h))
-    if not sheets:
-        fail("LibreOffice wrote nothing: %s %s" % (p.stdout.decode(), p.stderr.decode()))
-    return sheets
+    return recalculate_many([xlsx], work, name)[xlsx]
 
 
 def as_number(text):
