@@ -632,8 +632,7 @@ void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const 
 // Break-even (or payback) month of buy against option k from its gap and
 // crossing columns: none when the gap is above zero at the horizon, 0 when it
 // never was, else the last crossing, to one decimal.
-void month_cell(xlsx::Sheet& sum, int r, int col, const Layout& l, int gap, int cross, int H,
-                const std::optional<double>& value) {
+void month_cell(xlsx::Sheet& sum, int r, int col, int gap, int cross, int H, const std::optional<double>& value) {
   const std::string cfname = "'Cash flow'";
   const std::string g = xlsx::column_letters(gap), x = xlsx::column_letters(cross);
   const std::string f = fmt::format(
@@ -641,7 +640,6 @@ void month_cell(xlsx::Sheet& sum, int r, int col, const Layout& l, int gap, int 
       cfname, g, H + 2, x);
   if (value) sum.formula(r, col, f, *value, Style::kNumber);
   else sum.formula_text(r, col, f, "none");
-  (void)l;
 }
 
 // One row per option: total, NPV, GPU-hours used, cost per used GPU-hour, break-even.
@@ -687,8 +685,8 @@ void summary_options(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
       continue;
     }
     if (k == 0 || !c.options.front().available) continue;
-    month_cell(sum, r, 6, l, l.net_gap(k), l.net_cross(k), H, opt.break_even_month);
-    month_cell(sum, r, 7, l, l.cash_gap(k), l.cash_cross(k), H, opt.payback_month);
+    month_cell(sum, r, 6, l.net_gap(k), l.net_cross(k), H, opt.break_even_month);
+    month_cell(sum, r, 7, l.cash_gap(k), l.cash_cross(k), H, opt.payback_month);
   }
 }
 
