@@ -51,6 +51,7 @@ class OptionBuilder {
   OptionResult& result() { return out_; }
 
   OptionResult finish(double used_gpu_hours) {
+    add_vat();
     const double v = 1.0 / (1.0 + monthly_rate(s_.discount_rate));
     out_.total = Money::zero(s_.currency);
     std::vector<CostLine> lines;
@@ -71,6 +72,8 @@ class OptionBuilder {
         else it->amount += entry.second;
       }
     }
+    // VAT that is a cost comes last: it is on every other line.
+    std::stable_partition(lines.begin(), lines.end(), [](const CostLine& l) { return l.item != kVatCostItem; });
     out_.breakdown = std::move(lines);
     out_.used_gpu_hours = used_gpu_hours;
     // Cost per GPU-hour actually used: what a team pays for each hour it trains.
@@ -79,6 +82,19 @@ class OptionBuilder {
   }
 
  private:
+  // VAT of each month: Σ item × its class's rate, each rounded to the minor
+  // unit; a cost of its own when it is not recoverable, else reported apart.
+  void add_vat() {
+    out_.vat = Money::zero(s_.currency);
+    for (Month& m : months_) {
+      Money vat = Money::zero(s_.currency);
+      for (const auto& [item, amount] : m.items()) vat += amount.scaled(s_.vat.rate(vat_class(item))).rounded();
+      out_.vat_flow.push_back(vat);
+      out_.vat += vat;
+      if (!s_.vat.recoverable) m.add(std::string(kVatCostItem), vat);
+    }
+  }
+
   const Scenario& s_;
   OptionResult out_;
   std::vector<Month> months_;
@@ -165,17 +181,21 @@ OptionResult build_monthly(const Scenario& s, const RentInputs& r, double u) {
                   fmt::format("Rent by the month: {}× {}", instances_for(w.gpus, r.gpus_per_instance), r.description),
                   s);
   const int n = instances_for(w.gpus, r.gpus_per_instance);
+  // Paid upfront: that share of the whole committed term's compute in month 0
+  // (the term's months past the horizon included), the rest month by month.
+  const double upfront = r.commitment_months > 0 ? r.upfront_share : 0.0;
+  b.month(0).add("commitment paid upfront", r.price.times(n).times(r.commitment_months).scaled(upfront));
   for (int m = 1; m <= s.horizon_months; ++m) {
     // A monthly rental is charged in full whether the cards are busy or not; a committed price does not move.
     const double f = r.commitment_months > 0 ? 1.0 : rent_drift(s, m);
     const Money compute = r.price.scaled(n * f);
-    b.month(m).add("compute", compute);
+    b.month(m).add("compute", compute.scaled(1.0 - upfront));
     add_markups(b.month(m), r, w, compute, f);
   }
   if (r.commitment_months > s.horizon_months) {
     // A committed term outlasts the horizon: the remaining months are owed all the same.
     const int rest = r.commitment_months - s.horizon_months;
-    b.month(s.horizon_months).add("commitment beyond horizon", r.price.times(n).times(rest));
+    b.month(s.horizon_months).add("commitment beyond horizon", r.price.times(n).times(rest).scaled(1.0 - upfront));
     b.result().notes.push_back(fmt::format("the {}-month commitment runs {} months past the horizon; they are owed",
                                            r.commitment_months, rest));
   }
@@ -337,12 +357,65 @@ void buy_notes(const Scenario& s, const std::vector<std::string>& bridged, Optio
                     o.cards, n, o.cards_per_server));
 }
 
+struct Financed {
+  std::vector<Money> owed;  ///< months 0..H, at each month end
+  Money interest;
+};
+
+// How the hardware is paid: in cash in month 0, or by a loan (the hardware is
+// bought in month 0 with the loan drawn against it, then repaid) or a finance
+// lease (the lessor buys it; the lessee pays upfront, monthly and a buyout).
+// Payments start in month 1 whatever the lead time; what is still owed at the
+// horizon is paid off there, when the hardware is sold.
+Financed pay_for_hardware(const Scenario& s, Money hardware, OptionBuilder& b) {
+  const OwnInputs& o = s.own;
+  const int horizon = s.horizon_months;
+  Financed f{std::vector<Money>(static_cast<std::size_t>(horizon) + 1, Money::zero(s.currency)),
+             Money::zero(s.currency)};
+  if (o.financing == Financing::kCash) {
+    b.month(0).add("hardware", hardware);
+    return f;
+  }
+  const bool lease = o.financing == Financing::kLease;
+  const FinancingTerms t = financing_terms(o);
+  const Schedule plan = amortise(hardware, t);
+  const std::string kind = lease ? "lease" : "loan";
+  if (lease) {
+    b.month(0).add("lease upfront", plan.upfront);
+  } else {
+    b.month(0).add("hardware", hardware);
+    b.month(0).add("loan drawn", -plan.balance[0]);
+  }
+  f.owed[0] = plan.balance[0];
+  for (int m = 1; m <= std::min(t.months, horizon); ++m) {
+    const auto k = static_cast<std::size_t>(m);
+    b.month(m).add(kind + " interest", plan.interest[k]);
+    b.month(m).add(kind + " principal", plan.principal[k]);
+    if (m == t.months) b.month(m).add("lease buyout", plan.balloon);
+    f.owed[k] = plan.balance[k];
+    f.interest += plan.interest[k];
+  }
+  std::string note =
+      fmt::format("the hardware is paid by a {}: {:g}% at {}, then {} a month for {} months at {:g}% a year", kind,
+                  t.upfront_share * 100, lease ? "signing" : "purchase", to_pretty_string(plan.payment), t.months,
+                  t.annual_rate * 100);
+  if (lease && plan.balloon.micros() != 0) note += fmt::format(" and a buyout of {}", to_pretty_string(plan.balloon));
+  if (horizon < t.months) {
+    b.month(horizon).add(kind + " payoff", f.owed.back());
+    note += fmt::format("; the {} still owed at the horizon is paid off in month {}", to_pretty_string(f.owed.back()),
+                        horizon);
+    f.owed.back() = Money::zero(s.currency);
+  }
+  b.result().notes.push_back(note);
+  return f;
+}
+
 OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullptr) {
   const OwnInputs& o = s.own;
   const Workload& w = s.workload;
   OptionBuilder b("buy", fmt::format("Buy {}× {}", o.cards, o.gpu), s);
   const Money hardware = hardware_capex(o);
-  b.month(0).add("hardware", hardware);
+  const Financed financed = pay_for_hardware(s, hardware, b);
   b.month(0).add("facility", o.facility);
   const double lead = o.lead_time / Months(1);
   double used = 0.0;
@@ -380,6 +453,8 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
     summary->depreciation.assign(value.size(), Money::zero(s.currency));
     for (std::size_t m = 1; m < value.size(); ++m) summary->depreciation[m] = value[m - 1] - value[m];
     summary->resale = value.back();
+    summary->owed = financed.owed;
+    summary->interest = financed.interest;
     summary->net = r.total;
     summary->gross = r.total + value.back();
     summary->capex = hardware.rounded() + o.facility.rounded();
@@ -449,8 +524,10 @@ void break_even(const OptionResult& buy, const OwnSummary& own, OptionResult& ot
     // The resale credit of the last month is the value subtracted below.
     cb += (buy.cash_flow[m] + (m == h ? own.resale : Money::zero(own.resale.currency()))).units() * factor;
     co += other.cash_flow[m].units() * factor;
-    net.push_back(cb - own.value[m].units() * factor - co);
-    cash.push_back(cb - co);
+    // What is still owed on a loan or lease counts as paid: a loan is no payback.
+    const double owed = own.owed.empty() ? 0.0 : own.owed[m].units() * factor;
+    net.push_back(cb + owed - own.value[m].units() * factor - co);
+    cash.push_back(cb + owed - co);
     factor *= v;
   }
   other.break_even_month = stays_at_or_below_from(net);
@@ -476,6 +553,35 @@ void check(const Scenario& s) {
   if (s.own.cards_per_server < 1) fail("buy.cards_per_server must be at least 1");
   if (s.hybrid && s.hybrid->local_cards < 1) fail("hybrid.local_cards must be at least 1");
   if (s.hybrid && !(s.hybrid->local_speed > 0)) fail("hybrid.local_speed must be above zero");
+  if (s.own.financing != Financing::kCash) {
+    const FinancingTerms t = financing_terms(s.own);
+    if (t.months < 1) fail("a loan or lease term is at least one month");
+    if (!(t.upfront_share + t.balloon_share <= 1)) fail("buy.lease_upfront and buy.lease_buyout add up to over 100%");
+  }
+  if (s.monthly && s.monthly->upfront_share > 0 && s.monthly->commitment_months == 0)
+    fail("rent.monthly.upfront needs a commitment to pay for");
+}
+
+// Prices given with VAT, taken less it by each one's class (vat.h): the model
+// works on amounts excluding VAT and adds VAT apart.
+Scenario excluding_vat(const Scenario& given) {
+  Scenario s = given;
+  if (!s.vat.prices_include_vat) return s;
+  const auto less = [&](Money& m, VatClass c) { m = m.scaled(1.0 / (1.0 + s.vat.rate(c))); };
+  OwnInputs& o = s.own;
+  for (Money* m : {&o.card_price, &o.server_base, &o.network, &o.facility, &o.electricity_per_kwh})
+    less(*m, VatClass::kGoods);
+  if (o.resale_amount) less(*o.resale_amount, VatClass::kGoods);
+  less(o.operations_per_month, VatClass::kServices);
+  less(o.colocation_per_month, VatClass::kServices);
+  for (RentInputs* r :
+       {s.hourly ? &s.hourly->rent : nullptr, s.monthly ? &*s.monthly : nullptr, s.spot ? &s.spot->rent : nullptr}) {
+    if (!r) continue;
+    for (Money* m : {&r->price, &r->storage_per_gb_month, &r->egress_per_gb, &r->support_minimum_monthly})
+      less(*m, VatClass::kRent);
+  }
+  if (s.hybrid) less(s.hybrid->local_capex, VatClass::kGoods);
+  return s;
 }
 
 }  // namespace
@@ -560,14 +666,21 @@ std::string recommendation(Comparison& c, const OptionResult& win) {
 
 int servers_for(const OwnInputs& o) { return (o.cards + o.cards_per_server - 1) / std::max(1, o.cards_per_server); }
 
+FinancingTerms financing_terms(const OwnInputs& o) {
+  if (o.financing == Financing::kLease)
+    return FinancingTerms{o.lease_upfront, o.lease_rate, o.lease_term_months, o.lease_buyout};
+  return FinancingTerms{o.down_payment, o.loan_rate, o.loan_term_months, 0.0};
+}
+
 Money hardware_capex(const OwnInputs& o) {
   return o.card_price.times(o.cards) + o.server_base.times(servers_for(o)) + o.network;
 }
 
-Comparison compare(const Scenario& s) {
-  check(s);
+Comparison compare(const Scenario& given) {
+  check(given);
+  const Scenario s = excluding_vat(given);
   Comparison c;
-  c.scenario = s;
+  c.scenario = given;
   if (s.spot) {
     // The rate is per instance, and any instance's interruption stops a
     // data-parallel job: the job sees λ × instances.

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/cost/financing.h"
 #include "gpuplan/cost/spot.h"
+#include "gpuplan/cost/vat.h"
 #include "gpuplan/money.h"
 #include "gpuplan/units.h"
 
@@ -62,7 +64,20 @@ struct OwnInputs {
   Money electricity_per_kwh = Money::zero(kCny);
   Money colocation_per_month = Money::zero(kCny);  ///< per server
   Money operations_per_month = Money::zero(kCny);  ///< per server
+  /// How the hardware is paid (the facility is paid in cash): at purchase, or
+  /// by a loan or a finance lease on the hardware (financing.h).
+  Financing financing = Financing::kCash;
+  double loan_rate = 0.0;  ///< nominal yearly
+  int loan_term_months = 0;
+  double down_payment = 0.0;  ///< share of the hardware paid at purchase
+  double lease_rate = 0.0;    ///< the lease's implicit nominal yearly rate
+  int lease_term_months = 0;
+  double lease_upfront = 0.0;  ///< share of the hardware paid at signing
+  double lease_buyout = 0.0;   ///< share of the hardware paid at the end of the term to own it
 };
+
+/// The loan or lease terms of `o` (financing is not cash).
+FinancingTerms financing_terms(const OwnInputs& o);
 
 /// Servers holding `cards`: ⌈cards / cards_per_server⌉.
 int servers_for(const OwnInputs& o);
@@ -85,6 +100,9 @@ struct RentInputs {
   Seconds provisioning{};            ///< order to a usable instance
   std::vector<std::string> notes{};  ///< what was not priced, and where add-on prices came from
   int commitment_months = 0;         ///< monthly: a committed-use term; months past the horizon are still owed
+  /// Monthly with a commitment: the share of the committed compute paid in
+  /// month 0 (1: all upfront, as a 包年 package); the rest is billed monthly.
+  double upfront_share = 0.0;
 };
 
 struct HourlyInputs {
@@ -125,6 +143,7 @@ struct Scenario {
   double rent_price_trend = 0.0;
   int horizon_months = 0;
   double discount_rate = 0.0;  ///< annual cost of capital, 0–1
+  VatInputs vat{};
   Workload workload{};
   OwnInputs own{};
   std::optional<HourlyInputs> hourly{};
@@ -143,6 +162,10 @@ struct OptionResult {
   std::string key{};               ///< buy, rent_hourly, rent_monthly, spot, hybrid
   std::string label{};             ///< "Buy 8× A100-80G"
   std::vector<Money> cash_flow{};  ///< months 0..H, rounded to the minor unit
+  /// VAT on each month's items (months 0..H): apart from cash_flow, unless it
+  /// is not recoverable, when cash_flow carries it as an item of its own.
+  std::vector<Money> vat_flow{};
+  Money vat = Money::zero(kCny);  ///< Σ vat_flow
   std::vector<CostLine> breakdown{};
   std::vector<std::vector<CostLine>> items_by_month{};  ///< months 0..H: the items of each month
   Money total = Money::zero(kCny);                      ///< Σ cash_flow
@@ -172,6 +195,10 @@ struct OwnSummary {
   /// worth by the stated depreciation, or by the resale override's line).
   std::vector<Money> value{};
   std::vector<Money> depreciation{};  ///< months 0..H: fall in value during the month
+  /// Months 0..H: what is still owed on a loan or lease at each month end
+  /// (zero in cash); the net position and payback count it as paid.
+  std::vector<Money> owed{};
+  Money interest = Money::zero(kCny);  ///< loan or lease interest paid within the horizon
 };
 
 struct Comparison {

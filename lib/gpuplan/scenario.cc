@@ -148,7 +148,7 @@ Draft empty_draft(Currency currency) {
 
 Draft read_draft(const YAML::Node& root, Diagnostics& diag, const FieldContext& ctx) {
   Draft d = empty_draft(ctx.fx->display());
-  Fields top(diag, root, "", known_keys("", {"workload", "buy", "rent", "hybrid"}));
+  Fields top(diag, root, "", known_keys("", {"workload", "buy", "rent", "hybrid", "tax"}));
   if (!top.is_map()) throw InputErrors(std::move(diag.problems()));
   d.given[section_index("")] = detail::read_fields(top, d.s, scenario_section("").rows, ctx);
   if (auto v = top.text("schema_version", false); v && *v != "1")
@@ -161,6 +161,7 @@ Draft read_draft(const YAML::Node& root, Diagnostics& diag, const FieldContext& 
     d.s.hybrid.emplace();
     read_section(top, "hybrid", "hybrid", d, ctx);
   }
+  read_section(top, "tax", "tax", d, ctx);
   top.finish();
   return d;
 }
@@ -217,6 +218,9 @@ void check_buy(Resolver& rv) {
     rv.fail("buy.delay_cost_per_month",
             "is required with lead_time_cover: delay_cost (what a month without training costs)");
   if (o.resale_share && o.resale_amount) rv.fail("buy.resale_amount", "give resale_value or resale_amount, not both");
+  if (o.financing == Financing::kLease && o.lease_upfront + o.lease_buyout > 1)
+    rv.fail("buy.lease_buyout", fmt::format("lease_upfront ({:g}%) and lease_buyout ({:g}%) add up to over 100%",
+                                            o.lease_upfront * 100, o.lease_buyout * 100));
 }
 
 // A committed-use price of `term` as a price per instance-month.
@@ -526,6 +530,8 @@ void resolve_rent(Resolver& rv) {
   }
   if (!spot) s.spot.reset();
   for (const char* mode : {"rent.hourly", "rent.monthly", "rent.spot"}) rv.defaults(mode);
+  if (s.monthly && s.monthly->upfront_share > 0 && s.monthly->commitment_months == 0)
+    rv.fail("rent.monthly.upfront", "needs rent.monthly.commitment (a term to pay upfront for)");
 }
 
 void resolve_hybrid(Resolver& rv) {
@@ -542,7 +548,7 @@ void resolve_hybrid(Resolver& rv) {
 }
 
 void resolve(Resolver& rv) {
-  for (const char* section : {"", "workload", "buy"}) rv.defaults(section);
+  for (const char* section : {"", "workload", "buy", "tax"}) rv.defaults(section);
   check_buy(rv);
   resolve_rent(rv);
   resolve_hybrid(rv);
@@ -571,6 +577,7 @@ Json echo_scenario(const ResolvedScenario& out) {
   if (s.spot) r["spot"] = echo_mode(s, s.spot->rent, "rent.spot");
   in["rent"] = std::move(r);
   if (s.hybrid) in["hybrid"] = echo_fields(s, scenario_section("hybrid").rows, s.currency);
+  in["tax"] = echo_fields(s, scenario_section("tax").rows, s.currency);
   in["defaults_used"] = Json::strings(out.defaults_used);
   return in;
 }

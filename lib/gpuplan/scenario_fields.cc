@@ -28,7 +28,8 @@ bool never(const Scenario&, const FieldContext&) { return false; }
 
 // ---- top level ----
 
-Value parse_horizon(const std::string& t, const FieldContext&) {
+// A term in whole months ("24mo", "3y", "730h"), 1 to 240 of them.
+Value parse_months(const std::string& t, const FieldContext&) {
   const double months = parse_duration(t) / Months(1);
   if (months <= 0) throw std::invalid_argument(fmt::format("{} must be longer than zero", t));
   if (std::abs(months - std::round(months)) > 1e-6)
@@ -59,7 +60,7 @@ constexpr F kTop[] = {
      .range = {1, 240},
      .fallback = "24mo",
      .why = "default",
-     .parse = &parse_horizon,
+     .parse = &parse_months,
      .echo = {.key = "horizon_months"},
      .vary = true,
      .whole = true,
@@ -264,6 +265,12 @@ std::optional<Fallback> idle_power(const Scenario& s, const FieldContext&) {
   return Fallback{idle, fmt::format("{:g}W", idle.value()), "assumption: 15% of TDP when idle"};
 }
 
+constexpr Choice kFinancing[] = {{"cash", static_cast<int>(Financing::kCash)},
+                                 {"loan", static_cast<int>(Financing::kLoan)},
+                                 {"lease", static_cast<int>(Financing::kLease)}};
+bool by_loan(const Scenario& s, const FieldContext&) { return s.own.financing == Financing::kLoan; }
+bool by_lease(const Scenario& s, const FieldContext&) { return s.own.financing == Financing::kLease; }
+
 constexpr Choice kCovers[] = {{"rent", static_cast<int>(LeadTimeCover::kRent)},
                               {"delay_cost", static_cast<int>(LeadTimeCover::kDelayCost)}};
 
@@ -449,6 +456,80 @@ constexpr F kBuy[] = {
      .why = "assumption: the team's own server room",
      .vary = true,
      .label = "colocation a month, per server"},
+    {.key = "financing",
+     .kind = K::kChoice,
+     .at = buy<&OwnInputs::financing>,
+     .fallback = "cash",
+     .why = "default: the hardware is paid in full at purchase",
+     .choices = kFinancing,
+     .label = "how the hardware is paid: cash, loan or lease (the facility is paid in cash)"},
+    {.key = "loan_rate",
+     .kind = K::kShare,
+     .at = buy<&OwnInputs::loan_rate>,
+     .range = {0, 1},
+     .fallback = "3%",
+     .why = "China's one-year loan prime rate (LPR), 3.0% since 2025-05 (National Interbank Funding Center, "
+            "reported by Xinhua 2025-09-22, en.people.cn/n3/2025/0922/c90000-20369329.html); a bank lends to a firm "
+            "at the LPR plus its margin: confidence medium",
+     .noted = &by_loan,
+     .vary = true,
+     .varies = [](const Scenario& s) { return s.own.financing == Financing::kLoan; },
+     .label = "loan: nominal yearly interest rate (monthly payments)"},
+    {.key = "loan_term",
+     .kind = K::kWhole,
+     .at = buy<&OwnInputs::loan_term_months>,
+     .range = {1, 240},
+     .fallback = "3y",
+     .why = "assumption: repaid over three years, the default useful life",
+     .noted = &by_loan,
+     .parse = &parse_months,
+     .echo = {.key = "loan_term_months"},
+     .label = "loan: months of equal payments"},
+    {.key = "down_payment",
+     .kind = K::kShare,
+     .at = buy<&OwnInputs::down_payment>,
+     .range = {0, 1},
+     .fallback = "30%",
+     .why = "assumption: banks commonly lend up to 70% of the equipment's price",
+     .noted = &by_loan,
+     .label = "loan: share of the hardware paid at purchase"},
+    {.key = "lease_rate",
+     .kind = K::kShare,
+     .at = buy<&OwnInputs::lease_rate>,
+     .range = {0, 1},
+     .fallback = "6%",
+     .why = "assumption: the loan prime rate plus about 3 points, a finance lessor's margin; ask the lessor for the "
+            "rate implicit in its quote",
+     .noted = &by_lease,
+     .vary = true,
+     .varies = [](const Scenario& s) { return s.own.financing == Financing::kLease; },
+     .label = "lease: the rate implicit in the payments (nominal yearly)"},
+    {.key = "lease_term",
+     .kind = K::kWhole,
+     .at = buy<&OwnInputs::lease_term_months>,
+     .range = {1, 240},
+     .fallback = "3y",
+     .why = "assumption: three years, the default useful life",
+     .noted = &by_lease,
+     .parse = &parse_months,
+     .echo = {.key = "lease_term_months"},
+     .label = "lease: months of equal payments"},
+    {.key = "lease_upfront",
+     .kind = K::kShare,
+     .at = buy<&OwnInputs::lease_upfront>,
+     .range = {0, 1},
+     .fallback = "10%",
+     .why = "assumption: a first payment (首付) of about a tenth",
+     .noted = &by_lease,
+     .label = "lease: share of the hardware paid at signing"},
+    {.key = "lease_buyout",
+     .kind = K::kShare,
+     .at = buy<&OwnInputs::lease_buyout>,
+     .range = {0, 1},
+     .fallback = "0%",
+     .why = "assumption: a nominal buyout price (名义货价) at the end of the term",
+     .noted = &by_lease,
+     .label = "lease: share of the hardware paid at the end of the term to own it"},
 };
 
 // ---- rent ----
@@ -567,6 +648,14 @@ constexpr F kMonthlyOwn[] = {
      .kind = K::kDuration,
      .range = {0, std::numeric_limits<double>::infinity(), true},
      .label = "committed-use term (1y, 3y)"},
+    {.key = "upfront",
+     .kind = K::kShare,
+     .at = member<&Scenario::monthly, &RentInputs::upfront_share>(),
+     .range = {0, 1},
+     .fallback = "0%",
+     .why = "default: committed months paid month by month",
+     .noted = &never,
+     .label = "share of the committed term's compute paid in month 0 (100%: all upfront)"},
 };
 
 Value per_day(const Scenario& s) { return s.spot ? Value(s.spot->interruptions.interruptions_per_hour * 24) : Value(); }
@@ -621,6 +710,82 @@ constexpr F kSpotOwn[] = {
 constexpr auto kHourly = join(kModeKeys, kHourPrices, kHourlyOwn);
 constexpr auto kMonthly = join(kModeKeys, kMonthPrices, kMonthlyOwn);
 constexpr auto kSpot = join(kModeKeys, kHourPrices, kSpotOwn);
+
+// ---- tax ----
+
+template <auto M>
+constexpr Access<Scenario> vat = member<&Scenario::vat, M>();
+
+constexpr std::string_view kVatLaw =
+    "VAT Law of the PRC, in force 2026-01-01, keeps the 13%/9%/6% rates (vatupdate.com/2024/12/29, citing Yicai; "
+    "avalara.com China VAT rates, 2025-12-24)";
+
+// China's rate for the class in the scenario's region; elsewhere none is assumed, and said.
+std::optional<Fallback> china_rate(const Scenario& s, double rate, std::string_view why) {
+  if (!id_equals(s.region, "CN"))
+    return Fallback{0.0, "0%",
+                    fmt::format("default: no VAT rate known for region {}; set tax.vat_* to yours (a sales tax is "
+                                "not VAT)",
+                                s.region)};
+  return Fallback{rate, fmt::format("{:g}%", rate * 100), fmt::format("{}; {}", why, kVatLaw)};
+}
+std::optional<Fallback> vat_goods(const Scenario& s, const FieldContext&) {
+  return china_rate(s, 0.13,
+                    "China: goods, electricity and leasing of tangible movables (finance leases too) 13% since "
+                    "2019-04-01 (MOF/STA/GACC Announcement 2019 No. 39)");
+}
+std::optional<Fallback> vat_rent(const Scenario& s, const FieldContext&) {
+  return china_rate(s, 0.06,
+                    "China: cloud GPU rental invoiced as an information-technology service 6% (Caishui [2016] No. "
+                    "36); a provider invoicing bare servers as leasing of tangible movables charges 13%: confidence "
+                    "medium");
+}
+std::optional<Fallback> vat_services(const Scenario& s, const FieldContext&) {
+  return china_rate(s, 0.06,
+                    "China: IDC colocation (value-added telecom) and outsourced operations (modern services) 6% "
+                    "(Caishui [2016] No. 36); in-house staff carry no VAT: set 0");
+}
+
+constexpr F kTax[] = {
+    {.key = "vat_goods",
+     .kind = K::kShare,
+     .at = vat<&VatInputs::goods>,
+     .range = {0, 1},
+     .derive = &vat_goods,
+     .vary = true,
+     .varies = [](const Scenario& s) { return !s.vat.recoverable; },
+     .label = "VAT on hardware, facility, electricity and lease payments"},
+    {.key = "vat_rent",
+     .kind = K::kShare,
+     .at = vat<&VatInputs::rent>,
+     .range = {0, 1},
+     .derive = &vat_rent,
+     .vary = true,
+     .varies = [](const Scenario& s) { return !s.vat.recoverable; },
+     .label = "VAT on rented compute and its add-ons"},
+    {.key = "vat_services",
+     .kind = K::kShare,
+     .at = vat<&VatInputs::services>,
+     .range = {0, 1},
+     .derive = &vat_services,
+     .vary = true,
+     .varies = [](const Scenario& s) { return !s.vat.recoverable; },
+     .label = "VAT on colocation and operations"},
+    {.key = "prices_include_vat",
+     .kind = K::kBool,
+     .at = vat<&VatInputs::prices_include_vat>,
+     .fallback = "false",
+     .why = "default: every price (given or from the catalog) is taken as excluding VAT; set true when yours include "
+            "it (含税)",
+     .label = "the prices given include VAT (the model takes them less it)"},
+    {.key = "vat_recoverable",
+     .kind = K::kBool,
+     .at = vat<&VatInputs::recoverable>,
+     .fallback = "true",
+     .why = "default: a general VAT taxpayer (一般纳税人) deducts input VAT, so it is paid and recovered, not a cost; "
+            "a small-scale taxpayer (小规模纳税人) cannot: set false",
+     .label = "input VAT is deducted (false: VAT is a cost, added to every total as its own line)"},
+};
 
 // ---- hybrid ----
 
@@ -737,6 +902,7 @@ constexpr Section<Scenario> kSections[] = {
     {"rent.monthly", kMonthly, &has_monthly},
     {"rent.spot", kSpot, &has_spot},
     {"hybrid", kHybrid, &has_hybrid},
+    {"tax", kTax},
 };
 
 }  // namespace
@@ -825,6 +991,7 @@ Json scenario_echo_schema() {
       value_schema(K::kShare, {}, find_field(scenario_section("rent").rows, "price_trend")->label, false);
   p["rent"] = object_schema(std::move(rent), {"hourly", "monthly", "spot"});
   p["hybrid"] = object_schema(echo_properties(scenario_section("hybrid").rows));
+  p["tax"] = object_schema(echo_properties(scenario_section("tax").rows));
   Json lines = value_schema(K::kList, {}, "every default used, with its reason and source", false);
   p["defaults_used"] = std::move(lines);
   return object_schema(std::move(p), {"hybrid"});

@@ -13,7 +13,7 @@
 namespace gpuplan {
 
 /// Every section of a scenario file, in reading order: "" (the top level),
-/// workload, buy, rent, rent.hourly, rent.monthly, rent.spot, hybrid.
+/// workload, buy, rent, rent.hourly, rent.monthly, rent.spot, hybrid, tax.
 std::span<const Section<Scenario>> scenario_sections();
 
 /// One section by name; throws std::logic_error for an unknown name.

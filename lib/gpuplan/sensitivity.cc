@@ -254,6 +254,7 @@ ScenarioSubject scenario_subject(const Scenario& base) {
   add_rows(list, base, "hybrid");
   add_rows(list, base, "");
   add_rows(list, base, "rent");
+  add_rows(list, base, "tax");
 
   ScenarioSubject out;
   out.inputs = std::move(list.inputs);

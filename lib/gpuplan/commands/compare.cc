@@ -118,6 +118,9 @@ Table options_table(const Comparison& c, Currency currency) {
                   {"gross_" + cur, "gross " + CUR, cents, false},
                   {"resale_" + cur, "resale " + CUR, cents, false},
                   {"total_" + cur, "total " + CUR, cents},
+                  {"vat_" + cur, "VAT " + CUR, cents},
+                  {"total_excl_vat_" + cur, "total excl. VAT " + CUR, cents, false},
+                  {"total_incl_vat_" + cur, "total incl. VAT " + CUR, cents, false},
                   {"npv_" + cur, "NPV " + CUR, cents},
                   {"used_gpu_hours", "GPU-h used", 0},
                   {"per_used_gpu_hour_" + cur, CUR + "/used GPU-h", 2},
@@ -131,10 +134,13 @@ Table options_table(const Comparison& c, Currency currency) {
     for (const auto& n : o.notes) notes += (notes.empty() ? "" : "; ") + n;
     const bool buy = o.key == "buy";
     const Money resale = buy ? c.own.resale : Money::zero(currency);
-    opts.add_row({o.key, o.label, o.total + resale, resale, o.total,
-                  Money::from_micros(std::llround(o.npv * 1e6), currency), o.used_gpu_hours,
-                  o.cost_per_used_gpu_hour ? Cell{*o.cost_per_used_gpu_hour} : Cell{}, o.start_delay.count(),
-                  month(o.break_even_month), month(o.payback_month), notes.empty() ? Cell{} : Cell{notes}});
+    // VAT is in the total only where it is not recoverable (as a line of its own).
+    const bool in_total = !c.scenario.vat.recoverable;
+    opts.add_row({o.key, o.label, o.total + resale, resale, o.total, o.vat, in_total ? o.total - o.vat : o.total,
+                  in_total ? o.total : o.total + o.vat, Money::from_micros(std::llround(o.npv * 1e6), currency),
+                  o.used_gpu_hours, o.cost_per_used_gpu_hour ? Cell{*o.cost_per_used_gpu_hour} : Cell{},
+                  o.start_delay.count(), month(o.break_even_month), month(o.payback_month),
+                  notes.empty() ? Cell{} : Cell{notes}});
   }
   return opts;
 }
@@ -170,7 +176,8 @@ Table monthly_breakdown_table(const Comparison& c, Currency currency, bool shown
 std::string snake(std::string_view item) {
   std::string k;
   for (char ch : item)
-    if (std::isalnum(static_cast<unsigned char>(ch))) k += ch;
+    if (std::isalnum(static_cast<unsigned char>(ch)))
+      k += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     else if (!k.empty() && k.back() != '_') k += '_';
   while (!k.empty() && k.back() == '_') k.pop_back();
   return k;
@@ -186,14 +193,19 @@ Table own_schedule_table(const Comparison& c, Currency currency, bool shown) {
   std::vector<std::string> opex;
   for (const CostLine& l : buy.breakdown)
     if (l.item != "hardware" && l.item != "facility" && l.item != "resale value at horizon") opex.push_back(l.item);
+  const bool financed = c.scenario.own.financing != Financing::kCash;
   Table t;
   t.name = "own_schedule";
-  t.title = "Owning month by month (book value by the stated depreciation; net = cumulative cash − book value)";
+  t.title = financed ? "Owning month by month (book value by the stated depreciation; net = cumulative cash + owed − "
+                       "book value)"
+                     : "Owning month by month (book value by the stated depreciation; net = cumulative cash − book "
+                       "value)";
   t.text = shown;
   t.columns = {{"month", "month"}, {"capex" + cur, "capex", cents}};
   for (const auto& item : opex) t.columns.push_back({snake(item) + cur, item, cents});
-  for (const char* k : {"depreciation", "book_value", "cumulative_cash", "net_position"})
-    t.columns.push_back({k + cur, std::string(k == std::string_view("book_value") ? "book value" : k), cents});
+  for (const char* k : {"depreciation", "book_value", "cumulative_cash", "owed", "net_position"})
+    if (financed || k != std::string_view("owed"))
+      t.columns.push_back({k + cur, std::string(k == std::string_view("book_value") ? "book value" : k), cents});
   Money cash = Money::zero(currency);
   for (std::size_t m = 0; m < buy.items_by_month.size(); ++m) {
     std::vector<Cell> row{static_cast<std::int64_t>(m)};
@@ -210,7 +222,9 @@ Table own_schedule_table(const Comparison& c, Currency currency, bool shown) {
     row.emplace_back(c.own.depreciation[m]);
     row.emplace_back(c.own.value[m]);
     row.emplace_back(cash);
-    row.emplace_back(cash - c.own.value[m]);
+    // What a loan or lease still owes is a liability: the net position counts it.
+    if (financed) row.emplace_back(c.own.owed[m]);
+    row.emplace_back(cash + c.own.owed[m] - c.own.value[m]);
     t.add_row(std::move(row));
   }
   return t;
@@ -247,6 +261,18 @@ Table defaults_table(const ResolvedScenario& rs, bool shown) {
   return t;
 }
 
+// How VAT is reported: apart, or in the totals as a line where it is a cost.
+Json vat_json(const Comparison& c) {
+  const VatInputs& v = c.scenario.vat;
+  Json j = Json::object();
+  j["recoverable"] = v.recoverable;
+  j["in_totals"] = !v.recoverable;
+  j["prices_include_vat"] = v.prices_include_vat;
+  j["basis"] = v.recoverable ? "totals exclude VAT; vat is paid and recovered (shown apart)"
+                             : "VAT is a cost: each total includes it as the line 'VAT (not recoverable)'";
+  return j;
+}
+
 // JSON: the decision, break-even, spot's overhead and the rates used.
 Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
   Json extra = Json::object();
@@ -254,7 +280,9 @@ Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
   be["versus"] = c.break_even_versus.empty() ? Json() : Json(c.break_even_versus);
   be["month"] = c.break_even_month ? Json(*c.break_even_month) : Json();
   be["payback_month"] = c.payback_month ? Json(*c.payback_month) : Json();
-  be["basis"] = "break-even: cumulative cost less the hardware's book value; payback: cash alone";
+  be["basis"] =
+      "break-even: cumulative cost less the hardware's book value; payback: cash alone (a loan's or lease's balance "
+      "still owed counts as paid in both)";
   extra["break_even"] = std::move(be);
   Json bu = Json::object();
   bu["versus"] = "rent_hourly";
@@ -273,6 +301,7 @@ Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
     sp["lost_share"] = ov.lost_share;
     extra["spot"] = std::move(sp);
   }
+  extra["vat"] = vat_json(c);
   extra["fx_rates_used"] = rs.fx_used;
   return extra;
 }
@@ -306,6 +335,11 @@ void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c,
     rep.notes.push_back(fmt::format("Break-even utilisation (buy = rent by the hour, by NPV): {:.1f}%.",
                                     *c.break_even_utilisation * 100));
   if (auto n = spot_note(c)) rep.notes.push_back(std::move(*n));
+  const VatInputs& v = c.scenario.vat;
+  rep.notes.push_back(fmt::format("VAT ({:g}% goods, {:g}% rent, {:g}% services; prices {} VAT): {}.", v.goods * 100,
+                                  v.rent * 100, v.services * 100, v.prices_include_vat ? "given with" : "taken without",
+                                  v.recoverable ? "recoverable, so not in the totals (column VAT)"
+                                                : "not recoverable, so in every total as a line"));
   rep.notes.push_back(fmt::format("Scenario: {}. {}", rs.source, ctx.catalog_note()));
   for (const auto& n : rs.fx_notes) rep.notes.push_back(n);
   if (!q.defaults) add_defaults_notes(rep, rs.defaults_used);

@@ -838,6 +838,15 @@ void defaults_sheet(xlsx::Sheet& d, const ResolvedScenario& rs) {
 }  // namespace
 
 std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
+  const Scenario& s = rs.scenario;
+  const char* missing = s.own.financing != Financing::kCash         ? "buy.financing"
+                        : !s.vat.recoverable                        ? "tax.vat_recoverable"
+                        : s.vat.prices_include_vat                  ? "tax.prices_include_vat"
+                        : s.monthly && s.monthly->upfront_share > 0 ? "rent.monthly.upfront"
+                                                                    : nullptr;
+  if (missing)
+    throw InputError(SourceLocation{rs.source}, missing,
+                     "the workbook does not model this input yet: use --format csv or json");
   xlsx::Workbook wb(rs.scenario.currency);
   xlsx::Sheet& a = wb.add_sheet("Assumptions");
   xlsx::Sheet& cf = wb.add_sheet("Cash flow");
