@@ -64,7 +64,7 @@ def summary_totals(sheets):
     for r in rows[header + 1:]:
         if not r or not r[0]:
             break
-        out[r[0]] = (as_number(r[2]), as_number(r[3]))
+        out[r[0]] = (as_number(r[2]), as_number(r[3]), as_number(r[12]) if len(r) > 12 and r[12] else None)
     return out
 
 
@@ -125,6 +125,8 @@ FLAG_SETTINGS = {
     "h_auto_release": lambda v, cells: ["rent.hourly.auto_release=%s" % ("true" if v == 1 else "false")],
     "resale_mode": lambda v, cells: ({0: [], 1: ["buy.resale_value=%r" % cells["resale_value"]],
                                       2: ["buy.resale_amount=%r" % cells["resale_amount"]]}[int(v)]),
+    "financing": lambda v, cells: ["buy.financing=%s" % ("cash", "loan", "lease")[int(v)]],
+    "vat_recoverable": lambda v, cells: ["tax.vat_recoverable=%s" % ("true" if v == 1 else "false")],
 }
 
 
@@ -134,6 +136,7 @@ ACTIVE_WHEN = {
     "resale_value": lambda cells: cells.get("resale_mode") == 1,
     "resale_amount": lambda cells: cells.get("resale_mode") == 2,
     "delay_cost_per_month": lambda cells: cells.get("cover_by_renting") == 0,
+    "m_upfront": lambda cells: cells.get("m_commitment_months", 0) > 0,
 }
 
 
@@ -141,7 +144,9 @@ def new_value(name, value, whole, percent, lo, hi):
     """A different value within the cell's validation."""
     if name in FLAG_SETTINGS:
         # resale_mode 0 → 1 → 2 → 1: leaving an override for depreciation has no --set (a key cannot be unset)
-        return 1 - value if name != "resale_mode" else {0: 1, 1: 2, 2: 1}[int(value)]
+        if name in ("resale_mode", "financing"):
+            return {0: 1, 1: 2, 2: 1}[int(value)]
+        return 1 - value
     if name.endswith("commitment_months"):
         return value + 12
     if whole:
@@ -216,7 +221,10 @@ def check_totals(sheets, doc, edited=False):
         return check_estimate(sheets, doc, edited)
     got = summary_totals(sheets)
     for o in doc["options"]:
-        total, npv = got.get(o["option"], (None, None))
+        total, npv, vat = got.get(o["option"], (None, None, None))
+        theirs_vat = [o[k] for k in o if k.startswith("vat_")]
+        if theirs_vat and (vat is None or abs(vat - float(theirs_vat[0])) > 0.005):
+            fail("%s VAT: spreadsheet %s, gpuplan %s" % (o["option"], vat, theirs_vat[0]))
         for what, mine, theirs in (("total", total, o["total_cny" if "total_cny" in o else [k for k in o if k.startswith("total_")][0]]),
                                    ("NPV", npv, o[[k for k in o if k.startswith("npv_")][0]])):
             if mine is None or abs(mine - float(theirs)) > 0.005:

@@ -195,6 +195,9 @@ struct Refs {
   std::optional<HourlyParts> hp, sp_work, sp_wall, yp;
   std::optional<V> m_commit, m_compute, m_storage, m_egress, m_support;
   std::optional<V> y_power, y_capex;
+  V financing, fin_rate, fin_term, hw_r, fin_upfront, financed, balloon, payment;
+  V vat_goods, vat_rent, vat_services, vat_recoverable;
+  std::optional<V> m_upfront;
 };
 
 // Whether a field took its row's default: a default that follows another input
@@ -312,6 +315,72 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   x.monthly_bridges_committed = !s.hourly;
 }
 
+// How the hardware is paid (compare.cc pay_for_hardware, financing.cc amortise):
+// the upfront share at purchase, then level payments of interest and principal
+// on the rest (a lease's buyout beside the last one).
+void financing_inputs(Inputs& gen, const Scenario& s, Refs& x) {
+  const OwnInputs& o = s.own;
+  gen.heading("Buy: financing");
+  x.financing = gen.input("financing", "how the hardware is paid: 0 cash, 1 loan, 2 lease",
+                          static_cast<int>(o.financing), Style::kInputNumber, "0, 1 or 2");
+  gen.limit(0, 2, true);
+  gen.set_as("buy.financing=cash (0), loan (1) or lease (2)");
+  const V loan_rate = field(gen, "buy", "loan_rate", "loan_rate", o.loan_rate, Style::kInputPercent, "per year");
+  const V loan_term =
+      field(gen, "buy", "loan_term", "loan_term_months", o.loan_term_months, Style::kInputNumber, "months");
+  gen.set_as("buy.loan_term={}mo");
+  const V down = field(gen, "buy", "down_payment", "down_payment", o.down_payment, Style::kInputPercent, "share");
+  const V lease_rate = field(gen, "buy", "lease_rate", "lease_rate", o.lease_rate, Style::kInputPercent, "per year");
+  const V lease_term =
+      field(gen, "buy", "lease_term", "lease_term_months", o.lease_term_months, Style::kInputNumber, "months");
+  gen.set_as("buy.lease_term={}mo");
+  const V lease_up =
+      field(gen, "buy", "lease_upfront", "lease_upfront", o.lease_upfront, Style::kInputPercent, "share");
+  const V buyout = field(gen, "buy", "lease_buyout", "lease_buyout", o.lease_buyout, Style::kInputPercent, "share");
+  const bool financed = o.financing != Financing::kCash;
+  const FinancingTerms t = financed ? financing_terms(o) : FinancingTerms{};
+  const Schedule plan = financed ? amortise(hardware_capex(o), t) : Schedule{};
+  const auto pick = [&](const V& loan, const V& lease) {
+    return fmt::format("CHOOSE({}+1,0,{},{})", x.financing.ref, loan.ref, lease.ref);
+  };
+  x.fin_rate =
+      gen.derived("fin_rate", "financing: yearly rate", pick(loan_rate, lease_rate), t.annual_rate, Style::kPercent);
+  x.fin_term = gen.derived("fin_term", "financing: months of payments", pick(loan_term, lease_term), t.months,
+                           Style::kInteger, "months");
+  const V up_share = gen.derived("fin_upfront_share", "financing: share paid upfront", pick(down, lease_up),
+                                 t.upfront_share, Style::kPercent);
+  x.hw_r = gen.derived("hardware_rounded", "hardware, to the cent", fmt::format("ROUND({},2)", x.hardware.ref),
+                       hardware_capex(o).rounded().units(), Style::kMoney);
+  x.fin_upfront = gen.derived("fin_upfront", "paid for the hardware in month 0",
+                              fmt::format("IF({0}=0,{1},ROUND({1}*{2},2))", x.financing.ref, x.hw_r.ref, up_share.ref),
+                              financed ? plan.upfront.units() : hardware_capex(o).rounded().units(), Style::kMoney);
+  x.financed =
+      gen.derived("financed", "financed (owed after month 0)", fmt::format("{}-{}", x.hw_r.ref, x.fin_upfront.ref),
+                  financed ? plan.balance[0].units() : 0.0, Style::kMoney);
+  x.balloon = gen.derived("fin_buyout", "lease buyout, with the last payment",
+                          fmt::format("IF({}=2,ROUND({}*{},2),0)", x.financing.ref, x.hw_r.ref, buyout.ref),
+                          plan.balloon.units(), Style::kMoney);
+  // A = (P − B·v^n)·i/(1 − v^n), i = rate/12, v = 1/(1 + i); (P − B)/n at a zero rate (financing.h).
+  x.payment = gen.derived(
+      "fin_payment", "level monthly payment",
+      fmt::format("IF({0}=0,0,ROUND(IF({1}=0,({2}-{3})/{4},({2}-{3}*(1+{1}/12)^(-{4}))*({1}/12)/(1-(1+{1}/12)^(-{4}))),"
+                  "2))",
+                  x.financing.ref, x.fin_rate.ref, x.financed.ref, x.balloon.ref, x.fin_term.ref),
+      plan.payment.units(), Style::kMoney);
+}
+
+// VAT rates and whether VAT is recovered (vat.h): apart, or a line of every total.
+void tax_inputs(Inputs& gen, const Scenario& s, Refs& x) {
+  gen.heading("VAT");
+  x.vat_goods = field(gen, "tax", "vat_goods", "vat_goods", s.vat.goods, Style::kInputPercent, "share");
+  x.vat_rent = field(gen, "tax", "vat_rent", "vat_rent", s.vat.rent, Style::kInputPercent, "share");
+  x.vat_services = field(gen, "tax", "vat_services", "vat_services", s.vat.services, Style::kInputPercent, "share");
+  x.vat_recoverable = gen.input("vat_recoverable", "input VAT is deducted (1) or a cost in every total (0)",
+                                s.vat.recoverable ? 1 : 0, Style::kInputNumber, "1 or 0");
+  gen.limit(0, 1, true);
+  gen.set_as("tax.vat_recoverable=true (1) or false (0)");
+}
+
 void hourly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   gen.heading("Rent by the hour");
   x.hr = rent_inputs(gen, "h_", s.hourly->rent, s.workload, "hourly");
@@ -336,6 +405,8 @@ void monthly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                          Style::kInputNumber, "months", "months past the horizon are still owed");
   gen.limit(0, 1200, true);
   gen.set_as("rent.monthly.commitment={}mo");
+  x.m_upfront = field(gen, "rent.monthly", "upfront", "m_upfront", s.monthly->upfront_share, Style::kInputPercent,
+                      "share of the committed compute");
   x.m_compute =
       gen.derived("m_compute", "monthly: compute a month", fmt::format("{}*{}", mr.price.ref, mr.instances.ref),
                   mr.price.v * mr.instances.v, Style::kMoney);
@@ -452,19 +523,39 @@ void hybrid_inputs(Inputs& gen, const Scenario& s, Refs& x) {
 // The rental price level of a month (compare.cc rent_drift): today's in month 1.
 std::string drift(const std::string& month) { return fmt::format("(1+rent_price_trend)^(({}-1)/12)", month); }
 
-// The month's total of a rental at its price level: each item rounded to the cent, as gpuplan adds them.
-std::string month_total(const HourlyParts& h, const std::string& month) {
+// One item of a month (rounded to the cent, as gpuplan adds it) and its VAT
+// rate: a named rate cell, or a formula choosing one.
+struct Term {
+  std::string amount;
+  std::string rate;
+};
+// An option's items in month 0 and in the running months.
+struct MonthTerms {
+  std::vector<Term> at0, later;
+};
+
+// The cells of one Cash flow row that the buy column reads.
+struct Row {
+  std::string month, in_service, value, interest, principal, owed, bridge;
+};
+
+// A rental's items at its month's price level (each rounded to the cent).
+std::vector<Term> rental_terms(const HourlyParts& h, const std::string& month, const Refs& x) {
   const std::string d = drift(month);
-  return fmt::format("ROUND({1}*{0},2)+ROUND({2}*{0},2)+ROUND({3}*{0},2)+ROUND({4}*{0},2)+ROUND({5}*{0},2)", d,
-                     h.compute.ref, h.idle.ref, h.storage.ref, h.egress.ref, h.support.ref);
+  std::vector<Term> t;
+  for (const V* v : {&h.compute, &h.idle, &h.storage, &h.egress, &h.support})
+    t.push_back({fmt::format("ROUND({}*{},2)", v->ref, d), x.vat_rent.ref});
+  return t;
 }
 
-// Buy: month 0 hardware and facility; later power, operations and colocation
-// per server for the share in service, the waiting share bridged by the cheaper
-// of renting by the hour (that share) and a whole monthly package, or priced as
-// a delay; the hardware's book value at the horizon comes back in the last month.
-std::string buy_month(const Refs& x, const std::string& month, const std::string& in_service,
-                      const std::string& value) {
+// Buy: month 0 the hardware (less a loan drawn against it, or a lease's
+// upfront instead) and the facility; later power, operations and colocation
+// per server for the share in service, the waiting share bridged by the
+// cheaper of renting by the hour (that share) and a whole monthly package, or
+// priced as a delay; the loan or lease payments; the hardware's book value at
+// the horizon comes back in the last month.
+// The waiting share of a month: bridged by the cheaper rental, or a delay cost.
+std::string bridge_formula(const Refs& x, const std::string& month, const std::string& in_service) {
   std::string hourly = "9E+99", monthly = "9E+99";
   const std::string d = drift(month);
   if (x.hp)
@@ -478,34 +569,76 @@ std::string buy_month(const Refs& x, const std::string& month, const std::string
                     x.monthly_bridges_committed ? "1=1" : x.m_commit->ref, x.monthly_bridges_committed ? "" : "=0",
                     x.m_compute->ref, x.m_storage->ref, x.m_egress->ref, x.m_support->ref, dm);
   }
-  const std::string bridge = fmt::format("MIN({},{})", hourly, monthly);
-  return fmt::format(
-      "IF({0}=0,ROUND({1},2)+ROUND({2},2),ROUND({3}*{4}*{5},2)+ROUND({6}*{12}*{5},2)+ROUND({7}*{12}*{5},2)+"
-      "IF({5}<1,IF({8}=1,{9},ROUND({10}*(1-{5}),2)),0))-IF({0}=horizon_months,{11},0)",
-      month, x.hardware.ref, x.facility.ref, x.tariff.ref, x.kwh.ref, in_service, x.ops.ref, x.coloc.ref, x.cover.ref,
-      bridge, x.delay.ref, value, x.servers.ref);
+  return fmt::format("IF(AND({5}>0,{0}<1),IF({1}=1,MIN({2},{3}),ROUND({4}*(1-{0}),2)),0)", in_service, x.cover.ref,
+                     hourly, monthly, x.delay.ref, month);
 }
 
-// One option's cash flow in one month, as a formula over the Assumptions sheet.
-std::string month_formula(const std::string& key, const Refs& x, const std::string& month,
-                          const std::string& in_service, const std::string& value) {
-  if (key == "buy") return buy_month(x, month, in_service, value);
-  if (key == "rent_hourly") return fmt::format("IF({}=0,0,{})", month, month_total(*x.hp, month));
-  if (key == "rent_monthly")
-    return fmt::format(
-        "IF({0}=0,0,ROUND({1}*{6},2)+ROUND({2}*{6},2)+ROUND({3}*{6},2)+ROUND({4}*{6},2)+IF({0}=horizon_months,"
-        "{1}*MAX(0,{5}-horizon_months),0))",
-        month, x.m_compute->ref, x.m_storage->ref, x.m_egress->ref, x.m_support->ref, x.m_commit->ref,
-        fmt::format("IF({}>0,1,{})", x.m_commit->ref, drift(month)));
-  if (key == "spot")
-    return fmt::format(
-        "IF({0}=0,0,ROUND({1}*{6},2)+ROUND(({2}-{1})*{6},2)+ROUND({3}*{6},2)+ROUND({4}*{6},2)+ROUND({5}*{6},2))", month,
-        x.sp_work->compute.ref, x.sp_wall->compute.ref, x.sp_wall->storage.ref, x.sp_wall->egress.ref,
-        x.sp_wall->support.ref, drift(month));
-  if (key == "hybrid")
-    return fmt::format("IF({0}=0,ROUND({1},2),ROUND({2},2)+{3})", month, x.y_capex->ref, x.y_power->ref,
-                       month_total(*x.yp, month));
-  throw std::logic_error("compare workbook: no formula for option " + key);
+MonthTerms buy_terms(const Refs& x, const Row& r) {
+  const std::string fin = x.financing.ref, lease_rate = fmt::format("IF({}=2,{},0)", fin, x.vat_goods.ref);
+  MonthTerms t;
+  t.at0 = {{fmt::format("IF({}<2,{},{})", fin, x.hw_r.ref, x.fin_upfront.ref), x.vat_goods.ref},
+           {fmt::format("IF({}=1,-{},0)", fin, x.financed.ref), "0"},
+           {fmt::format("ROUND({},2)", x.facility.ref), x.vat_goods.ref}};
+  t.later = {{fmt::format("ROUND({}*{}*{},2)", x.tariff.ref, x.kwh.ref, r.in_service), x.vat_goods.ref},
+             {fmt::format("ROUND({}*{}*{},2)", x.ops.ref, x.servers.ref, r.in_service), x.vat_services.ref},
+             {fmt::format("ROUND({}*{}*{},2)", x.coloc.ref, x.servers.ref, r.in_service), x.vat_services.ref},
+             {r.bridge, fmt::format("IF({}=1,{},0)", x.cover.ref, x.vat_rent.ref)},
+             {r.interest, lease_rate},
+             {r.principal, lease_rate},
+             {fmt::format("IF(AND({}=2,{}={}),{},0)", fin, r.month, x.fin_term.ref, x.balloon.ref), x.vat_goods.ref},
+             {fmt::format("IF(AND({0}=horizon_months,{0}<{1}),{2},0)", r.month, x.fin_term.ref, r.owed), lease_rate},
+             {fmt::format("-IF({}=horizon_months,{},0)", r.month, r.value), "0"}};
+  return t;
+}
+
+// One option's items, as formulas over the Assumptions sheet.
+MonthTerms option_terms(const std::string& key, const Refs& x, const Row& r) {
+  if (key == "buy") return buy_terms(x, r);
+  MonthTerms t;
+  if (key == "rent_hourly") t.later = rental_terms(*x.hp, r.month, x);
+  if (key == "rent_monthly") {
+    const std::string dm = fmt::format("IF({}>0,1,{})", x.m_commit->ref, drift(r.month));
+    const std::string up = fmt::format("IF({0}>0,{1},0)", x.m_commit->ref, x.m_upfront->ref);
+    t.at0 = {{fmt::format("ROUND({}*{}*{},2)", x.m_compute->ref, x.m_commit->ref, up), x.vat_rent.ref}};
+    t.later = {{fmt::format("ROUND({}*{}*(1-{}),2)", x.m_compute->ref, dm, up), x.vat_rent.ref},
+               {fmt::format("ROUND({}*{},2)", x.m_storage->ref, dm), x.vat_rent.ref},
+               {fmt::format("ROUND({}*{},2)", x.m_egress->ref, dm), x.vat_rent.ref},
+               {fmt::format("ROUND({}*{},2)", x.m_support->ref, dm), x.vat_rent.ref},
+               {fmt::format("IF({0}=horizon_months,ROUND({1}*MAX(0,{2}-horizon_months)*(1-{3}),2),0)", r.month,
+                            x.m_compute->ref, x.m_commit->ref, up),
+                x.vat_rent.ref}};
+  }
+  if (key == "spot") {
+    const std::string d = drift(r.month);
+    t.later = {{fmt::format("ROUND({}*{},2)", x.sp_work->compute.ref, d), x.vat_rent.ref},
+               {fmt::format("ROUND(({}-{})*{},2)", x.sp_wall->compute.ref, x.sp_work->compute.ref, d), x.vat_rent.ref}};
+    for (const V* v : {&x.sp_wall->storage, &x.sp_wall->egress, &x.sp_wall->support})
+      t.later.push_back({fmt::format("ROUND({}*{},2)", v->ref, d), x.vat_rent.ref});
+  }
+  if (key == "hybrid") {
+    t.at0 = {{fmt::format("ROUND({},2)", x.y_capex->ref), x.vat_goods.ref}};
+    t.later = rental_terms(*x.yp, r.month, x);
+    t.later.insert(t.later.begin(), {fmt::format("ROUND({},2)", x.y_power->ref), x.vat_goods.ref});
+  }
+  if (t.at0.empty() && t.later.empty()) throw std::logic_error("compare workbook: no formula for option " + key);
+  return t;
+}
+
+std::string sum_of(const std::vector<Term>& terms, bool vat) {
+  std::string out;
+  for (const Term& t : terms)
+    out += (out.empty() ? "" : "+") + (vat ? fmt::format("ROUND(({})*{},2)", t.amount, t.rate) : t.amount);
+  return out.empty() ? "0" : out;
+}
+
+// The month's VAT (vat.h: each item × its rate, rounded) and its cash flow:
+// the items, and the VAT too where it is not recoverable.
+std::string vat_formula(const MonthTerms& t, const std::string& month) {
+  return fmt::format("IF({}=0,{},{})", month, sum_of(t.at0, true), sum_of(t.later, true));
+}
+std::string flow_formula(const MonthTerms& t, const Refs& x, const std::string& month, const std::string& vat) {
+  return fmt::format("IF({}=0,{},{})+IF({}=1,0,{})", month, sum_of(t.at0, false), sum_of(t.later, false),
+                     x.vat_recoverable.ref, vat);
 }
 
 // Where the Cash flow sheet's columns are: month, buy's in-service share, the
@@ -515,6 +648,7 @@ std::string month_formula(const std::string& key, const Refs& x, const std::stri
 struct Layout {
   int options = 0;
   int in_service = 1, value = 2, first = 3, factor = 0, cumulative = 0, gaps = 0, total_row = 0;
+  int interest = 0, principal = 0, owed = 0, bridge = 0, vat = 0;  ///< buy's financing and bridge; each option's VAT
   int net_gap(int k) const { return gaps + 4 * (k - 1); }
   int net_cross(int k) const { return net_gap(k) + 1; }
   int cash_gap(int k) const { return net_gap(k) + 2; }
@@ -528,6 +662,15 @@ Layout cash_flow_header(xlsx::Sheet& cf, const Comparison& c) {
   l.cumulative = l.factor + 1;
   l.gaps = l.cumulative + l.options;
   l.total_row = c.scenario.horizon_months + 2;
+  l.interest = l.gaps + 4 * (l.options - 1);
+  l.principal = l.interest + 1;
+  l.owed = l.interest + 2;
+  l.bridge = l.interest + 3;
+  l.vat = l.interest + 4;
+  cf.text(0, l.bridge, "buy: bridge rental or delay cost", Style::kHeader);
+  cf.text(0, l.interest, "buy: financing interest", Style::kHeader);
+  cf.text(0, l.principal, "buy: financing principal", Style::kHeader);
+  cf.text(0, l.owed, "buy: owed after the payment", Style::kHeader);
   cf.text(0, 0, "month", Style::kHeader);
   cf.text(0, l.in_service, "buy: in service", Style::kHeader);
   cf.text(0, l.value, "buy: book value", Style::kHeader);
@@ -535,6 +678,7 @@ Layout cash_flow_header(xlsx::Sheet& cf, const Comparison& c) {
     const std::string& key = c.options[static_cast<std::size_t>(k)].key;
     cf.text(0, l.first + k, key, Style::kHeader);
     cf.text(0, l.cumulative + k, "cumulative " + key + " (discounted)", Style::kHeader);
+    cf.text(0, l.vat + k, "VAT " + key, Style::kHeader);
     if (k == 0) continue;
     cf.text(0, l.net_gap(k), "buy net of book value − " + key, Style::kHeader);
     cf.text(0, l.net_cross(k), "crossing", Style::kHeader);
@@ -544,7 +688,7 @@ Layout cash_flow_header(xlsx::Sheet& cf, const Comparison& c) {
   cf.text(0, l.factor, "discount factor", Style::kHeader);
   cf.freeze(1, 1);
   cf.width(0, 8);
-  for (int k = 1; k < l.gaps + 4 * (l.options - 1); ++k) cf.width(k, 16);
+  for (int k = 1; k < l.vat + l.options; ++k) cf.width(k, 16);
   return l;
 }
 
@@ -568,8 +712,9 @@ void gap_cells(xlsx::Sheet& cf, const Layout& l, int r, int k, double net, doubl
                double prev_cash) {
   const auto at = [](int row, int col) { return xlsx::cell_ref(row, col); };
   const int m = r - 1;
+  // The resale credit comes back out (the value is counted instead); what a loan still owes counts as paid.
   const std::string resale_back =
-      fmt::format("IF({}=horizon_months,{}*{},0)", at(r, 0), at(r, l.value), at(r, l.factor));
+      fmt::format("IF({0}=horizon_months,{1}*{2},{3}*{2})", at(r, 0), at(r, l.value), at(r, l.factor), at(r, l.owed));
   cf.formula(r, l.net_gap(k),
              fmt::format("{}+{}-{}*{}-{}", at(r, l.cumulative), resale_back, at(r, l.value), at(r, l.factor),
                          at(r, l.cumulative + k)),
@@ -587,8 +732,39 @@ void gap_cells(xlsx::Sheet& cf, const Layout& l, int r, int k, double net, doubl
   }
 }
 
+// The loan or lease of one row (financing.cc amortise): interest on what was
+// owed, principal up to the level payment (the last clears what is left less
+// the buyout), and what is owed after it (before a payoff at the horizon).
+void financing_cells(xlsx::Sheet& cf, const Refs& x, const Layout& l, int r, const std::optional<Schedule>& plan) {
+  const auto at = [](int row, int col) { return xlsx::cell_ref(row, col); };
+  const auto m = static_cast<std::size_t>(r - 1);
+  const bool in_term = plan && m < plan->balance.size();
+  const double interest = in_term ? plan->interest[m].units() : 0.0;
+  const double principal = in_term ? plan->principal[m].units() : 0.0;
+  const double owed = in_term ? plan->balance[m].units() : 0.0;
+  if (m == 0) {
+    cf.formula(r, l.interest, "0", 0.0, Style::kMoney);
+    cf.formula(r, l.principal, "0", 0.0, Style::kMoney);
+    cf.formula(r, l.owed, x.financed.ref, owed, Style::kMoney);
+    return;
+  }
+  const std::string month = at(r, 0), prev = at(r - 1, l.owed), fin = x.financing.ref, term = x.fin_term.ref;
+  cf.formula(r, l.interest,
+             fmt::format("IF(OR({0}=0,{1}>{2}),0,ROUND({3}*{4}/12,2))", fin, month, term, prev, x.fin_rate.ref),
+             interest, Style::kMoney);
+  cf.formula(r, l.principal,
+             fmt::format("IF(OR({0}=0,{1}>{2}),0,MIN({3},MAX(0,IF({1}={2},{3}-{4},{5}-{6}))))", fin, month, term, prev,
+                         x.balloon.ref, x.payment.ref, at(r, l.interest)),
+             principal, Style::kMoney);
+  cf.formula(r, l.owed, fmt::format("IF({0}>={1},0,{2}-{3})", month, term, prev, at(r, l.principal)), owed,
+             Style::kMoney);
+}
+
 void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const Layout& l) {
   const int H = c.scenario.horizon_months;
+  const OwnInputs& o = c.scenario.own;
+  std::optional<Schedule> plan;
+  if (o.financing != Financing::kCash) plan = amortise(hardware_capex(o), financing_terms(o));
   const auto at = [](int row, int col) { return xlsx::cell_ref(row, col); };
   std::vector<double> cum(static_cast<std::size_t>(l.options), 0.0), net(cum), cash(cum);
   const double v = 1.0 / (1.0 + monthly_rate(c.scenario.discount_rate));
@@ -601,11 +777,20 @@ void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const 
                m == 0 ? 0 : ins, Style::kPercent);
     const double value = c.own.value[static_cast<std::size_t>(m)].units();
     cf.formula(r, l.value, value_formula(x, at(r, 0)), value, Style::kMoney);
+    financing_cells(cf, x, l, r, plan);
+    const Row row{at(r, 0),           at(r, l.in_service), at(r, l.value), at(r, l.interest),
+                  at(r, l.principal), at(r, l.owed),       at(r, l.bridge)};
+    double waiting = 0.0;
+    for (const CostLine& item : c.options.front().items_by_month[static_cast<std::size_t>(m)])
+      if (item.item == "bridge rental" || item.item == "delay cost") waiting += item.amount.units();
+    cf.formula(r, l.bridge, bridge_formula(x, at(r, 0), at(r, l.in_service)), waiting, Style::kMoney);
     for (int k = 0; k < l.options; ++k) {
       const OptionResult& opt = c.options[static_cast<std::size_t>(k)];
       const double flow = opt.cash_flow[static_cast<std::size_t>(m)].units();
-      cf.formula(r, l.first + k, month_formula(opt.key, x, at(r, 0), at(r, l.in_service), at(r, l.value)), flow,
+      const MonthTerms terms = option_terms(opt.key, x, row);
+      cf.formula(r, l.vat + k, vat_formula(terms, at(r, 0)), opt.vat_flow[static_cast<std::size_t>(m)].units(),
                  Style::kMoney);
+      cf.formula(r, l.first + k, flow_formula(terms, x, at(r, 0), at(r, l.vat + k)), flow, Style::kMoney);
       cum[static_cast<std::size_t>(k)] += flow * factor;
       cf.formula(r, l.cumulative + k,
                  m == 0 ? fmt::format("{}*{}", at(r, l.first + k), at(r, l.factor))
@@ -613,7 +798,8 @@ void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const 
                  cum[static_cast<std::size_t>(k)], Style::kMoney);
     }
     cf.formula(r, l.factor, fmt::format("(1+{})^(-{}/12)", x.rate.ref, at(r, 0)), factor, Style::kPrecise);
-    const double buy_cash = cum[0] + (m == H ? value * factor : 0.0);
+    const double buy_cash =
+        cum[0] + (m == H ? value * factor : c.own.owed[static_cast<std::size_t>(m)].units() * factor);
     for (int k = 1; k < l.options; ++k) {
       const auto kk = static_cast<std::size_t>(k);
       const double n = buy_cash - value * factor - cum[kk], ch = buy_cash - cum[kk];
@@ -674,6 +860,8 @@ void summary_options(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
     const double resale_v = k == 0 ? c.own.resale.units() : 0.0;
     sum.formula(r, 8, fmt::format("{}+{}", at(r, 2), resale), opt.total.units() + resale_v, Style::kMoney);
     sum.formula(r, 9, resale, resale_v, Style::kMoney);
+    const std::string vcol = xlsx::column_letters(l.vat + k);
+    sum.formula(r, 12, fmt::format("SUM({0}!{1}2:{1}{2})", cfname, vcol, H + 2), opt.vat.units(), Style::kMoney);
     // Whether it can deliver within the horizon is gpuplan's finding at the export; only those are candidates.
     sum.text(r, 10, opt.available ? "yes" : "no (as exported)");
     const std::string npv_if = fmt::format("IF(LEFT({},3)=\"yes\",{},\"\")", at(r, 10), at(r, 3));
@@ -748,12 +936,13 @@ void summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Compariso
                                           "gross (paid)",
                                           "resale (credited at the horizon)",
                                           "in the decision",
-                                          "NPV in the decision"};
+                                          "NPV in the decision",
+                                          "VAT (in the total only when not recoverable)"};
   for (std::size_t j = 0; j < heads.size(); ++j) sum.text(2, static_cast<int>(j), heads[j], Style::kHeader);
   sum.freeze(3);
   sum.width(0, 16);
   sum.width(1, 60);
-  for (int j = 2; j < 12; ++j) sum.width(j, 18);
+  for (int j = 2; j < 13; ++j) sum.width(j, 18);
   summary_options(sum, c, l);
   int r = summary_decision(sum, c, l);
   sum.text(r++, 0, c.recommendation, Style::kNote);
@@ -787,10 +976,12 @@ Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const ResolvedScenari
   x.defaulted = &rs.defaulted;
   workload_inputs(gen, s, x);
   buy_inputs(gen, s, x);
+  financing_inputs(gen, s, x);
   if (s.hourly) hourly_inputs(gen, s, x);
   if (s.monthly) monthly_inputs(gen, s, x);
   if (s.spot && c.spot_overhead) spot_inputs(gen, s, *c.spot_overhead, x);
   if (s.hybrid && s.hourly) hybrid_inputs(gen, s, x);
+  tax_inputs(gen, s, x);
   return x;
 }
 
@@ -839,14 +1030,11 @@ void defaults_sheet(xlsx::Sheet& d, const ResolvedScenario& rs) {
 
 std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
   const Scenario& s = rs.scenario;
-  const char* missing = s.own.financing != Financing::kCash         ? "buy.financing"
-                        : !s.vat.recoverable                        ? "tax.vat_recoverable"
-                        : s.vat.prices_include_vat                  ? "tax.prices_include_vat"
-                        : s.monthly && s.monthly->upfront_share > 0 ? "rent.monthly.upfront"
-                                                                    : nullptr;
-  if (missing)
-    throw InputError(SourceLocation{rs.source}, missing,
-                     "the workbook does not model this input yet: use --format csv or json");
+  // Prices given with VAT are taken less it by gpuplan; the workbook's price cells cannot say which basis they hold.
+  if (s.vat.prices_include_vat)
+    throw InputError(SourceLocation{rs.source}, "tax.prices_include_vat",
+                     "the workbook holds prices excluding VAT: export with tax.prices_include_vat=false and prices "
+                     "less VAT, or use --format csv or json");
   xlsx::Workbook wb(rs.scenario.currency);
   xlsx::Sheet& a = wb.add_sheet("Assumptions");
   xlsx::Sheet& cf = wb.add_sheet("Cash flow");

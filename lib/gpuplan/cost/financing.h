@@ -22,12 +22,12 @@ struct FinancingTerms {
 
 /// Month by month; every amount rounded to the minor unit.
 struct Schedule {
-  Money upfront;                  ///< month 0
-  Money payment;                  ///< the level monthly payment (interest + principal)
-  std::vector<Money> interest{};  ///< months 0..term (month 0: zero)
+  Money upfront = Money::zero(kCny);  ///< month 0
+  Money payment = Money::zero(kCny);  ///< the level monthly payment (interest + principal)
+  std::vector<Money> interest{};      ///< months 0..term (month 0: zero)
   std::vector<Money> principal{};
-  std::vector<Money> balance{};  ///< owed at each month end, after that month's payment
-  Money balloon;                 ///< in month `term`, on top of its payment
+  std::vector<Money> balance{};       ///< owed at each month end, after that month's payment
+  Money balloon = Money::zero(kCny);  ///< in month `term`, on top of its payment
 };
 
 /// The level payment of an annuity: A = (P − B·v^n)·i / (1 − v^n) with
