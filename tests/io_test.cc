@@ -7,6 +7,7 @@
 
 #include "gpuplan/error.h"
 #include "gpuplan/io.h"
+#include "gpuplan/yaml_reader.h"
 
 using namespace gpuplan;
 using Catch::Matchers::Contains;
@@ -84,4 +85,21 @@ TEST_CASE("an output path that is a symlink replaces the file it points to, not 
   write_output_file(link.string(), "new", {});
   CHECK(fs::is_symlink(link));
   CHECK(slurp(target) == "new");
+}
+
+TEST_CASE("one parse for one document; a second, however it starts, is still found", "[io][yaml]") {
+  // The text is parsed again to count documents only when it may hold another
+  // (a marker, a directive, content after the last node, a ',' on its line):
+  // every way to a second document must still be refused.
+  const auto documents = [](const std::string& text) {
+    detail::Diagnostics diag("t.yaml");
+    const auto doc = detail::load_document(text, diag);
+    return std::pair{doc.has_value(), diag.count()};
+  };
+  CHECK(documents("name: x\nhorizon: 12mo  # a, b\n") == std::pair{true, std::size_t{0}});
+  CHECK(documents("name: a, b\nhorizon: 12mo\n") == std::pair{true, std::size_t{0}});
+  for (const char* text : {"name: x\n---\nname: y\n", "name: x\n...\nname: y\n", ",\n", "- a\n,\n", "- a\n- b\n,\n"}) {
+    INFO(text);
+    CHECK(documents(text).second > 0);
+  }
 }

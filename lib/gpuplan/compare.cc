@@ -17,35 +17,39 @@ double hours(Seconds s) { return s.count() / 3600.0; }
 // items add up to the month and months add up to the total.
 class Month {
  public:
-  explicit Month(Currency c) : currency_(c) {}
-  void add(const std::string& item, Money amount) {
+  /// `totals_only`: the items are not kept (a search needs the month's total alone).
+  explicit Month(Currency c, bool totals_only = false) : total_(Money::zero(c)), totals_only_(totals_only) {}
+  void add(std::string_view item, Money amount) {
     const Money r = amount.rounded();
     if (r.micros() == 0) return;  // a zero line says nothing; notes say what has no price
+    total_ += r;
+    if (totals_only_) return;
     for (auto& [k, v] : items_)
       if (k == item) {
         v += r;
         return;
       }
-    items_.emplace_back(item, r);
+    items_.emplace_back(std::string(item), r);
   }
-  Money total() const {
-    Money t = Money::zero(currency_);
-    for (const auto& [k, v] : items_) t += v;
-    return t;
-  }
+  Money total() const { return total_; }
   const std::vector<std::pair<std::string, Money>>& items() const { return items_; }
 
  private:
-  Currency currency_;
+  Money total_;
+  bool totals_only_ = false;
   std::vector<std::pair<std::string, Money>> items_;
 };
 
 class OptionBuilder {
  public:
-  OptionBuilder(std::string key, std::string label, const Scenario& s) : s_(s) {
+  /// `lean`: only the cash flow and NPV are wanted (a search over utilisation), not the items.
+  OptionBuilder(std::string key, std::string label, const Scenario& s, bool lean = false) : s_(s), lean_(lean) {
     out_.key = std::move(key);
     out_.label = std::move(label);
-    for (int m = 0; m <= s.horizon_months; ++m) months_.emplace_back(s.currency);
+    // A lean build whose VAT is apart needs no items: only the months' totals reach its NPV.
+    const bool totals_only = lean && s.vat.recoverable;
+    months_.reserve(static_cast<std::size_t>(s.horizon_months) + 1);
+    for (int m = 0; m <= s.horizon_months; ++m) months_.emplace_back(s.currency, totals_only);
   }
   Month& month(int m) { return months_.at(static_cast<std::size_t>(m)); }
   OptionResult& result() { return out_; }
@@ -63,6 +67,7 @@ class OptionBuilder {
       // NPV = Σ CF_m · v^m with v = 1 / (1 + r_m): month 0 undiscounted.
       out_.npv += t.units() * factor;
       factor *= v;
+      if (lean_) continue;
       auto& month_items = out_.items_by_month.emplace_back();
       for (const auto& entry : m.items()) {
         month_items.push_back(CostLine{entry.first, entry.second});
@@ -78,7 +83,7 @@ class OptionBuilder {
     out_.used_gpu_hours = used_gpu_hours;
     // Cost per GPU-hour actually used: what a team pays for each hour it trains.
     if (used_gpu_hours > 0) out_.cost_per_used_gpu_hour = out_.total.units() / used_gpu_hours;
-    return out_;
+    return std::move(out_);
   }
 
  private:
@@ -86,16 +91,18 @@ class OptionBuilder {
   // unit; a cost of its own when it is not recoverable, else reported apart.
   void add_vat() {
     out_.vat = Money::zero(s_.currency);
+    if (lean_ && s_.vat.recoverable) return;  // apart from the cash flow: no part of an NPV
     for (Month& m : months_) {
       Money vat = Money::zero(s_.currency);
       for (const auto& [item, amount] : m.items()) vat += amount.scaled(s_.vat.rate(vat_class(item))).rounded();
       out_.vat_flow.push_back(vat);
       out_.vat += vat;
-      if (!s_.vat.recoverable) m.add(std::string(kVatCostItem), vat);
+      if (!s_.vat.recoverable) m.add(kVatCostItem, vat);
     }
   }
 
   const Scenario& s_;
+  bool lean_ = false;
   OptionResult out_;
   std::vector<Month> months_;
 };
@@ -153,11 +160,13 @@ HourlyMonth hourly_month(const HourlyInputs& h, const Workload& w, double u, dou
 // today's prices in month 1.
 double rent_drift(const Scenario& s, int m) { return std::pow(1.0 + s.rent_price_trend, (m - 1) / 12.0); }
 
-OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u) {
+OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bool lean = false) {
   const Workload& w = s.workload;
-  OptionBuilder b(
-      "rent_hourly",
-      fmt::format("Rent by the hour: {}× {}", instances_for(w.gpus, h.rent.gpus_per_instance), h.rent.description), s);
+  OptionBuilder b("rent_hourly",
+                  lean ? ""
+                       : fmt::format("Rent by the hour: {}× {}", instances_for(w.gpus, h.rent.gpus_per_instance),
+                                     h.rent.description),
+                  s, lean);
   for (int m = 1; m <= s.horizon_months; ++m) {
     const double f = rent_drift(s, m);
     const HourlyMonth hm = hourly_month(h, w, u, 1.0, f);
@@ -410,10 +419,10 @@ Financed pay_for_hardware(const Scenario& s, Money hardware, OptionBuilder& b) {
   return f;
 }
 
-OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullptr) {
+OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullptr, bool lean = false) {
   const OwnInputs& o = s.own;
   const Workload& w = s.workload;
-  OptionBuilder b("buy", fmt::format("Buy {}× {}", o.cards, o.gpu), s);
+  OptionBuilder b("buy", lean ? "" : fmt::format("Buy {}× {}", o.cards, o.gpu), s, lean);
   const Money hardware = hardware_capex(o);
   const Financed financed = pay_for_hardware(s, hardware, b);
   b.month(0).add("facility", o.facility);
@@ -596,20 +605,20 @@ namespace {
 // form does not exist in general).
 std::optional<double> break_even_utilisation(const Scenario& s) {
   const auto diff = [&](double u) {
-    Scenario t = s;
-    t.workload.utilisation = u;
-    return build_buy(t, u).npv - build_hourly(t, *t.hourly, u).npv;
+    // The builders take the utilisation as an argument: the scenario is not copied.
+    return build_buy(s, u, nullptr, true).npv - build_hourly(s, *s.hourly, u, true).npv;
   };
   double lo = 0.0, hi = 1.0;
   const double f_lo = diff(lo), f_hi = diff(hi);
   if (f_lo == 0) return 0.0;
   if ((f_lo > 0) == (f_hi > 0)) return std::nullopt;
-  for (int i = 0; i < 60; ++i) {
+  for (int i = 0; i < 30; ++i) {  // to 1e-9: far below the 0.1% printed
     const double mid = 0.5 * (lo + hi);
     if ((diff(mid) > 0) == (f_lo > 0)) lo = mid;
     else hi = mid;
   }
-  return 0.5 * (lo + hi);
+  // Reported to a millionth: the digits past it would be the search's, not the model's.
+  return std::round(0.5 * (lo + hi) * 1e6) / 1e6;
 }
 
 // Buy against every rental, and the decision's rental: the cheapest one that is not hybrid.

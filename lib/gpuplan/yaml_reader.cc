@@ -106,8 +106,9 @@ namespace {
 constexpr int kMaxDepth = 64;
 constexpr long kMaxNodes = 1'000'000;
 
-// Returns false (and records the problem) when the document is too deep or too big.
-bool within_limits(const YAML::Node& root, Diagnostics& diag) {
+// Returns false (and records the problem) when the document is too deep or too
+// big. `last_line`: the last line (0-based) on which a node of it starts.
+bool within_limits(const YAML::Node& root, Diagnostics& diag, int& last_line) {
   long budget = kMaxNodes;
   bool ok = true;
   const std::function<void(const YAML::Node&, int, const std::string&)> walk = [&](const YAML::Node& n, int depth,
@@ -125,11 +126,14 @@ bool within_limits(const YAML::Node& root, Diagnostics& diag) {
       ok = false;
       return;
     }
+    last_line = std::max(last_line, n.Mark().line);
     if (n.IsSequence()) {
       for (const YAML::Node& item : n) walk(item, depth + 1, field);
     } else if (n.IsMap()) {
-      for (auto it = n.begin(); it != n.end(); ++it)
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        last_line = std::max(last_line, it->first.Mark().line);
         walk(it->second, depth + 1, depth == 0 && it->first.IsScalar() ? it->first.Scalar() : field);
+      }
     }
   };
   walk(root, 0, "");
@@ -161,6 +165,26 @@ int count_documents(const std::string& text, int cap) {
   int n = 0;
   while (n < cap && parser.HandleNextDocument(events)) ++n;
   return n;
+}
+
+// Whether the text may hold more than the document yaml-cpp loaded, whose last
+// node starts on `last_line` (0-based): a document marker or directive line,
+// anything but blanks and comments after that line, or a ',' on it (where
+// yaml-cpp stops and starts another document). Only then is the text parsed a
+// second time to count its documents.
+bool may_hold_more(std::string_view text, int last_line) {
+  if (last_line < 0) return true;
+  int line_no = 0;
+  for (std::size_t pos = 0; pos < text.size(); ++line_no) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.starts_with("---") || line.starts_with("...") || line.starts_with("%")) return true;
+    if (line_no == last_line && line.find(',') != std::string_view::npos) return true;
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    if (line_no > last_line && first != std::string_view::npos && line[first] != '#') return true;
+  }
+  return false;
 }
 
 bool has_document_marker(std::string_view text) {
@@ -200,7 +224,10 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
   }
   try {
     const std::string owned(text);
-    if (count_documents(owned, 2) > 1) {
+    YAML::Node doc = YAML::Load(owned);  // the first document
+    int last_line = -1;
+    if (!within_limits(doc, diag, last_line)) return std::nullopt;
+    if (may_hold_more(owned, last_line) && count_documents(owned, 2) > 1) {
       // A real second document starts with a --- (or follows a ...) line;
       // without one, it is yaml-cpp stuck on a stray ',' (see count_documents).
       if (has_document_marker(owned)) {
@@ -211,8 +238,6 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
       }
       return std::nullopt;
     }
-    YAML::Node doc = YAML::Load(owned);  // the first (and only) document
-    if (!within_limits(doc, diag)) return std::nullopt;
     return doc;
   } catch (const YAML::DeepRecursion& e) {
     SourceLocation where{diag.file(), 0, 0};

@@ -2,7 +2,7 @@
 // SPEC: budget scripts call gpuplan in loops, so a query must cost about as
 // much as starting a process. Target (foundation issue): ratio <= 2.
 //
-//   build/release/tests/bench/bench_startup build/release/apps/gpuplan [runs]
+//   build/release/tests/bench/bench_startup build/release/apps/gpuplan [runs]   (from the source tree)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -61,6 +61,12 @@ int main(int argc, char** argv) {
       {argv[1], "prices"},
       {argv[1], "prices", "--gpu", "A100-80G", "--format", "json"},
       {argv[1], "gpus", "--format", "csv"},
+      // compare on each scenario example (issue 18: each within 2x a bare start); run from the source tree.
+      {argv[1], "compare"},
+      {argv[1], "compare", "examples/qingdao-8xa100.yaml"},
+      {argv[1], "compare", "examples/qingdao-hybrid.yaml"},
+      {argv[1], "compare", "examples/startup-4090-spot.yaml"},
+      {argv[1], "compare", "examples/qingdao-8xa100.yaml", "--monthly", "--format", "csv"},
   };
   // Interleaved: each gpuplan run is paired with a /bin/true run just before
   // it, so that both see the same machine (load on a shared VM drifts).
@@ -75,7 +81,7 @@ int main(int argc, char** argv) {
     std::string name;
     for (std::size_t i = 1; i < c.size(); ++i) name += (i > 1 ? " " : "") + c[i];
     const double b = median(base), m = median(t);
-    fmt::print("gpuplan {:<37} {:>7.3f} ms vs /bin/true {:>6.3f} ms: ratio {:.2f} (target <= 2.00; medians of {})\n",
+    fmt::print("gpuplan {:<55} {:>7.3f} ms vs /bin/true {:>6.3f} ms: ratio {:.2f} (target <= 2.00; medians of {})\n",
                name, m, b, m / b, runs);
   }
 }
