@@ -52,6 +52,8 @@ class OptionBuilder {
     for (int m = 0; m <= s.horizon_months; ++m) months_.emplace_back(s.currency, totals_only);
   }
   Month& month(int m) { return months_.at(static_cast<std::size_t>(m)); }
+  /// Whether only months' totals are kept: equal months may then be copied.
+  bool totals_only() const { return lean_ && s_.vat.recoverable; }
   OptionResult& result() { return out_; }
 
   OptionResult finish(double used_gpu_hours) {
@@ -169,6 +171,10 @@ OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bo
                   s, lean);
   for (int m = 1; m <= s.horizon_months; ++m) {
     const double f = rent_drift(s, m);
+    if (m > 1 && b.totals_only() && s.rent_price_trend == 0.0) {  // every month bills the same
+      b.month(m) = b.month(1);
+      continue;
+    }
     const HourlyMonth hm = hourly_month(h, w, u, 1.0, f);
     b.month(m).add("compute", hm.compute);
     if (hm.idle.micros() > 0) b.month(m).add("idle (left running)", hm.idle);
@@ -429,10 +435,21 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
   const double lead = o.lead_time / Months(1);
   double used = 0.0;
   std::vector<std::string> bridged;
+  std::optional<Month> steady;
   for (int m = 1; m <= s.horizon_months; ++m) {
     // Share of month m (which spans months m−1..m) with the hardware in service.
     const double in_service = std::clamp(static_cast<double>(m) - lead, 0.0, 1.0);
     const double waiting = 1.0 - in_service;
+    if (in_service == 1.0 && b.totals_only()) {
+      // A whole month in service costs the same every month: priced once (a search wants totals only).
+      if (!steady) {
+        steady.emplace(s.currency, true);
+        running_costs(s, u, 1.0, *steady);
+      }
+      b.month(m).add("running", steady->total());
+      used += w.gpus * kHoursPerMonth * u;
+      continue;
+    }
     if (in_service > 0) {
       running_costs(s, u, in_service, b.month(m));
       used += w.gpus * kHoursPerMonth * u * in_service;

@@ -258,6 +258,9 @@ Fields::Fields(Diagnostics& diag, const YAML::Node& map, std::string path, std::
   is_map_ = map_.IsMap();
   if (!is_map_)
     diag_.fail(map_, path_, map_.IsNull() ? "is empty; expected a map of fields" : "must be a map of fields");
+  else
+    for (auto it = map_.begin(); it != map_.end(); ++it)
+      if (it->first.IsScalar()) entries_.push_back(Entry{it->first.Scalar(), it->first, it->second});
 }
 
 std::string Fields::field(std::string_view key) const {
@@ -274,17 +277,15 @@ YAML::Node Fields::written_empty(std::string_view key) const {
 YAML::Node Fields::get(std::string_view key, bool required) {
   used_.insert(std::string(key));
   if (!is_map_) return YAML::Node(YAML::NodeType::Undefined);
-  // Iterate rather than operator[]: a const lookup that misses must not insert.
-  for (auto it = map_.begin(); it != map_.end(); ++it) {
-    if (it->first.IsScalar() && it->first.Scalar() == key) {
-      const YAML::Node v = it->second;
-      if (v.IsNull() && required) {
-        diag_.fail(it->first, field(key), "has no value");
-        return YAML::Node(YAML::NodeType::Undefined);
-      }
-      if (v.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
-      return v;
+  // The first entry with the key (not operator[]: a const lookup that misses must not insert).
+  for (const Entry& e : entries_) {
+    if (e.key != key) continue;
+    if (e.value.IsNull() && required) {
+      diag_.fail(e.key_node, field(key), "has no value");
+      return YAML::Node(YAML::NodeType::Undefined);
     }
+    if (e.value.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
+    return e.value;
   }
   // A missing key has no mark of its own: report it at the enclosing map.
   if (required) diag_.fail(map_, field(key), "is required");

@@ -114,6 +114,13 @@ class Fields {
   std::size_t problems_at_start_;
   std::set<std::string, std::less<>> used_;
   std::vector<std::string_view> known_;
+  /// The map's scalar keys with their key and value nodes, in file order:
+  /// yaml-cpp's iterators are slow to walk once per field read.
+  struct Entry {
+    std::string key;
+    YAML::Node key_node, value;
+  };
+  std::vector<Entry> entries_;
 };
 
 // Typed readers for the catalog's records (scenario and job files read
