@@ -79,7 +79,7 @@ gpuplan::Format output_format(const Flags& f, const CLI::App& app) {
     return gpuplan::Format::kTable;
   }
   const gpuplan::Format format = gpuplan::parse_format(f.format);
-  if ((ext == "xlsx") != (format == gpuplan::Format::kXlsx) && !f.field)
+  if ((ext == "xlsx") != (format == gpuplan::Format::kXlsx) && f.fields.empty())
     throw gpuplan::UsageError(fmt::format("--format {} does not go into {} (use --format {} or another file name)",
                                           f.format, f.output,
                                           ext == "xlsx"        ? "xlsx"
@@ -98,9 +98,9 @@ bool emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Com
   for (const std::string& w : report.warnings) fmt::print(stderr, "gpuplan: warning: {}\n", w);
   if (f.quiet && format != gpuplan::Format::kJson) report.notes.clear();
   std::string text;
-  if (f.field) {
+  if (!f.fields.empty()) {
     try {
-      text = gpuplan::field_value(report, *f.field);
+      for (const std::string& field : f.fields) text += gpuplan::field_value(report, field);
     } catch (const gpuplan::InputError& e) {
       if (exit_code == kOk) throw;
       print_problem(e);
@@ -111,7 +111,7 @@ bool emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Com
   }
   if (f.output == "-") {
     // A workbook is binary: it goes to a file or a pipe, never to a terminal.
-    if (format == gpuplan::Format::kXlsx && !f.field && ::isatty(STDOUT_FILENO) == 1)
+    if (format == gpuplan::Format::kXlsx && f.fields.empty() && ::isatty(STDOUT_FILENO) == 1)
       throw gpuplan::UsageError("--format xlsx writes a binary workbook: give -o FILE.xlsx");
     gpuplan::write_stdout(text);
     return true;
@@ -169,11 +169,21 @@ void add_global_options(CLI::App& app, Flags& f) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_flag("-q,--quiet", f.quiet, "no notes under tables, nothing but the result");
-  app.add_option("--field", f.field,
-                 "print one value of the JSON result, e.g. break_even.month or options.0.total_cny");
+  app.add_option("--field", f.fields,
+                 "print one value of the JSON result, e.g. break_even.month or options.0.total_cny (repeatable: "
+                 "one value a line, in the order given)");
   app.add_option("--today", f.global.today,
                  "evaluate staleness as of this date, YYYY-MM-DD (default: $GPUPLAN_TODAY, else today in UTC)");
   app.add_option("--stale-after", f.global.stale_after, "flag prices older than this (default: catalog, 180d)");
+}
+
+// A single-valued option given twice takes the later value, as shells and
+// wrapper scripts expect (`gpuplan $DEFAULTS --format csv`); repeatable ones
+// (--set, --catalog, --field) keep every value.
+void last_wins(CLI::App& app) {
+  for (CLI::Option* o : app.get_options())
+    if (o->get_items_expected_max() == 1) o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) last_wins(*sub);
 }
 
 std::vector<CLI::App*> add_commands(CLI::App& app, Flags& f, const Command* wanted) {
@@ -188,6 +198,7 @@ std::vector<CLI::App*> add_commands(CLI::App& app, Flags& f, const Command* want
     if (c.options && (!wanted || wanted == &c)) c.options(*sub, f);
     subs.push_back(sub);
   }
+  last_wins(app);
   return subs;
 }
 

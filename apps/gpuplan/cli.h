@@ -32,7 +32,7 @@ struct Flags {
   std::string output = "-";
   std::string color = "auto";
   bool quiet = false;
-  std::optional<std::string> field;
+  std::vector<std::string> fields;  ///< --field, repeatable: one value a line
   gpuplan::PricesQuery prices;
   gpuplan::CompareQuery compare;
   gpuplan::EstimateQuery estimate;

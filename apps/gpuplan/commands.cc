@@ -137,7 +137,7 @@ void prices_options(CLI::App& sub, Flags& f) {
 Outcome prices_run(const Flags& f) {
   return with_context(f, [](const Context& c, const Flags& fl) {
     gpuplan::PricesQuery q = fl.prices;
-    q.brief = !fl.field && (fl.format == "table" || fl.format == "md");
+    q.brief = fl.fields.empty() && (fl.format == "table" || fl.format == "md");
     return gpuplan::prices_report(c, q);
   });
 }

@@ -93,6 +93,6 @@ std::string field_value(const Report& report, std::string_view path);
 /// Columns a terminal needs for `text` (East Asian wide characters count 2).
 std::size_t display_width(std::string_view text);
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 }  // namespace gpuplan

@@ -2,6 +2,7 @@
 #include "gpuplan/job_fields.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -187,14 +188,18 @@ std::string role_of(const Roles& roles, const PlanDetail& d) {
   return {};
 }
 
-Table plans_table(const Roles& roles, const PlanInputs& in, const Context& ctx) {
+// One row per role (recommended, cheapest, fastest), the same plan again when
+// it holds several: a script finds each role by the first column alone.
+Table plans_table(const PlanResult& r, const PlanInputs& in, const Context& ctx) {
   Table t;
   t.name = "plans";
   t.columns = plan_columns(ctx.currency.lower(), std::string(ctx.currency.code()), ctx.currency.minor_digits());
   t.columns.insert(t.columns.begin(), Column{"role", "role"});
-  for (const auto& [role, d] : roles) {
-    std::vector<Cell> row = plan_cells(*d, in, ctx);
-    row.insert(row.begin(), role);
+  for (const auto& [role, plan] : {std::pair{"recommended", &r.recommended}, std::pair{"cheapest", &r.cheapest},
+                                   std::pair{"fastest", &r.fastest}}) {
+    if (!*plan) continue;
+    std::vector<Cell> row = plan_cells(**plan, in, ctx);
+    row.insert(row.begin(), std::string(role));
     t.add_row(std::move(row));
   }
   return t;
@@ -209,11 +214,16 @@ Table frontier_table(const std::vector<PlanDetail>& frontier, const Roles& roles
       fmt::format("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", frontier.size());
   t.columns = plan_columns(ctx.currency.lower(), std::string(ctx.currency.code()), ctx.currency.minor_digits());
   t.text_max_rows = 12;
-  t.columns.insert(t.columns.begin(), Column{"role", "role", 0, false});
+  // Which roles each plan holds, one true/false column each (a joined "recommended, cheapest" cell split CSV fields).
+  const std::array<std::string_view, 3> names{"recommended", "cheapest", "fastest"};
+  for (std::size_t k = 0; k < names.size(); ++k)
+    t.columns.insert(t.columns.begin() + static_cast<std::ptrdiff_t>(k),
+                     Column{std::string(names[k]), std::string(names[k]), 0, false});
   for (const PlanDetail& d : frontier) {
     const std::string role = role_of(roles, d);
     std::vector<Cell> row = plan_cells(d, in, ctx);
-    row.insert(row.begin(), role.empty() ? Cell{} : Cell{role});
+    for (std::size_t k = names.size(); k-- > 0;)
+      row.insert(row.begin(), Cell{role.find(names[k]) != std::string::npos});
     t.add_row(std::move(row));
   }
   return t;
@@ -459,11 +469,9 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   std::vector<PlanDetail> frontier;  // once, with the spot simulations: the table and the workbook
   for (const PlanConfig& c : r.frontier) frontier.push_back(describe(in, r, c));
   rep.xlsx = [wbd = workbook_data(rep.title, in, r, roles, frontier, ctx.currency)] { return plan_workbook(wbd); };
-  if (!roles.empty()) rep.tables.push_back(plans_table(roles, in, ctx));
-  if (!r.feasible.empty()) {
-    rep.tables.push_back(frontier_table(frontier, roles, in, ctx));
-    rep.primary = 1;
-  }
+  // CSV prints the plans, one row per role; JSON and the terminal add the frontier.
+  if (!roles.empty()) rep.tables.push_back(plans_table(r, in, ctx));
+  if (!r.feasible.empty()) rep.tables.push_back(frontier_table(frontier, roles, in, ctx));
   if (!r.near_misses.empty()) {
     rep.tables.push_back(misses_table(r, in, ctx));
     rep.primary = rep.tables.size() - 1;
