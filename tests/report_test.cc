@@ -62,7 +62,7 @@ TEST_CASE("markdown escapes pipes and right-aligns numeric columns", "[report]")
 
 TEST_CASE("json carries every column, the schema version and the notes", "[report]") {
   const std::string out = render(sample(), Format::kJson);
-  CHECK_THAT(out, Contains("\"schema_version\": 1"));
+  CHECK_THAT(out, Contains("\"schema_version\": 2"));
   CHECK_THAT(out, Contains("\"hourly_cny\": 221.50"));
   CHECK_THAT(out, Contains("\"note\": null"));
   CHECK_THAT(out, Contains("\"notes\": [\n    \"a note\"\n  ]"));

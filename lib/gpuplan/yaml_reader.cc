@@ -187,14 +187,17 @@ bool may_hold_more(std::string_view text, int last_line) {
   return false;
 }
 
-bool has_document_marker(std::string_view text) {
-  for (std::size_t pos = 0; pos < text.size();) {
+// The first line that starts a document: a ---, a ... or a % directive
+// (which yaml-cpp reads as the start of the next document); none: line 0.
+SourceLocation document_marker(std::string_view text, const std::string& file) {
+  int line_no = 1;
+  for (std::size_t pos = 0; pos < text.size(); ++line_no) {
     const std::size_t end = std::min(text.find('\n', pos), text.size());
     const std::string_view line = text.substr(pos, end - pos);
-    if (line.starts_with("---") || line.starts_with("...")) return true;
+    if (line.starts_with("---") || line.starts_with("...") || line.starts_with("%")) return {file, line_no, 1};
     pos = end + 1;
   }
-  return false;
+  return {file, 0, 0};
 }
 
 // The first line whose first non-blank character is ',': where yaml-cpp got stuck.
@@ -230,9 +233,10 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
     if (may_hold_more(owned, last_line) && count_documents(owned, 2) > 1) {
       // A real second document starts with a --- (or follows a ...) line;
       // without one, it is yaml-cpp stuck on a stray ',' (see count_documents).
-      if (has_document_marker(owned)) {
-        diag.fail(SourceLocation{diag.file(), 0, 0}, "",
-                  "holds more than one YAML document (separated by ---); a file is one document");
+      if (const SourceLocation marker = document_marker(owned, diag.file()); marker.line > 0) {
+        diag.fail(marker, "",
+                  "holds more than one YAML document (a ---, ... or % directive line starts another); a file is "
+                  "one document");
       } else {
         diag.fail(stray_comma(owned, diag.file()), "", "malformed YAML: a ',' outside a [ ] list or { } map");
       }
