@@ -2,7 +2,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <csignal>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <chrono>
+#include <thread>
 #include <unistd.h>
 
 #include "gpuplan/error.h"
@@ -61,11 +65,88 @@ TEST_CASE("writing to a full device is an error", "[io]") {
   CHECK_THROWS_WITH(write_output_file("/dev/full", std::string(1 << 16, 'x'), {}), Contains("no space left"));
 }
 
-TEST_CASE("a FIFO given as input is refused without blocking", "[io]") {
+TEST_CASE("a FIFO is read as a stream; with no writer it reads empty, without blocking", "[io]") {
   TempDir d;
   const fs::path fifo = d.path / "pipe";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  CHECK_THROWS_WITH(read_input_file(fifo.string()), Contains("is not a regular file"));
+  CHECK(read_input_file(fifo.string()).empty());
+  // A writer, as `compare <(…)` has: the whole text arrives, in any number of writes.
+  const std::string text = "job:\n  parameters: 7B\n" + std::string(200000, '#') + "\n";
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);
+    for (std::size_t i = 0; i < text.size(); i += 4096) out << text.substr(i, 4096) << std::flush;
+  });
+  std::string got;
+  // The reader may open before the writer: it then reads empty, so retry until the text comes.
+  for (int tries = 0; got.empty() && tries < 5000; ++tries) {
+    got = read_input_file(fifo.string());
+    if (got.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  writer.join();
+  CHECK(got == text);
+}
+
+TEST_CASE("a directory or block device is not an input", "[io]") {
+  TempDir d;
+  CHECK_THROWS_WITH(read_input_file(d.path.string()), Contains("is a directory"));
+}
+
+TEST_CASE("a read-only output file is kept, even for root", "[io]") {
+  TempDir d;
+  const fs::path out = d.path / "budget.csv";
+  write_output_file(out.string(), "old\n", {});
+  fs::permissions(out, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  CHECK_THROWS_WITH(write_output_file(out.string(), "new\n", {}), Contains("is read-only"));
+  CHECK(slurp(out) == "old\n");
+  CHECK(std::distance(fs::directory_iterator(d.path), fs::directory_iterator{}) == 1);  // no temp file left
+}
+
+TEST_CASE("an empty output path is named as such", "[io]") {
+  CHECK_THROWS_WITH(write_output_file("", "x", {}), Contains("output file name is empty"));
+}
+
+TEST_CASE("a temporary output file is removed when SIGTERM or SIGINT arrives while it exists", "[io]") {
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    TempDir d;
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      // The child: a writer half-way through its temporary file, then the
+      // signal, with the default actions gpuplan starts with (not Catch's).
+      for (const int s : {SIGTERM, SIGINT, SIGHUP}) ::signal(s, SIG_DFL);
+      TempFileGuard guard;
+      std::string tmpl = (d.path / ".gpuplan-XXXXXX").string();
+      const int fd = guard.create(tmpl);
+      if (fd < 0 || ::write(fd, "half", 4) != 4) ::_exit(10);
+      ::raise(sig);
+      ::_exit(11);  // not reached: the signal still terminates
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    CHECK(fs::is_empty(d.path));
+  }
+}
+
+TEST_CASE("a released temporary file stays; an abandoned one is removed", "[io]") {
+  TempDir d;
+  std::string kept = (d.path / ".gpuplan-XXXXXX").string(), dropped = kept;
+  {
+    TempFileGuard a;
+    const int fd = a.create(kept);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    a.release();
+  }
+  {
+    TempFileGuard b;
+    const int fd = b.create(dropped);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+  }
+  CHECK(fs::exists(kept));
+  CHECK_FALSE(fs::exists(dropped));
 }
 
 TEST_CASE("inputs larger than the cap are refused", "[io]") {

@@ -219,9 +219,10 @@ const OperatingCost* find_operating(const Catalog& c, OperatingKind kind, std::s
 
 namespace {
 template <class Range, class Get>
-void check_filter(const std::vector<std::string>& filters, const Range& records, Get get, bool prefix,
-                  const char* flag) {
-  for (const std::string& f : filters) {
+std::optional<FilterProblem> filter_problem(const std::vector<std::string>& filters, const Range& records, Get get,
+                                            bool prefix) {
+  for (std::size_t i = 0; i < filters.size(); ++i) {
+    const std::string& f = filters[i];
     const bool known = std::any_of(records.begin(), records.end(), [&](const auto& r) {
       return prefix ? gpu_matches(f, get(r)) : id_equals(f, get(r));
     });
@@ -230,20 +231,34 @@ void check_filter(const std::vector<std::string>& filters, const Range& records,
     for (const auto& r : records)
       if (std::find(names.begin(), names.end(), get(r)) == names.end()) names.push_back(get(r));
     std::sort(names.begin(), names.end());
-    throw InputError(SourceLocation{flag}, "",
-                     fmt::format("'{}' matches nothing in the catalog (known: {})", f, fmt::join(names, ", ")));
+    return FilterProblem{i, fmt::format("'{}' matches nothing in the catalog (known: {})", f, fmt::join(names, ", "))};
   }
+  return std::nullopt;
 }
 }  // namespace
 
+std::optional<FilterProblem> filter_problem(const Catalog& c, FilterKind kind,
+                                            const std::vector<std::string>& filters) {
+  switch (kind) {
+    case FilterKind::kGpu:
+      return filter_problem(
+          filters, c.gpus, [](const Gpu& g) { return g.id; }, true);
+    case FilterKind::kProvider:
+      return filter_problem(
+          filters, c.providers, [](const Provider& p) { return p.id; }, false);
+    case FilterKind::kRegion:
+      return filter_problem(
+          filters, c.offers, [](const Offer& o) { return o.region; }, false);
+  }
+  return std::nullopt;
+}
+
 void check_filters(const Catalog& c, const std::vector<std::string>& gpus, const std::vector<std::string>& providers,
                    const std::vector<std::string>& regions, const std::array<const char*, 3>& flags) {
-  check_filter(
-      gpus, c.gpus, [](const Gpu& g) { return g.id; }, true, flags[0]);
-  check_filter(
-      providers, c.providers, [](const Provider& p) { return p.id; }, false, flags[1]);
-  check_filter(
-      regions, c.offers, [](const Offer& o) { return o.region; }, false, flags[2]);
+  const std::array<const std::vector<std::string>*, 3> lists{&gpus, &providers, &regions};
+  for (std::size_t i = 0; i < 3; ++i)
+    if (const auto problem = filter_problem(c, static_cast<FilterKind>(i), *lists[i]))
+      throw InputError(SourceLocation{flags[i]}, "", problem->message);
 }
 
 std::vector<InputError> future_dates(const Catalog& c, Date today) {

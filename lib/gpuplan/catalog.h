@@ -86,6 +86,7 @@ struct Provider {
   std::optional<int> max_instances{};  ///< the most instances one job may use, when stated
   Provenance provenance{};
   SourceLocation where{};
+  SourceLocation currency_where{};  ///< the currency's value (messages)
 };
 
 enum class BillingMode { kHourly, kMonthly, kSpot };
@@ -121,6 +122,7 @@ struct Offer {
   std::string interconnect{};               ///< inside the instance: "nvlink", "pcie"; "" = by the GPU
   Provenance provenance{};
   SourceLocation where{};
+  SourceLocation currency_where{};  ///< the currency's value, or the record when inherited
 
   /// The price of one instance for `mode` (per hour, or per month for kMonthly).
   const std::optional<Price>& price(BillingMode mode) const;
@@ -139,6 +141,7 @@ struct Purchase {
   std::string description{};
   Provenance provenance{};
   SourceLocation where{};
+  SourceLocation currency_where{};  ///< the currency's value
 };
 
 enum class OperatingKind {
@@ -163,6 +166,7 @@ struct OperatingCost {
   std::string description{};
   Provenance provenance{};
   SourceLocation where{};
+  SourceLocation currency_where{};  ///< the currency's value, when written
 };
 
 struct FxRate {
@@ -215,6 +219,13 @@ const OperatingCost* find_operating(const Catalog& c, OperatingKind kind, std::s
 /// Matches a GPU filter: case-insensitive equal, or a prefix ending at '-'
 /// ("A100" matches "A100-80G"; "a100-80g" matches "A100-80G-PCIe").
 bool gpu_matches(std::string_view filter, std::string_view gpu_id);
+enum class FilterKind { kGpu, kProvider, kRegion };
+struct FilterProblem {
+  std::size_t index = 0;  ///< of the filter in its list
+  std::string message{};  ///< "'X' matches nothing in the catalog (known: …)"
+};
+/// The first filter of that kind that matches no GPU id, provider or region.
+std::optional<FilterProblem> filter_problem(const Catalog& c, FilterKind kind, const std::vector<std::string>& filters);
 /// Throws InputError at `flags[0..2]` for a GPU, provider or region filter
 /// that matches nothing in the catalog (a typo must not look like "no offers"),
 /// listing what is known.

@@ -126,8 +126,16 @@ auto positive(Q (*parse)(std::string_view)) {
   };
 }
 
-std::optional<Currency> read_currency(Fields& f, bool required) {
-  return f.value("currency", required, [](const std::string& s) { return Currency(s); });
+// `where` when it was set, else `fallback` (a value inherited from elsewhere).
+const SourceLocation& where_or(const SourceLocation& where, const SourceLocation& fallback) {
+  return where.file.empty() ? fallback : where;
+}
+
+// The currency, and where its value is written (for "no exchange rate" later).
+std::optional<Currency> read_currency(Fields& f, bool required, SourceLocation& where) {
+  const auto c = f.value("currency", required, [](const std::string& s) { return Currency(s); });
+  if (const YAML::Node n = f.get("currency", false); n.IsDefined()) where = f.diagnostics().at(n);
+  return c;
 }
 
 // Each list section: iterate items, build records, report duplicate ids.
@@ -244,7 +252,7 @@ std::optional<Provider> read_provider(Fields& f) {
              fmt::format("'{}' is not an ISO 3166 code like CN or US", *s));
     p.country = *s;
   }
-  if (auto c = read_currency(f, true)) p.currency = *c;
+  if (auto c = read_currency(f, true, p.currency_where)) p.currency = *c;
   if (auto d = f.value("billing_granularity", true, positive(parse_duration))) p.billing_granularity = *d;
   if (auto d = f.value("minimum_billing", false, parse_duration)) p.minimum_billing = *d;
   p.provenance = read_provenance(f, nullptr);
@@ -308,7 +316,7 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
     if (!refs.has_gpu(*s)) f.fail(f.get("gpu", false), f.field("gpu"), fmt::format("unknown GPU id '{}'", *s));
   }
   if (auto n = detail::read_whole_in(f, "gpus", 1, 1024, true)) o.gpus = *n;
-  if (auto c = read_currency(f, false)) o.currency = *c;
+  if (auto c = read_currency(f, false, o.currency_where)) o.currency = *c;
   else if (provider) o.currency = provider->currency;
   bool per_gpu = false;
   if (auto s = f.text("price_per", false)) {
@@ -404,7 +412,7 @@ std::optional<Purchase> read_purchase(Fields& f, const Refs& refs) {
   if (p.kind == PurchaseKind::kCard) p.gpus = 1;
   if (auto s = f.text("region", false)) p.region = *s;
   if (auto s = f.text("description", false)) p.description = *s;
-  const Currency cur = read_currency(f, true).value_or(kCny);
+  const Currency cur = read_currency(f, true, p.currency_where).value_or(kCny);
   p.provenance = read_provenance(f, nullptr);
   if (auto pr = read_price(f, "price", true, cur, p.provenance, Sign::kPositive)) p.price = *pr;
   return p;
@@ -444,7 +452,7 @@ std::optional<OperatingCost> read_operating(Fields& f) {
   }
   if (auto s = f.text("region", false)) c.region = *s;
   if (auto s = f.text("description", false)) c.description = *s;
-  const auto cur = read_currency(f, false);
+  const auto cur = read_currency(f, false, c.currency_where);
   c.provenance = read_provenance(f, nullptr);
   if (!kind) {
     f.get("value", false);
@@ -572,15 +580,18 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
                   fmt::format("{} has no exchange rate to CNY in the catalog (add one under fx_rates)", c.code()));
     };
     for (std::size_t i = 0; i < cat.providers.size(); ++i)
-      check_currency(cat.providers[i].currency, cat.providers[i].where, item_path("providers", i) + ".currency");
+      check_currency(cat.providers[i].currency, cat.providers[i].currency_where,
+                     item_path("providers", i) + ".currency");
     for (std::size_t i = 0; i < cat.offers.size(); ++i)
-      check_currency(cat.offers[i].currency, cat.offers[i].where, item_path("offers", i) + ".currency");
+      check_currency(cat.offers[i].currency, where_or(cat.offers[i].currency_where, cat.offers[i].where),
+                     item_path("offers", i) + ".currency");
     for (std::size_t i = 0; i < cat.purchases.size(); ++i)
-      check_currency(cat.purchases[i].price.amount.currency(), cat.purchases[i].where,
+      check_currency(cat.purchases[i].price.amount.currency(), cat.purchases[i].currency_where,
                      item_path("purchases", i) + ".currency");
     for (std::size_t i = 0; i < cat.operating.size(); ++i)
       if (cat.operating[i].money)
-        check_currency(cat.operating[i].money->currency(), cat.operating[i].where,
+        check_currency(cat.operating[i].money->currency(),
+                       where_or(cat.operating[i].currency_where, cat.operating[i].where),
                        item_path("operating", i) + ".currency");
   }
   if (diag.count() == 0) check_plausible(cat, base, diag);

@@ -113,6 +113,7 @@ CsvTable CsvTable::parse(std::string_view input, std::string file) {
                              "the column name is given twice");
         t.header_.emplace_back(cells[i]);
       }
+      t.header_line_ = line_no;
       have_header = true;
     } else {
       split(line, sep, t.file_, line_no, cells, columns, *t.unescaped_);
@@ -140,7 +141,7 @@ bool CsvTable::has(std::string_view column) const {
 std::size_t CsvTable::index(std::string_view column) const {
   for (std::size_t i = 0; i < header_.size(); ++i)
     if (id_equals(header_[i], column)) return i;
-  throw InputError(SourceLocation{file_, 1, 0}, std::string(column),
+  throw InputError(SourceLocation{file_, header_line_, 0}, std::string(column),
                    fmt::format("no such column (the header has: {})", fmt::join(header_, ", ")));
 }
 

@@ -38,11 +38,14 @@ class CsvTable {
   /// The 1-based line of a data row, for messages.
   int line(std::size_t row) const { return line_.at(row); }
   const std::string& file() const { return file_; }
+  /// The 1-based line of the header (after comments and blank lines).
+  int header_line() const { return header_line_; }
 
  private:
   std::size_t index(std::string_view column) const;
   std::string file_;
   std::vector<std::string> header_;
+  int header_line_ = 1;
   // Cells are views into the text (shared, so copies of the table stay valid);
   // quoted cells with doubled quotes are unescaped into `unescaped_`.
   std::shared_ptr<const std::string> text_;

@@ -445,4 +445,36 @@ ProgressFit fit_progress(const std::vector<double>& steps, const std::vector<dou
   return p;
 }
 
+std::string poor_scaling_fit(double r_squared, const std::string& what) {
+  if (!(r_squared < kPoorScalingR2)) return {};
+  return fmt::format(
+      "{} explains only R² = {:.2f} of its measurements (under {}): check the measurements for a wrong row or a "
+      "mixed workload before planning with it",
+      what, r_squared, kPoorScalingR2);
+}
+
+std::vector<std::size_t> scaling_outliers(const std::vector<double>& n, const std::vector<double>& x,
+                                          const ScalingFit& fit) {
+  std::vector<std::size_t> out;
+  if (n.empty()) return out;
+  const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
+  std::vector<double> r(n.size());
+  for (std::size_t i = 0; i < n.size(); ++i) r[i] = x[i] - fit.predict(n[i]);
+  const auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  const double mid = median(r);
+  std::vector<double> dev(r.size());
+  for (std::size_t i = 0; i < r.size(); ++i) dev[i] = std::abs(r[i] - mid);
+  // Floored at 1% of the median throughput: exact or nearly exact data would
+  // otherwise flag rounding (a deviation must pass 5% of a typical value).
+  const double scale = std::max(1.4826 * median(dev), 0.01 * median(x));
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const double efficiency = (x[i] / n[i]) / (x[imin] / n[imin]);
+    if (efficiency > 1.25 || std::abs(r[i] - mid) > 5 * scale) out.push_back(i);
+  }
+  return out;
+}
+
 }  // namespace gpuplan

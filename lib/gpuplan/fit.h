@@ -54,6 +54,21 @@ struct ScalingFit {
   std::pair<double, double> prediction_interval(double n) const;
 };
 
+/// Below this R² a scaling fit explains too little of its measurements to
+/// plan with (judgement: clean scaling data fits a law with R² > 0.99; a
+/// wrong row or a mixed workload is what brings it under 0.9). `fit scaling`
+/// and `plan --scaling` warn, they do not refuse.
+inline constexpr double kPoorScalingR2 = 0.9;
+/// "…" when `r_squared` < kPoorScalingR2, else "". `what` names the fit.
+std::string poor_scaling_fit(double r_squared, const std::string& what);
+
+/// Measured points that do not belong with the rest: efficiency (throughput
+/// per GPU over the smallest configuration's) above 1.25, or a residual from
+/// `fit` more than 5 robust standard deviations (1.4826 × MAD, at least 1% of
+/// the median throughput) from the median residual. Indices into n and x.
+std::vector<std::size_t> scaling_outliers(const std::vector<double>& n, const std::vector<double>& x,
+                                          const ScalingFit& fit);
+
 struct LmOptions {
   int max_iterations = 200;
   double tolerance = 1e-12;  ///< relative change of the parameters and of the RSS

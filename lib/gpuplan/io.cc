@@ -1,6 +1,7 @@
 #include "gpuplan/io.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,12 +50,71 @@ bool write_all(int fd, const std::string& content) {
   return true;
 }
 
+// The temporary file being written, for the signal handler: a fixed buffer
+// (no allocation in a handler) and a flag it reads atomically.
+char g_temp_path[4096];
+volatile std::sig_atomic_t g_temp_live = 0;
+
+extern "C" void remove_temp_and_die(int sig) {
+  if (g_temp_live) ::unlink(g_temp_path);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
 }  // namespace
+
+TempFileGuard::TempFileGuard() {
+  // Only where the default action (termination) is in force: a caller that
+  // ignores or handles a signal keeps it.
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    ::sigaction(sig, nullptr, &old);
+    if (old.sa_handler != SIG_DFL) continue;
+    struct sigaction sa {};
+    sa.sa_handler = remove_temp_and_die;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
+int TempFileGuard::create(std::string& tmpl) {
+  if (tmpl.size() >= sizeof g_temp_path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  // Block the signals while the name is published, so the handler never
+  // sees a half-copied path, and create the file inside that window.
+  sigset_t block, old;
+  sigemptyset(&block);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+  ::sigprocmask(SIG_BLOCK, &block, &old);
+  const int fd = ::mkstemp(tmpl.data());
+  const int err = errno;
+  if (fd >= 0) {
+    std::memcpy(g_temp_path, tmpl.c_str(), tmpl.size() + 1);
+    g_temp_live = 1;
+    path_ = tmpl;
+  }
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);
+  errno = err;
+  return fd;
+}
+
+void TempFileGuard::release() {
+  g_temp_live = 0;
+  path_.clear();
+}
+
+TempFileGuard::~TempFileGuard() {
+  if (path_.empty()) return;
+  g_temp_live = 0;
+  ::unlink(path_.c_str());
+}
 
 std::string read_input_file(const std::string& path, std::size_t max_bytes) {
   int fd = 0;
   if (path != "-") {
-    // O_NONBLOCK: opening a FIFO with no writer must not hang; it is refused below.
+    // O_NONBLOCK: opening a FIFO with no writer must not hang (it then reads as empty).
     fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) throw file_error(path, errno_text(errno));
   }
@@ -69,11 +129,14 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes) {
       ::close(fd);
       throw file_error(path, "is a directory, not a file");
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (S_ISBLK(st.st_mode)) {
       ::close(fd);
-      throw file_error(path, "is not a regular file (a FIFO or device cannot be read as input)");
+      throw file_error(path, "is a block device, not a file");
     }
-    if (static_cast<std::size_t>(st.st_size) > max_bytes) {
+    // A FIFO, pipe (`compare <(…)`), socket or character device is read as a
+    // stream, as standard input is, up to the same size; one with no writer
+    // reads as empty (and is refused as holding no document), never a hang.
+    if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
       ::close(fd);
       throw file_error(path, fmt::format("is larger than the {} MiB an input may be", max_bytes >> 20));
     }
@@ -103,6 +166,8 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes) {
 
 void write_output_file(const std::string& requested, const std::string& content,
                        const std::vector<std::string>& inputs) {
+  if (requested.empty())
+    throw file_error("-o", "the output file name is empty (leave -o out to write to standard output)");
   std::string path = requested;
   // /dev/stdout, /proc/self/fd/N and the like are streams: write through them.
   const bool stream_path = path.starts_with("/dev/") || path.starts_with("/proc/");
@@ -124,6 +189,10 @@ void write_output_file(const std::string& requested, const std::string& content,
           in_st.st_ino == out_st.st_ino)
         throw file_error(path, fmt::format("output would overwrite the input {}", in));
     }
+    // A read-only file is kept: replacing it by rename would bypass its mode
+    // (root's access() says yes to anything, so the mode bits decide too).
+    if (S_ISREG(out_st.st_mode) && ((out_st.st_mode & 0222) == 0 || ::access(path.c_str(), W_OK) != 0))
+      throw file_error(path, "is read-only: it is kept (make it writable, or write elsewhere)");
     if (!S_ISREG(out_st.st_mode) || stream_path) {
       // A device or FIFO (e.g. /dev/null, /dev/full): write in place, checked.
       const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (S_ISREG(out_st.st_mode) ? O_TRUNC : O_NONBLOCK));
@@ -137,15 +206,13 @@ void write_output_file(const std::string& requested, const std::string& content,
   const std::size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
   std::string tmpl = dir + "/.gpuplan-XXXXXX";
-  const int fd = ::mkstemp(tmpl.data());
+  TempFileGuard guard;
+  const int fd = guard.create(tmpl);
   if (fd < 0) throw file_error(path, fmt::format("cannot create a file in {}: {}", dir, errno_text(errno)));
   const bool ok = write_all(fd, content) && ::fsync(fd) == 0;
   const int err = errno;
   const bool closed = ::close(fd) == 0;
-  if (!ok || !closed) {
-    ::unlink(tmpl.c_str());
-    throw file_error(path, errno_text(ok ? errno : err));
-  }
+  if (!ok || !closed) throw file_error(path, errno_text(ok ? errno : err));
   // Keep the permissions an existing file had; a new one gets 0666 & ~umask.
   mode_t mode = 0;
   if (exists) {
@@ -156,11 +223,8 @@ void write_output_file(const std::string& requested, const std::string& content,
     mode = 0666 & ~mask;
   }
   ::chmod(tmpl.c_str(), mode);
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int rerr = errno;
-    ::unlink(tmpl.c_str());
-    throw file_error(path, errno_text(rerr));
-  }
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) throw file_error(path, errno_text(errno));
+  guard.release();
 }
 
 void write_stdout(const std::string& content) {
@@ -168,35 +232,36 @@ void write_stdout(const std::string& content) {
   if (!write_all(1, content)) throw InputError(SourceLocation{"standard output"}, "", errno_text(errno));
 }
 
+std::size_t utf8_sequence(std::string_view text, std::size_t i) {
+  const auto c = static_cast<unsigned char>(text[i]);
+  if (c < 0x80) return 1;
+  // UTF-8 (RFC 3629): lead byte ranges and the second byte's allowed range.
+  std::size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) len = 2;
+  else if (c == 0xE0) len = 3, lo = 0xA0;
+  else if (c >= 0xE1 && c <= 0xEC) len = 3;
+  else if (c == 0xED) len = 3, hi = 0x9F;  // no surrogates
+  else if (c >= 0xEE && c <= 0xEF) len = 3;
+  else if (c == 0xF0) len = 4, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3) len = 4;
+  else if (c == 0xF4) len = 4, hi = 0x8F;  // nothing past U+10FFFF
+  else return 0;
+  if (i + len > text.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(text[i + k]);
+    if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return 0;
+  }
+  return len;
+}
+
 void check_text(std::string_view text, const std::string& file) {
   int line = 1, column = 1;
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == 0) throw InputError(SourceLocation{file, line, column}, "", "is not a text file (it contains NUL bytes)");
-    std::size_t len = 1;
-    bool ok = true;
-    if (c >= 0x80) {
-      // UTF-8 (RFC 3629): lead byte ranges and the second byte's allowed range.
-      unsigned char lo = 0x80, hi = 0xBF;
-      if (c >= 0xC2 && c <= 0xDF) len = 2;
-      else if (c == 0xE0) len = 3, lo = 0xA0;
-      else if (c >= 0xE1 && c <= 0xEC) len = 3;
-      else if (c == 0xED) len = 3, hi = 0x9F;  // no surrogates
-      else if (c >= 0xEE && c <= 0xEF) len = 3;
-      else if (c == 0xF0) len = 4, lo = 0x90;
-      else if (c >= 0xF1 && c <= 0xF3) len = 4;
-      else if (c == 0xF4) len = 4, hi = 0x8F;  // nothing past U+10FFFF
-      else ok = false;
-      for (std::size_t k = 1; ok && k < len; ++k) {
-        if (i + k >= text.size()) {
-          ok = false;
-          break;
-        }
-        const auto b = static_cast<unsigned char>(text[i + k]);
-        if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) ok = false;
-      }
-    }
-    if (!ok)
+    const std::size_t len = utf8_sequence(text, i);
+    if (len == 0)
       throw InputError(SourceLocation{file, line, column}, "",
                        fmt::format("is not UTF-8 text (byte 0x{:02X}); save the file as UTF-8", c));
     if (c == '\n') {

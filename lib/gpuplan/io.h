@@ -1,5 +1,5 @@
-// Reading inputs and writing outputs safely. Inputs: regular files only (a
-// directory or a FIFO is refused without blocking), size-capped. Outputs:
+// Reading inputs and writing outputs safely. Inputs: files, or streams (a
+// FIFO, a pipe from `<(…)`, standard input), size-capped; a directory is refused. Outputs:
 // written whole or not at all (a temporary file in the same directory, then
 // rename), never over one of the inputs (same device and inode, not name),
 // and every write and the close are checked (/dev/full must fail).
@@ -22,6 +22,28 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes = kMa
 /// overlong forms, surrogates or code points past U+10FFFF). Throws InputError
 /// at the first bad byte's line and column, naming the byte.
 void check_text(std::string_view text, const std::string& file);
+
+/// A temporary output file that does not outlive its writer: removed by the
+/// destructor unless released (renamed into place), and by SIGINT, SIGTERM or
+/// SIGHUP while it exists (the signal then terminates the process as before).
+class TempFileGuard {
+ public:
+  TempFileGuard();
+  ~TempFileGuard();
+  TempFileGuard(const TempFileGuard&) = delete;
+  TempFileGuard& operator=(const TempFileGuard&) = delete;
+  /// mkstemp(tmpl): the descriptor, or -1 with errno.
+  int create(std::string& tmpl);
+  /// The file was renamed into place: nothing to remove.
+  void release();
+
+ private:
+  std::string path_;
+};
+
+/// The length of the well-formed UTF-8 sequence at text[i] (1 to 4), or 0
+/// when the bytes there are not UTF-8 (check_text's rules).
+std::size_t utf8_sequence(std::string_view text, std::size_t i);
 
 /// Writes `content` to `path` atomically. Refuses a path that is one of
 /// `inputs` (same file by device and inode). Throws InputError on failure

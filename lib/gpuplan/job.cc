@@ -6,6 +6,7 @@
 #include <map>
 #include <fmt/format.h>
 
+#include "gpuplan/catalog.h"
 #include "gpuplan/cost/spot.h"
 #include "gpuplan/io.h"
 #include "gpuplan/job_fields.h"
@@ -133,6 +134,19 @@ void read_job(Fields& top, ResolvedJob& out, JobDraft& d, const FieldContext& ct
   f.finish();
 }
 
+// A GPU, provider or region the catalog does not know is a typo at its place
+// in the file (or at the flag that gave it), never "no offers".
+void check_plan_filters(Fields& f, const PlanSettings& p, const Catalog& catalog) {
+  const std::array<std::pair<const char*, const std::vector<std::string>*>, 3> lists{
+      {{"gpus", &p.gpus}, {"providers", &p.providers}, {"regions", &p.regions}}};
+  for (std::size_t i = 0; i < lists.size(); ++i)
+    if (const auto problem = filter_problem(catalog, static_cast<FilterKind>(i), *lists[i].second)) {
+      const YAML::Node n = f.get(lists[i].first, false);  // a list in a file; one text from a flag
+      f.fail(n.IsSequence() && problem->index < n.size() ? n[problem->index] : n, f.field(lists[i].first),
+             problem->message);
+    }
+}
+
 void read_section(Fields& top, std::string_view name, ResolvedJob& out, JobDraft& d, const FieldContext& ctx) {
   Fields f(top.diagnostics(), detail::section(top, name), std::string(name), known_keys(name));
   d.given[section_index(name)] = detail::read_fields(f, out, job_section(name).rows, ctx);
@@ -143,6 +157,7 @@ void read_section(Fields& top, std::string_view name, ResolvedJob& out, JobDraft
   if (name == "plan") {
     out.plan.deadline = f.value("deadline", false, [&](const std::string& t) { return parse_deadline(t, ctx.now); });
     if (out.plan.deadline) out.plan.deadline_text = *f.text("deadline", false);
+    check_plan_filters(f, out.plan, *ctx.catalog);
   }
   f.finish();
 }
@@ -381,7 +396,7 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
   }
   // Coefficients by model, and each model's AICc.
   std::map<std::string, std::map<std::string, double>> coef;
-  std::map<std::string, std::optional<double>> aicc;
+  std::map<std::string, std::optional<double>> aicc, r2;
   const auto number = [&](const YAML::Node& n, const std::string& field) -> std::optional<double> {
     try {
       return parse_number(n.Scalar());
@@ -409,8 +424,11 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
   const YAML::Node models = child(root, "models");
   if (models.IsDefined() && models.IsSequence())
     for (std::size_t i = 0; i < models.size(); ++i) {
-      const YAML::Node name = child(models[i], "model"), a = child(models[i], "aicc");
+      const YAML::Node name = child(models[i], "model"), a = child(models[i], "aicc"),
+                       r = child(models[i], "r_squared");
       if (!name.IsDefined() || !name.IsScalar()) continue;
+      if (r.IsDefined() && r.IsScalar() && r.Scalar() != "null")
+        r2[name.Scalar()] = number(r, detail::item_path("models", i) + ".r_squared");
       aicc[name.Scalar()] = a.IsDefined() && a.IsScalar() && a.Scalar() != "null"
                                 ? number(a, detail::item_path("models", i) + ".aicc")
                                 : std::nullopt;
@@ -436,6 +454,7 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
   m.kappa = pick == "usl" ? coef[pick]["kappa"] : 0.0;
   m.max_measured_gpus = max_gpus;
   m.source = fmt::format("{}, {}", path, pick == "usl" ? "USL" : "Amdahl");
+  m.r_squared = r2[pick];
   if (!(m.sigma >= 0 && m.sigma < 1) || !(m.kappa >= 0 && m.kappa < 1))
     throw InputError(SourceLocation{path}, "coefficients",
                      fmt::format("σ = {:g}, κ = {:g} are outside [0, 1): not a scaling law", m.sigma, m.kappa));

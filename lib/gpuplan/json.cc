@@ -1,5 +1,7 @@
 #include "gpuplan/json.h"
 
+#include "gpuplan/io.h"
+
 #include <cmath>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -39,9 +41,19 @@ const Json* Json::find(std::string_view key) const {
   return nullptr;
 }
 
+// A string as JSON. Bytes that are not UTF-8 (a file name, say) become
+// U+FFFD, so that the output always parses (RFC 8259 §8.1).
 std::string json_quote(std::string_view s) {
   std::string out = "\"";
-  for (const char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      const std::size_t len = utf8_sequence(s, i);
+      out += len == 0 ? std::string_view("\xEF\xBF\xBD") : s.substr(i, len);
+      i += len == 0 ? 1 : len;
+      continue;
+    }
+    ++i;
     switch (c) {
       case '"':
         out += "\\\"";

@@ -148,6 +148,9 @@ Money parse_money(std::string_view text, Currency fallback) {
     if (letters) {
       std::string_view amount = text.substr(0, text.size() - 3);
       while (!amount.empty() && amount.back() == ' ') amount.remove_suffix(1);
+      // ".nan" and "inf" end in letters too: quote the whole text, not "." as an amount.
+      if (amount.find_first_of("0123456789") == std::string_view::npos)
+        throw std::invalid_argument(fmt::format("'{}' is not a decimal amount", text));
       return Money::parse(amount, Currency(tail));
     }
   }
@@ -181,6 +184,8 @@ std::string to_plain_string(Money m, int decimals) {
 }
 
 std::string group_thousands(std::string_view plain) {
+  // Scientific notation ("1e+06", "2.5e-07") has no thousands to group.
+  if (plain.find_first_of("eE") != std::string_view::npos) return std::string(plain);
   std::size_t start = (!plain.empty() && plain.front() == '-') ? 1 : 0;
   std::size_t end = plain.find('.');
   if (end == std::string_view::npos) end = plain.size();

@@ -113,8 +113,9 @@ struct StepBreakdown {
 struct MeasuredScaling {
   double sigma = 0;
   double kappa = 0;
-  double max_measured_gpus = 0;  ///< beyond this, the law is extrapolated
-  std::string source{};          ///< the file and model, for notes
+  double max_measured_gpus = 0;       ///< beyond this, the law is extrapolated
+  std::string source{};               ///< the file and model, for notes
+  std::optional<double> r_squared{};  ///< the chosen model's, when the file says
 };
 
 /// How the GPUs of one instance (a node, a server) are linked, and what joins

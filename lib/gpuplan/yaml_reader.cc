@@ -366,10 +366,39 @@ YAML::Node section(Fields& parent, std::string_view key) {
   return n.IsDefined() ? n : YAML::Node(YAML::NodeType::Map);
 }
 
+namespace {
+// "0xFF" for the first byte of `s` that is not UTF-8, "" when all are.
+std::string non_utf8_byte(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_sequence(s, i);
+    if (len == 0) return fmt::format("0x{:02X}", static_cast<unsigned char>(s[i]));
+    i += len;
+  }
+  return {};
+}
+
+// `s` with every byte that is not UTF-8 written as \xFF, for messages.
+std::string printable(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_sequence(s, i);
+    if (len == 0) out += fmt::format("\\x{:02X}", static_cast<unsigned char>(s[i]));
+    else out.append(s.substr(i, len));
+    i += len == 0 ? 1 : len;
+  }
+  return out;
+}
+}  // namespace
+
 // --set a.b.c=VALUE: the value lands in the YAML tree before it is read, so it
 // is checked exactly like the file's own values.
 void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnostics& diag) {
   for (const std::string& s : sets) {
+    if (const std::string bad = non_utf8_byte(s); !bad.empty()) {
+      diag.fail(SourceLocation{"--set " + printable(s)}, "",
+                fmt::format("is not UTF-8 text (byte {}): give text in UTF-8, as a file must be", bad));
+      continue;
+    }
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0) {
       diag.fail(SourceLocation{"--set " + s}, "", "expected path.to.field=VALUE");

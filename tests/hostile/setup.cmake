@@ -1,4 +1,5 @@
-# Fixture for the hostile cases: a FIFO (reading it must not block), and a
+# Fixture for the hostile cases: a FIFO (reading it must not block), a
+# read-only file, and a
 # copy of an input with a hard link and a symbolic link to it (writing output
 # over any of them must be refused).
 cmake_minimum_required(VERSION 3.25)
@@ -11,3 +12,7 @@ endif()
 file(COPY_FILE ${SRC}/examples/qingdao-8xa100.yaml ${WORK}/input.yaml)
 file(CREATE_LINK ${WORK}/input.yaml ${WORK}/hardlink.yaml)
 file(CREATE_LINK ${WORK}/input.yaml ${WORK}/symlink.yaml SYMBOLIC)
+# A read-only output target (-o must keep it).
+file(REMOVE ${WORK}/readonly.csv)
+file(WRITE ${WORK}/readonly.csv "kept\n")
+file(CHMOD ${WORK}/readonly.csv PERMISSIONS OWNER_READ GROUP_READ WORLD_READ)

@@ -39,7 +39,7 @@ auto fit_or_input_error(const std::string& file, F f) {
 std::string column_or(const CsvTable& t, const std::string& wanted, const char* flag) {
   if (t.has(wanted)) return wanted;
   throw InputError(
-      SourceLocation{t.file(), 1, 0}, wanted,
+      SourceLocation{t.file(), t.header_line(), 0}, wanted,
       fmt::format("no such column (the header has: {}; choose one with {})", fmt::join(t.header(), ", "), flag));
 }
 
@@ -187,7 +187,7 @@ Table predictions_table(const std::vector<double>& predict, const std::vector<Sc
   pred.name = "predictions";
   pred.title = "Predictions (95% prediction intervals)";
   pred.columns = {
-      {"gpus", "GPUs", -6}, {"model", "model"}, {"throughput", "predicted", 2}, {"low", "low", 2}, {"high", "high", 2}};
+      {"gpus", "GPUs", 0}, {"model", "model"}, {"throughput", "predicted", 2}, {"low", "low", 2}, {"high", "high", 2}};
   for (const double p : predict) {
     for (const ScalingFit& f : fits) {
       const auto [lo, hi] = f.prediction_interval(p);
@@ -195,6 +195,26 @@ Table predictions_table(const std::vector<double>& predict, const std::vector<Sc
     }
   }
   return pred;
+}
+
+// What should stop a user from planning with this fit: a poor R², points
+// that do not belong with the rest (named by line, so they can be checked).
+std::vector<std::string> scaling_warnings(const CsvTable& t, const std::vector<double>& n, const std::vector<double>& x,
+                                          const ScalingFits& sf) {
+  std::vector<std::string> out;
+  const auto best = std::max_element(sf.fits.begin(), sf.fits.end(), [](const ScalingFit& a, const ScalingFit& b) {
+    return a.r_squared < b.r_squared;
+  });
+  if (best == sf.fits.end()) return out;
+  if (std::string w = poor_scaling_fit(best->r_squared, "The best fit (" + model_name(*best) + ")"); !w.empty())
+    out.push_back(std::move(w));
+  const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
+  for (const std::size_t i : scaling_outliers(n, x, *best))
+    out.push_back(fmt::format(
+        "{}:{}: {:g} at {:g} GPUs does not belong with the other points (efficiency {:.2f}, "
+        "{} predicts {:.6g}): a typo, or another workload?",
+        t.file(), t.line(i), x[i], n[i], (x[i] / n[i]) / (x[imin] / n[imin]), model_name(*best), best->predict(n[i])));
+  return out;
 }
 
 void scaling_notes(Report& rep, const ScalingFits& sf) {
@@ -227,6 +247,7 @@ Report fit_scaling_report(const Context&, const ScalingQuery& q) {
   rep.command = "fit scaling";
   rep.title = fmt::format("Scaling fit of {} against {} ({} points, {})", ycol, xcol, n.size(), t.file());
   rep.tables = {models_table(sf.fits), coefficients_table(sf.fits), points_table(n, x, sf.fits)};
+  rep.warnings = scaling_warnings(t, n, x, sf);
   if (!predict.empty()) rep.tables.push_back(predictions_table(predict, sf.fits));
   rep.primary = 1;
   if (q.chart) {
@@ -280,7 +301,7 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
       }
     if (tcol.empty())
       throw InputError(
-          SourceLocation{t.file(), 1, 0}, "elapsed_s",
+          SourceLocation{t.file(), t.header_line(), 0}, "elapsed_s",
           fmt::format("no time column (the header has: {}; choose one with --time)", fmt::join(t.header(), ", ")));
   }
   std::vector<double> elapsed;

@@ -1,4 +1,6 @@
 #include "gpuplan/commands/plan.h"
+
+#include "gpuplan/fit.h"
 #include "gpuplan/job_fields.h"
 
 #include <algorithm>
@@ -136,7 +138,12 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   out.job = rj;
   if (q.trials) in.trials = static_cast<int>(flag_whole("--trials", *q.trials, 1, 1e6));
   if (q.seed) in.seed = flag_whole("--seed", *q.seed, 0, 9e15);
-  if (q.scaling_file) in.scaling = load_scaling_fit(*q.scaling_file);
+  if (q.scaling_file) {
+    in.scaling = load_scaling_fit(*q.scaling_file);
+    if (in.scaling->r_squared)
+      if (std::string w = poor_scaling_fit(*in.scaling->r_squared, "--scaling " + *q.scaling_file); !w.empty())
+        out.warnings.push_back(std::move(w));
+  }
 
   Json e = rj.inputs;
   Json pj = echo_fields(rj, job_section("plan").rows, ctx.currency);
