@@ -46,6 +46,16 @@ chmod 444 "$work/budget.csv"
 [ "$(cat "$work/budget.csv")" = kept ] || fail "read-only -o target was replaced"
 [ "$(stat -c %a "$work/budget.csv")" = 444 ] || fail "read-only -o target's mode changed"
 
+# Standard output closed or full: exit 3, as an -o file that cannot be written.
+"$gpuplan" prices >&- 2>"$work/err"
+[ $? -eq 3 ] || fail "closed stdout did not exit 3"
+grep -q "standard output" "$work/err" || fail "closed stdout: $(cat "$work/err")"
+if [ -w /dev/full ]; then
+  "$gpuplan" prices >/dev/full 2>"$work/err"
+  [ $? -eq 3 ] || fail "full stdout did not exit 3"
+  grep -q "standard output: no space left on device" "$work/err" || fail "full stdout: $(cat "$work/err")"
+fi
+
 # A signal while the output is written: the old file stays and no temporary
 # file is left. A large output (a fit whose JSON lists every point) is watched
 # until its temporary file appears, and the signal is sent then.

@@ -155,7 +155,7 @@ TEST_CASE("estimate prices every row on its own shape: no row joins 1,024 single
     FAIL("no column " << name);
     return std::size_t{0};
   };
-  const std::size_t offer = col("offer"), inst = col("instances"), total = col("total_cny"), run = col("run_hours");
+  const std::size_t offer = col("offer"), inst = col("instances"), total = col("total"), run = col("run_hours");
   int priced = 0, unpriced = 0;
   for (const auto& row : costs->rows) {
     const Offer* o = ctx.catalog().find_offer(std::get<std::string>(row[offer]));

@@ -38,18 +38,18 @@ TEST_CASE("prices normalise every mode to a price per GPU-hour in the display cu
   // Cheapest per GPU-hour first: 4090 monthly 1052 / 730 = 1.441 CNY/GPU-h? No: spot 2.19 × 0.6 = 1.314 is lower.
   CHECK(cell<std::string>(t, 0, "offer") == "cheap-4090");
   CHECK(cell<std::string>(t, 0, "mode") == "spot");
-  CHECK(cell<Money>(t, 0, "gpu_hour_cny") == Money::parse("1.314", kCny));
+  CHECK(cell<Money>(t, 0, "gpu_hour") == Money::parse("1.314", kCny));
   CHECK(cell<std::string>(t, 1, "mode") == "monthly");
   // 1052 / 730 = 1.441096 CNY/GPU-h (micro-units, half-even).
-  CHECK(cell<Money>(t, 1, "gpu_hour_cny") == Money::parse("1.441096", kCny));
+  CHECK(cell<Money>(t, 1, "gpu_hour") == Money::parse("1.441096", kCny));
   // The 8×A100 hourly: 27.44705 USD × 7.1 = 194.874055 CNY per instance-hour; / 8 = 24.359257 CNY/GPU-h.
   bool found = false;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     if (cell<std::string>(t, i, "offer") != "big-a100x8" || cell<std::string>(t, i, "mode") != "hourly") continue;
     if (std::holds_alternative<std::string>(t.rows[i][col(t, "term")])) continue;  // the 1y commitment row
     found = true;
-    CHECK(cell<Money>(t, i, "price_cny") == Money::parse("194.874055", kCny));
-    CHECK(cell<Money>(t, i, "gpu_hour_cny") == Money::parse("24.359257", kCny));
+    CHECK(cell<Money>(t, i, "price") == Money::parse("194.874055", kCny));
+    CHECK(cell<Money>(t, i, "gpu_hour") == Money::parse("24.359257", kCny));
     CHECK(cell<Money>(t, i, "list_price") == Money::parse("27.44705", kUsd));
     CHECK(cell<double>(t, i, "fx_rate") == Approx(7.1));
   }
@@ -88,7 +88,9 @@ TEST_CASE("price filters select by GPU family, provider and mode, and reject typ
 TEST_CASE("prices convert to any currency the catalog has a rate for", "[prices]") {
   const Report r = prices_report(small_context("USD"), PricesQuery{});
   const Table& t = r.tables[0];
-  CHECK(t.columns[col(t, "price_usd")].key == "price_usd");
+  CHECK(t.currency == kUsd);
+  CHECK(r.currency == kUsd);
+  CHECK(render(r, Format::kCsv).find(",USD\r\n") != std::string::npos);
   CHECK_THROWS_WITH(prices_report(small_context("EUR"), PricesQuery{}),
                     Contains("no exchange rate between CNY and EUR"));
 }

@@ -62,7 +62,7 @@ TEST_CASE("markdown escapes pipes and right-aligns numeric columns", "[report]")
 
 TEST_CASE("json carries every column, the schema version and the notes", "[report]") {
   const std::string out = render(sample(), Format::kJson);
-  CHECK_THAT(out, Contains("\"schema_version\": 2"));
+  CHECK_THAT(out, Contains("\"schema_version\": 3"));
   CHECK_THAT(out, Contains("\"hourly_cny\": 221.50"));
   CHECK_THAT(out, Contains("\"note\": null"));
   CHECK_THAT(out, Contains("\"notes\": [\n    \"a note\"\n  ]"));
@@ -83,4 +83,24 @@ TEST_CASE("display width counts CJK characters as two columns", "[report]") {
 TEST_CASE("formats parse by name and unknown ones are listed", "[report]") {
   CHECK(parse_format("md") == Format::kMd);
   CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md, xlsx}");
+}
+
+TEST_CASE("a table's currency is a column of its own in CSV, TSV and JSON; the report's a field", "[report]") {
+  Report r = sample();
+  r.tables[0].columns[2].key = "hourly";
+  r.tables[0].currency = kUsd;
+  r.currency = kUsd;
+  CHECK(render(r, Format::kCsv) ==
+        "provider,gpu,hourly,note,currency\r\n"
+        "example-cloud,A100-80G,221.50,,USD\r\n"
+        "\"Acme, Inc.\",H100,1360.00,\"'=HYPERLINK(\"\"x\"\")\",USD\r\n");
+  CHECK(render(r, Format::kTsv)
+            .starts_with("provider\tgpu\thourly\tnote\tcurrency\nexample-cloud\tA100-80G\t221.50\t\tUSD\n"));
+  const std::string json = render(r, Format::kJson);
+  CHECK_THAT(json, Contains("\"command\": \"prices\",\n  \"currency\": \"USD\""));
+  CHECK_THAT(json, Contains("\"note\": null,\n      \"currency\": \"USD\""));
+  CHECK(field_value(r, "offers.1.currency") == "USD\n");
+  CHECK(field_value(r, "currency") == "USD\n");
+  // The terminal table names the currency in its headers only.
+  CHECK(render(r, Format::kTable).find("USD") == std::string::npos);
 }

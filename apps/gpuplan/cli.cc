@@ -73,6 +73,10 @@ gpuplan::Format output_format(const Flags& f, const CLI::App& app) {
   std::string ext;
   if (const auto dot = f.output.rfind('.'); f.output != "-" && dot != std::string::npos) ext = f.output.substr(dot + 1);
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // --field prints text values: they never go into a file a spreadsheet opens as a workbook.
+  if (!f.fields.empty() && (ext == "xlsx" || (app.count("--format") > 0 && f.format == "xlsx")))
+    throw gpuplan::UsageError(
+        "--field prints text values, which cannot make a workbook: give --field without xlsx (e.g. -o values.txt)");
   if (app.count("--format") == 0) {
     for (const char* e : {"csv", "tsv", "json", "md", "xlsx"})
       if (ext == e) return gpuplan::parse_format(e);
@@ -170,8 +174,8 @@ void add_global_options(CLI::App& app, Flags& f) {
       ->capture_default_str();
   app.add_flag("-q,--quiet", f.quiet, "no notes under tables, nothing but the result");
   app.add_option("--field", f.fields,
-                 "print one value of the JSON result, e.g. break_even.month or options.0.total_cny (repeatable: "
-                 "one value a line, in the order given)");
+                 "print one value of the JSON result, e.g. break_even.month, options.0.total or options.*.total "
+                 "(every element; repeatable: one value a line, in the order given)");
   app.add_option("--today", f.global.today,
                  "evaluate staleness as of this date, YYYY-MM-DD (default: $GPUPLAN_TODAY, else today in UTC)");
   app.add_option("--stale-after", f.global.stale_after, "flag prices older than this (default: catalog, 180d)");

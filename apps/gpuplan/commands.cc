@@ -113,8 +113,9 @@ void sensitivity_options(CLI::App& sub, Flags& f) {
   plan_flags(sub, f.sensitivity.plan);
 }
 Outcome sensitivity_run(const Flags& f) {
-  return with_context(f,
-                      [](const Context& c, const Flags& fl) { return gpuplan::sensitivity_report(c, fl.sensitivity); });
+  const Context ctx = gpuplan::make_context(f.global);
+  gpuplan::SensitivityReport o = gpuplan::sensitivity_report(ctx, f.sensitivity);
+  return Outcome{std::move(o.report), {}, o.feasible ? kOk : kInfeasible};
 }
 std::vector<std::string> sensitivity_inputs(const Flags& f) {
   const auto& scaling = f.sensitivity.plan.scaling_file;

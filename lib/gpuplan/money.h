@@ -23,7 +23,7 @@ class Currency {
   std::string_view code() const { return {code_.data(), 3}; }
   /// Digits after the decimal point that the currency's minor unit has (JPY 0, CNY 2).
   int minor_digits() const { return minor_digits_; }
-  /// "cny": for column names such as `price_cny`.
+  /// "cny": lower case, for names built from the code.
   std::string lower() const;
   // Compared letter by letter: money arithmetic checks currencies on every
   // operation, and a search (plan) does millions of them.

@@ -131,12 +131,14 @@ std::string csv_field(const Cell& cell, const Column& col) {
 std::string render_csv(const Table& t) {
   std::string out;
   for (std::size_t i = 0; i < t.columns.size(); ++i) out += (i ? "," : "") + t.columns[i].key;
+  if (t.currency) out += ",currency";
   out += "\r\n";
   for (const auto& row : t.rows) {
     for (std::size_t i = 0; i < row.size(); ++i) {
       if (i) out += ',';
       out += csv_field(row[i], t.columns[i]);
     }
+    if (t.currency) out.append(",").append(t.currency->code());
     out += "\r\n";
   }
   return out;
@@ -145,6 +147,7 @@ std::string render_csv(const Table& t) {
 std::string render_tsv(const Table& t) {
   std::string out;
   for (std::size_t i = 0; i < t.columns.size(); ++i) out += (i ? "\t" : "") + t.columns[i].key;
+  if (t.currency) out += "\tcurrency";
   out += "\n";
   for (const auto& row : t.rows) {
     for (std::size_t i = 0; i < row.size(); ++i) {
@@ -156,6 +159,7 @@ std::string render_tsv(const Table& t) {
                          "a value contains a tab or newline, which TSV cannot hold (use --format csv)");
       out += (i ? "\t" : "") + s;
     }
+    if (t.currency) out.append("\t").append(t.currency->code());
     out += "\n";
   }
   return out;
@@ -279,6 +283,7 @@ Json to_json(const Report& report) {
   Json doc = Json::object();
   doc["schema_version"] = kSchemaVersion;
   doc["command"] = report.command;
+  if (report.currency) doc["currency"] = std::string(report.currency->code());
   doc["inputs"] = report.inputs.is_null() ? Json::object() : report.inputs;
   for (const Table& t : report.tables) {
     if (doc.find(t.name) != nullptr)
@@ -288,6 +293,7 @@ Json to_json(const Report& report) {
     const auto object = [&](const std::vector<Cell>& row, std::size_t first) {
       Json obj = Json::object();
       for (std::size_t i = first; i < row.size(); ++i) obj[t.columns[i].key] = cell_json(row[i], t.columns[i]);
+      if (t.currency) obj["currency"] = std::string(t.currency->code());
       return obj;
     };
     for (std::size_t r = 0; r < data_rows; ++r) rows.push_back(object(t.rows[r], 0));
@@ -302,36 +308,45 @@ Json to_json(const Report& report) {
   return doc;
 }
 
-std::string field_value(const Report& report, std::string_view path) {
-  const Json doc = to_json(report);
-  const Json* at = &doc;
-  std::string walked;
-  std::size_t pos = 0;
-  while (pos <= path.size()) {
-    const std::size_t dot = path.find('.', pos);
-    const std::string_view key = path.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
-    const Json* next = nullptr;
-    std::vector<std::string> valid;
-    if (const auto* obj = at->as_object()) {
-      next = at->find(key);
-      for (const auto& [k, v] : *obj) valid.push_back(k);
-    } else if (const auto* arr = at->as_array()) {
-      std::size_t index = 0;
-      const auto [p, ec] = std::from_chars(key.data(), key.data() + key.size(), index);
-      if (ec == std::errc() && p == key.data() + key.size() && index < arr->size()) next = &(*arr)[index];
-      valid.push_back(arr->empty() ? "(an empty list)" : fmt::format("0..{}", arr->size() - 1));
+namespace {
+// Appends the value at `path` under `at`, one a line; "*" in place of an
+// index takes every element of a list, in order (none for an empty list).
+void append_field(const Json& at, std::string_view path, std::string_view full, const std::string& walked,
+                  std::string& out) {
+  const std::size_t dot = path.find('.');
+  const std::string_view key = path.substr(0, dot);
+  const auto descend = [&](const Json& next) {
+    if (dot == std::string_view::npos) {
+      out += next.to_text() + "\n";
+      return;
     }
-    if (!next)
-      throw InputError(SourceLocation{"--field"}, std::string(path),
-                       fmt::format("no '{}'{}; valid here: {}", key, walked.empty() ? "" : " under " + walked,
-                                   valid.empty() ? "nothing (a value)" : fmt::format("{}", fmt::join(valid, ", "))));
-    at = next;
-    if (!walked.empty()) walked += '.';
-    walked += key;
-    if (dot == std::string_view::npos) break;
-    pos = dot + 1;
+    append_field(next, path.substr(dot + 1), full, walked.empty() ? std::string(key) : walked + "." + std::string(key),
+                 out);
+  };
+  std::vector<std::string> valid;
+  if (const auto* obj = at.as_object()) {
+    if (const Json* next = at.find(key)) return descend(*next);
+    for (const auto& [k, v] : *obj) valid.push_back(k);
+  } else if (const auto* arr = at.as_array()) {
+    if (key == "*") {
+      for (const Json& element : *arr) descend(element);
+      return;
+    }
+    std::size_t index = 0;
+    const auto [p, ec] = std::from_chars(key.data(), key.data() + key.size(), index);
+    if (ec == std::errc() && p == key.data() + key.size() && index < arr->size()) return descend((*arr)[index]);
+    valid.push_back(arr->empty() ? "(an empty list)" : fmt::format("0..{}, *", arr->size() - 1));
   }
-  return at->to_text() + "\n";
+  throw InputError(SourceLocation{"--field"}, std::string(full),
+                   fmt::format("no '{}'{}; valid here: {}", key, walked.empty() ? "" : " under " + walked,
+                               valid.empty() ? "nothing (a value)" : fmt::format("{}", fmt::join(valid, ", "))));
+}
+}  // namespace
+
+std::string field_value(const Report& report, std::string_view path) {
+  std::string out;
+  append_field(to_json(report), path, path, "", out);
+  return out;
 }
 
 void add_defaults_notes(Report& report, const std::vector<std::string>& defaults) {

@@ -1,12 +1,14 @@
 // Reports are data; renderers only format (hledger's "compute once, then
 // case format of"). A command builds a Report of Tables once; render() turns
 // it into table, csv, tsv, json or md. CSV and JSON carry every column with
-// plain numbers and units in the keys (`price_cny`); the terminal table and
-// Markdown show the brief columns with thousands separators.
+// plain numbers, units in the keys (`gpu_hours`) and the currency in a column
+// of its own; the terminal table and Markdown show the brief columns with
+// thousands separators and the currency in the headers.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -21,7 +23,8 @@ namespace gpuplan {
 using Cell = std::variant<std::monostate, std::string, std::int64_t, double, Money, bool>;
 
 struct Column {
-  std::string key;    ///< snake_case with the unit: "price_cny", "gpu_hours"; CSV header and JSON key.
+  std::string
+      key;  ///< snake_case with the unit ("gpu_hours"; money: "price", see Table::currency); CSV header and JSON key.
   std::string label;  ///< header in tables and Markdown: "CNY/GPU-h".
   int decimals =
       2;  ///< for double and Money cells; Money < 0 means exact, double < 0 means -decimals significant digits.
@@ -41,6 +44,10 @@ struct Table {
   /// The last row holds column totals: CSV and tables print it as a row; JSON
   /// puts it apart, as `<name>_total`, so that the array holds only data rows.
   bool last_row_is_total = false;
+  /// The currency of the table's money columns, which are named without it
+  /// (`total`, not `total_cny`): CSV, TSV and JSON rows end with a
+  /// `currency` column holding its code (contract v3).
+  std::optional<Currency> currency{};
   /// Throws std::logic_error when the row's width differs from the header's.
   void add_row(std::vector<Cell> row);
   /// The rows the terminal table and Markdown show (see text_max_rows).
@@ -48,9 +55,10 @@ struct Table {
 };
 
 struct Report {
-  std::string command{};  ///< "prices": the JSON `command`.
-  std::string title{};    ///< first line of the terminal table.
-  Json inputs{};          ///< echoed in JSON: what the report was computed from.
+  std::string command{};               ///< "prices": the JSON `command`.
+  std::string title{};                 ///< first line of the terminal table.
+  Json inputs{};                       ///< echoed in JSON: what the report was computed from.
+  std::optional<Currency> currency{};  ///< the display currency of its amounts: JSON `currency`
   std::vector<Table> tables{};
   std::size_t primary = 0;             ///< the table CSV and TSV print
   std::vector<std::string> figures{};  ///< terminal charts, printed after the tables (table and md)
@@ -85,14 +93,15 @@ std::string render(const Report& report, Format format, const RenderOptions& opt
 Json to_json(const Report& report);
 
 /// One value of the report's JSON document by path: "break_even.month",
-/// "options.0.total_cny" (array elements by index). Scalars print as plain
-/// text, objects and arrays as compact JSON. Throws InputError at --field for
+/// "options.0.total" (array elements by index; "options.*.total" every
+/// element's, one a line). Scalars print as plain text, objects and arrays as
+/// compact JSON. Throws InputError at --field for
 /// an unknown path, listing the keys valid at the point where it went wrong.
 std::string field_value(const Report& report, std::string_view path);
 
 /// Columns a terminal needs for `text` (East Asian wide characters count 2).
 std::size_t display_width(std::string_view text);
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 }  // namespace gpuplan

@@ -76,7 +76,7 @@ def check_estimate(sheets, doc, edited=False):
     head = rows[0]
     total_col = next(i for i, h in enumerate(head) if h.startswith("total"))
     got = {(r[0], r[3]): as_number(r[total_col]) for r in rows[1:] if r and r[0]}
-    cur = [k for k in doc["costs"][0] if k.startswith("total_")][0] if doc["costs"] else None
+    cur = "total"
     priced = [c for c in doc["costs"] if c[cur] is not None]  # offers that cannot run the job have no price
     if edited:
         priced = [c for c in priced if c["mode"] != "spot"]
@@ -222,11 +222,10 @@ def check_totals(sheets, doc, edited=False):
     got = summary_totals(sheets)
     for o in doc["options"]:
         total, npv, vat = got.get(o["option"], (None, None, None))
-        theirs_vat = [o[k] for k in o if k.startswith("vat_")]
-        if theirs_vat and (vat is None or abs(vat - float(theirs_vat[0])) > 0.005):
-            fail("%s VAT: spreadsheet %s, gpuplan %s" % (o["option"], vat, theirs_vat[0]))
-        for what, mine, theirs in (("total", total, o["total_cny" if "total_cny" in o else [k for k in o if k.startswith("total_")][0]]),
-                                   ("NPV", npv, o[[k for k in o if k.startswith("npv_")][0]])):
+        if vat is None or abs(vat - float(o["vat"])) > 0.005:
+            fail("%s VAT: spreadsheet %s, gpuplan %s" % (o["option"], vat, o["vat"]))
+        for what, mine, theirs in (("total", total, o["total"]),
+                                   ("NPV", npv, o["npv"])):
             if mine is None or abs(mine - float(theirs)) > 0.005:
                 fail("%s %s: spreadsheet %s, gpuplan %s" % (o["option"], what, mine, theirs))
     print("totals and NPVs of %d options equal gpuplan's to the cent" % len(doc["options"]))

@@ -108,22 +108,22 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
 namespace {
 
 Table options_table(const Comparison& c, Currency currency) {
-  const std::string cur = currency.lower();
   const std::string CUR(currency.code());
   const int cents = currency.minor_digits();
   Table opts;
   opts.name = "options";
+  opts.currency = currency;
   opts.columns = {{"option", "option", 0, false},
                   {"label", "option"},
-                  {"gross_" + cur, "gross " + CUR, cents, false},
-                  {"resale_" + cur, "resale " + CUR, cents, false},
-                  {"total_" + cur, "total " + CUR, cents},
-                  {"vat_" + cur, "VAT " + CUR, cents},
-                  {"total_excl_vat_" + cur, "total excl. VAT " + CUR, cents, false},
-                  {"total_incl_vat_" + cur, "total incl. VAT " + CUR, cents, false},
-                  {"npv_" + cur, "NPV " + CUR, cents},
+                  {"gross", "gross " + CUR, cents, false},
+                  {"resale", "resale " + CUR, cents, false},
+                  {"total", "total " + CUR, cents},
+                  {"vat", "VAT " + CUR, cents},
+                  {"total_excl_vat", "total excl. VAT " + CUR, cents, false},
+                  {"total_incl_vat", "total incl. VAT " + CUR, cents, false},
+                  {"npv", "NPV " + CUR, cents},
                   {"used_gpu_hours", "GPU-h used", 0},
-                  {"per_used_gpu_hour_" + cur, CUR + "/used GPU-h", 2},
+                  {"per_used_gpu_hour", CUR + "/used GPU-h", 2},
                   {"start_hours", "start in h", 1},
                   {"break_even_month", "break-even mo", 1, true, true},
                   {"payback_month", "payback mo", 1, true, true},
@@ -148,10 +148,10 @@ Table options_table(const Comparison& c, Currency currency) {
 Table breakdown_table(const Comparison& c, Currency currency) {
   Table breakdown;
   breakdown.name = "breakdown";
+  breakdown.currency = currency;
   breakdown.title = "Cost breakdown over the horizon";
-  breakdown.columns = {{"option", "option"},
-                       {"item", "item"},
-                       {"amount_" + currency.lower(), std::string(currency.code()), currency.minor_digits()}};
+  breakdown.columns = {
+      {"option", "option"}, {"item", "item"}, {"amount", std::string(currency.code()), currency.minor_digits()}};
   for (const OptionResult& o : c.options)
     for (const CostLine& l : o.breakdown) breakdown.add_row({o.key, l.item, l.amount});
   return breakdown;
@@ -161,12 +161,13 @@ Table breakdown_table(const Comparison& c, Currency currency) {
 Table monthly_breakdown_table(const Comparison& c, Currency currency, bool shown) {
   Table t;
   t.name = "breakdown_monthly";
+  t.currency = currency;
   t.title = "Cost breakdown month by month (month 0 = purchase)";
   t.text = shown;
   t.columns = {{"option", "option"},
                {"item", "item"},
                {"month", "month"},
-               {"amount_" + currency.lower(), std::string(currency.code()), currency.minor_digits()}};
+               {"amount", std::string(currency.code()), currency.minor_digits()}};
   for (const OptionResult& o : c.options)
     for (std::size_t m = 0; m < o.items_by_month.size(); ++m)
       for (const CostLine& l : o.items_by_month[m]) t.add_row({o.key, l.item, static_cast<std::int64_t>(m), l.amount});
@@ -189,23 +190,23 @@ std::string snake(std::string_view item) {
 Table own_schedule_table(const Comparison& c, Currency currency, bool shown) {
   const OptionResult& buy = c.options.front();
   const int cents = currency.minor_digits();
-  const std::string cur = "_" + currency.lower();
   std::vector<std::string> opex;
   for (const CostLine& l : buy.breakdown)
     if (l.item != "hardware" && l.item != "facility" && l.item != "resale value at horizon") opex.push_back(l.item);
   const bool financed = c.scenario.own.financing != Financing::kCash;
   Table t;
   t.name = "own_schedule";
+  t.currency = currency;
   t.title = financed ? "Owning month by month (book value by the stated depreciation; net = cumulative cash + owed − "
                        "book value)"
                      : "Owning month by month (book value by the stated depreciation; net = cumulative cash − book "
                        "value)";
   t.text = shown;
-  t.columns = {{"month", "month"}, {"capex" + cur, "capex", cents}};
-  for (const auto& item : opex) t.columns.push_back({snake(item) + cur, item, cents});
+  t.columns = {{"month", "month"}, {"capex", "capex", cents}};
+  for (const auto& item : opex) t.columns.push_back({snake(item), item, cents});
   for (const char* k : {"depreciation", "book_value", "cumulative_cash", "owed", "net_position"})
     if (financed || k != std::string_view("owed"))
-      t.columns.push_back({k + cur, std::string(k == std::string_view("book_value") ? "book value" : k), cents});
+      t.columns.push_back({std::string(k), std::string(k == std::string_view("book_value") ? "book value" : k), cents});
   Money cash = Money::zero(currency);
   for (std::size_t m = 0; m < buy.items_by_month.size(); ++m) {
     std::vector<Cell> row{static_cast<std::int64_t>(m)};
@@ -233,11 +234,11 @@ Table own_schedule_table(const Comparison& c, Currency currency, bool shown) {
 Table cash_flow_table(const Comparison& c, Currency currency, bool shown) {
   Table flow;
   flow.name = "cash_flow";
+  flow.currency = currency;
   flow.title = "Monthly cash flow (month 0 = purchase; costs positive, resale negative)";
   flow.text = shown;
   flow.columns.push_back({"month", "month"});
-  for (const OptionResult& o : c.options)
-    flow.columns.push_back({o.key + "_" + currency.lower(), o.key, currency.minor_digits()});
+  for (const OptionResult& o : c.options) flow.columns.push_back({o.key, o.key, currency.minor_digits()});
   for (int m = 0; m <= c.scenario.horizon_months; ++m) {
     std::vector<Cell> row{static_cast<std::int64_t>(m)};
     for (const OptionResult& o : c.options) row.emplace_back(o.cash_flow[static_cast<std::size_t>(m)]);
@@ -363,6 +364,7 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   const Currency currency = rs.scenario.currency;
   Report rep;
   rep.command = "compare";
+  rep.currency = currency;
   rep.title =
       fmt::format("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, currency.code(), rs.scenario.name);
   rep.tables = {options_table(c, currency),

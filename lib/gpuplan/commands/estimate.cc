@@ -287,9 +287,9 @@ CostRows cost_rows(const Context& ctx, const CurrencyConverter& fx, const Resolv
 
 Table costs_table(const CostRows& costs, const Gpu& gpu, Currency currency) {
   const std::string CUR(currency.code());
-  const std::string cur = currency.lower();
   Table t;
   t.name = "costs";
+  t.currency = currency;
   t.title = fmt::format("Cost on every {} offer, each on its own shape and layout, cheapest first", gpu.id);
   t.columns = {{"offer", "offer", 0, false},
                {"provider", "provider"},
@@ -299,10 +299,10 @@ Table costs_table(const CostRows& costs, const Gpu& gpu, Currency currency) {
                {"layout", "layout"},
                {"run_hours", "run h", 1},
                {"billed_instance_hours", "billed inst-h", 1},
-               {"compute_" + cur, "compute " + CUR, 2},
-               {"storage_" + cur, "storage", 2},
-               {"support_" + cur, "support", 2},
-               {"total_" + cur, "total " + CUR, 2},
+               {"compute", "compute " + CUR, 2},
+               {"storage", "storage", 2},
+               {"support", "support", 2},
+               {"total", "total " + CUR, 2},
                {"note", "note"}};
   for (const CostRow& r : costs.rows)
     t.add_row({r.offer->id, r.offer->provider, r.offer->region, r.mode, static_cast<std::int64_t>(r.instances),
@@ -503,6 +503,7 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   EstimateOutcome out;
   Report& rep = out.report;
   rep.command = "estimate";
+  rep.currency = ctx.currency;
   rep.title = fmt::format("Training estimate: {} on {}× {}", job.name, cl.gpus, cl.gpu->id);
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   const CostRows costs = cost_rows(ctx, fx, rj, e);

@@ -27,7 +27,7 @@ std::string days_text(double hours) {
 }
 
 // The columns every plan row has, in the order tables show them.
-std::vector<Column> plan_columns(const std::string& cur, const std::string& CUR, int cents) {
+std::vector<Column> plan_columns(const std::string& CUR, int cents) {
   return {{"offer", "offer", 0, false},
           {"provider", "provider"},
           {"region", "region"},
@@ -41,14 +41,14 @@ std::vector<Column> plan_columns(const std::string& cur, const std::string& CUR,
           {"run_hours", "run h", 2},
           {"finish_hours", "done in h", 2},
           {"finish_days", "days", 1},
-          {"cost_" + cur, CUR, cents},
+          {"cost", CUR, cents},
           {"on_time_probability", "P(on time)", 3},
-          {"compute_" + cur, "compute", cents, false},
-          {"storage_" + cur, "storage", cents, false},
-          {"support_" + cur, "support", cents, false},
-          {"hardware_" + cur, "hardware", cents, false},
-          {"power_" + cur, "power", cents, false},
-          {"resale_after_" + cur, "resale after", cents, false},
+          {"compute", "compute", cents, false},
+          {"storage", "storage", cents, false},
+          {"support", "support", cents, false},
+          {"hardware", "hardware", cents, false},
+          {"power", "power", cents, false},
+          {"resale_after", "resale after", cents, false},
           {"bottleneck", "bottleneck", 0, false},
           {"gpu_utilisation", "GPU util", 3, false},
           {"note", "note"}};
@@ -200,7 +200,8 @@ std::string role_of(const Roles& roles, const PlanDetail& d) {
 Table plans_table(const PlanResult& r, const PlanInputs& in, const Context& ctx) {
   Table t;
   t.name = "plans";
-  t.columns = plan_columns(ctx.currency.lower(), std::string(ctx.currency.code()), ctx.currency.minor_digits());
+  t.currency = ctx.currency;
+  t.columns = plan_columns(std::string(ctx.currency.code()), ctx.currency.minor_digits());
   t.columns.insert(t.columns.begin(), Column{"role", "role"});
   for (const auto& [role, plan] : {std::pair{"recommended", &r.recommended}, std::pair{"cheapest", &r.cheapest},
                                    std::pair{"fastest", &r.fastest}}) {
@@ -217,9 +218,10 @@ Table frontier_table(const std::vector<PlanDetail>& frontier, const Roles& roles
                      const Context& ctx) {
   Table t;
   t.name = "frontier";
+  t.currency = ctx.currency;
   t.title =
       fmt::format("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", frontier.size());
-  t.columns = plan_columns(ctx.currency.lower(), std::string(ctx.currency.code()), ctx.currency.minor_digits());
+  t.columns = plan_columns(std::string(ctx.currency.code()), ctx.currency.minor_digits());
   t.text_max_rows = 12;
   // Which roles each plan holds, one true/false column each (a joined "recommended, cheapest" cell split CSV fields).
   const std::array<std::string_view, 3> names{"recommended", "cheapest", "fastest"};
@@ -237,13 +239,13 @@ Table frontier_table(const std::vector<PlanDetail>& frontier, const Roles& roles
 }
 
 Table misses_table(const PlanResult& r, const PlanInputs& in, const Context& ctx) {
-  const std::string cur = ctx.currency.lower();
   const int cents = ctx.currency.minor_digits();
   Table t;
   t.name = "near_misses";
+  t.currency = ctx.currency;
   t.title = "Nearest misses: what each would need";
-  t.columns = plan_columns(cur, std::string(ctx.currency.code()), cents);
-  t.columns.insert(t.columns.end() - 1, {Column{"budget_needed_" + cur, "needs budget", cents},
+  t.columns = plan_columns(std::string(ctx.currency.code()), cents);
+  t.columns.insert(t.columns.end() - 1, {Column{"budget_needed", "needs budget", cents},
                                          Column{"deadline_needed_hours", "needs deadline h", 2}});
   for (const NearMiss& m : r.near_misses) {
     std::vector<Cell> row = plan_cells(m.plan, in, ctx);
@@ -257,12 +259,13 @@ Table misses_table(const PlanResult& r, const PlanInputs& in, const Context& ctx
 Table explain_table(const PlanResult& r, const Context& ctx) {
   Table t;
   t.name = "rejected";
+  t.currency = ctx.currency;
   t.title = "Why notable configurations were not chosen (--explain)";
   t.columns = {{"what", "configuration"},
                {"gpus", "GPUs"},
                {"mode", "mode"},
                {"finish_hours", "done in h", 1},
-               {"cost_" + ctx.currency.lower(), std::string(ctx.currency.code()), ctx.currency.minor_digits()},
+               {"cost", std::string(ctx.currency.code()), ctx.currency.minor_digits()},
                {"why", "why not"}};
   for (const Rejected& x : r.explained) {
     if (x.plan)
@@ -283,7 +286,7 @@ Table rejections_table(const PlanResult& r) {
   for (int i = 0; i < kRejectionCount; ++i)
     if (const auto n = r.rejected[static_cast<std::size_t>(i)])
       t.add_row({std::string(to_string(static_cast<Rejection>(i))), static_cast<std::int64_t>(n)});
-  if (!r.feasible.empty())
+  if (!r.feasible.empty() && !r.recommended)
     t.add_row(
         {std::string("below the required confidence of being on time"), static_cast<std::int64_t>(r.feasible.size())});
   return t;
@@ -471,22 +474,23 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   out.feasible = r.recommended.has_value();
   Report& rep = out.report;
   rep.command = "plan";
+  rep.currency = ctx.currency;
   rep.title = plan_title(rp, ctx);
   const Roles roles = plan_roles(r);
   std::vector<PlanDetail> frontier;  // once, with the spot simulations: the table and the workbook
   for (const PlanConfig& c : r.frontier) frontier.push_back(describe(in, r, c));
   rep.xlsx = [wbd = workbook_data(rep.title, in, r, roles, frontier, ctx.currency)] { return plan_workbook(wbd); };
-  // CSV prints the plans, one row per role; JSON and the terminal add the frontier.
-  if (!roles.empty()) rep.tables.push_back(plans_table(r, in, ctx));
-  if (!r.feasible.empty()) rep.tables.push_back(frontier_table(frontier, roles, in, ctx));
-  if (!r.near_misses.empty()) {
-    rep.tables.push_back(misses_table(r, in, ctx));
-    rep.primary = rep.tables.size() - 1;
-  }
-  if (!out.feasible) {
-    rep.tables.push_back(rejections_table(r));
-    if (r.near_misses.empty()) rep.primary = rep.tables.size() - 1;
-  }
+  // JSON always holds the four tables (empty where nothing applies), so its
+  // keys do not change with the outcome; the terminal shows those with rows.
+  // CSV prints the plans, one row per role; on exit 4 the nearest misses (or,
+  // without any, why every configuration failed): a documented other table.
+  rep.tables = {plans_table(r, in, ctx), frontier_table(frontier, roles, in, ctx), misses_table(r, in, ctx),
+                rejections_table(r)};
+  rep.tables[0].text = !roles.empty();
+  rep.tables[1].text = !r.feasible.empty();
+  rep.tables[2].text = !r.near_misses.empty();
+  rep.tables[3].text = !out.feasible;
+  rep.primary = out.feasible ? 0 : r.near_misses.empty() ? 3 : 2;
   if (q.explain) rep.tables.push_back(explain_table(r, ctx));
   rep.extra = plan_extra(r, fx);
   Json echo = ctx.echo();

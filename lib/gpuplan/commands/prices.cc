@@ -97,7 +97,6 @@ void sort_rows(std::vector<Row>& rows, const std::string& sort) {
 }
 
 std::vector<Column> price_columns(Currency currency) {
-  const std::string cur = currency.lower();
   const std::string CUR(currency.code());
   return {
       {"offer", "offer", 0, false},
@@ -113,9 +112,9 @@ std::vector<Column> price_columns(Currency currency) {
       {"max_instances", "max inst", 0, false},
       {"mode", "mode"},
       {"term", "term"},
-      {"price_" + cur, CUR, 2},
+      {"price", CUR, 2},
       {"per", "per"},
-      {"gpu_hour_" + cur, CUR + "/GPU-h", 3},
+      {"gpu_hour", CUR + "/GPU-h", 3},
       {"list_price", "list price", -1, false},
       {"list_currency", "list cur", 0, false},
       {"fx_rate", "fx rate", 6, false},
@@ -141,6 +140,7 @@ Table offers_table(const std::vector<Row>& rows, bool brief, Currency currency, 
                    const Catalog& cat) {
   Table t;
   t.name = "offers";
+  t.currency = currency;
   t.columns = price_columns(currency);
   for (const Row& r : rows) {
     const Offer& o = *r.offer;
@@ -236,6 +236,7 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   }
   Report rep;
   rep.command = "prices";
+  rep.currency = ctx.currency;
   rep.title = fmt::format("GPU rental prices in {}: {} offers, {} prices, sorted by {}", ctx.currency.code(),
                           offers_seen.size(), rows.size(), q.sort);
   rep.inputs = prices_echo(ctx, q);

@@ -87,11 +87,10 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
     if (lc == CUR) p.number(r, 10, 1, Style::kPrecise);
     else p.formula(r, 10, "fx_" + lc, rate, Style::kPrecise);
     // Converted: list × rate. Per GPU-hour: ÷ GPUs, and ÷ 730 h for a monthly price.
-    p.formula(r, 11, fmt::format("{}*{}", ref(8), ref(10)),
-              std::get<Money>(row[col("price_" + display.lower())]).units(), Style::kMoney);
+    p.formula(r, 11, fmt::format("{}*{}", ref(8), ref(10)), std::get<Money>(row[col("price")]).units(), Style::kMoney);
     p.text(r, 12, text_of(row[col("per")]));
     p.formula(r, 13, fmt::format("{}/({}*IF({}=\"month\",hours_per_month,1))", ref(11), ref(5), ref(12)),
-              std::get<Money>(row[col("gpu_hour_" + display.lower())]).units(), Style::kPrecise);
+              std::get<Money>(row[col("gpu_hour")]).units(), Style::kPrecise);
     p.text(r, 14, text_of(row[col("billing_granularity")]));
     const Date as_of = parse_date(text_of(row[col("as_of")]));
     const auto d = std::chrono::year_month_day(as_of);

@@ -120,7 +120,7 @@ Subject job_subject_of(const Context& ctx, const SensitivityQuery& q, const Curr
   sub.job = true;
   sub.inputs = job_subject(rp.job, rp.inputs, ctx.catalog(), fx);
   const bool time = rp.inputs.objective == Objective::kTime;
-  sub.metric_key = time ? "finish_hours" : "cost_" + ctx.currency.lower();
+  sub.metric_key = time ? "finish_hours" : "cost";
   sub.metric_label = time ? "the recommended plan's time to finish (hours)"
                           : fmt::format("the recommended plan's cost ({})", ctx.currency.code());
   sub.name = rp.inputs.job.name.empty() ? rp.source : rp.inputs.job.name;
@@ -138,7 +138,7 @@ Subject scenario_subject_of(const Context& ctx, const SensitivityQuery& q) {
   Subject sub;
   sub.currency = rs.scenario.currency;
   sub.inputs = scenario_subject(rs.scenario);
-  sub.metric_key = "lead_npv_" + sub.currency.lower();
+  sub.metric_key = "lead_npv";
   sub.metric_label = fmt::format("NPV of {} (cheapest at the base) minus the next cheapest option ({})",
                                  sub.inputs.winner, sub.currency.code());
   sub.name = rs.scenario.name;
@@ -157,6 +157,7 @@ Table ranking_table(const Sensitivity& s, const Subject& sub, double range) {
   Table t;
   t.name = "ranking";  // not "inputs": that key holds the echoed inputs
   const std::string& key = sub.metric_key;
+  if (key != "finish_hours") t.currency = sub.currency;
   t.columns = {{"rank", "#"},
                {"input", "input"},
                {"base", "base"},
@@ -236,7 +237,7 @@ void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, do
 
 }  // namespace
 
-Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
+SensitivityReport sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
   const double range = parse_range(q);
   const bool job = q.file.empty() ? plan_flags_given(q.plan) || sets_name_a_job(q.plan.sets) : is_job_file(q.file);
   if (!job && plan_flags_given(q.plan))
@@ -250,15 +251,22 @@ Report sensitivity_report(const Context& ctx, const SensitivityQuery& q) {
   } catch (const std::invalid_argument& e) {
     throw InputError(SourceLocation{q.file.empty() ? "<defaults>" : q.file}, "", e.what());
   }
-  Report rep;
+  SensitivityReport out;
+  out.feasible = s.base.metric.has_value();
+  Report& rep = out.report;
   rep.command = "sensitivity";
+  rep.currency = sub.currency;
   rep.title = fmt::format("Sensitivity: {}, each input ±{:g}%", sub.name, range * 100);
   rep.tables.push_back(ranking_table(s, sub, range));
   if (const std::string chart = tornado_chart(s, sub.metric_label); !chart.empty()) rep.figures.push_back(chart);
   rep.inputs = sub.echo;
   rep.extra = sensitivity_extra(s, sub, range);
   sensitivity_notes(rep, s, sub, range, ctx, fx);
-  return rep;
+  if (!out.feasible)
+    rep.notes.insert(rep.notes.begin(),
+                     "Nothing is feasible at the base, so there is no metric to vary (exit 4): "
+                     "run plan (or compare) on the same file to see the nearest misses.");
+  return out;
 }
 
 }  // namespace gpuplan

@@ -22,7 +22,12 @@ struct SensitivityQuery {
   PlanQuery plan{};                    ///< --set and, for a job, the plan flags
 };
 
-Report sensitivity_report(const Context& ctx, const SensitivityQuery& query);
+struct SensitivityReport {
+  Report report{};
+  bool feasible = true;  ///< false: nothing is feasible at the base (exit 4): there is no metric to vary
+};
+
+SensitivityReport sensitivity_report(const Context& ctx, const SensitivityQuery& query);
 
 /// The tornado chart: one bar per input, the metric's change at −range ('-')
 /// and +range ('+') around the base, at most `width` columns.
