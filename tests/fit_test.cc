@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "gpuplan/commands/fit.h"
+#include "gpuplan/context.h"
 #include "gpuplan/error.h"
 #include "gpuplan/fit.h"
 
@@ -124,4 +126,49 @@ TEST_CASE("Student t quantiles match the table and the large-df limit", "[fit]")
   CHECK(t_quantile_975(10) == Approx(2.228));
   CHECK(t_quantile_975(60) == Approx(2.000).epsilon(1e-3));
   CHECK(t_quantile_975(100000) == Approx(1.960).epsilon(1e-3));
+}
+
+TEST_CASE("fit scaling prints one measured point per GPU count: runs, mean, sample spread", "[fit]") {
+  ScalingQuery q;
+  q.file = GPUPLAN_SOURCE_DIR "/tests/data/fit_repeated.csv";
+  q.chart = false;
+  const Report r = fit_scaling_report(Context{}, q);
+  const Table& pts = r.tables.at(2);
+  REQUIRE(pts.name == "points");
+  REQUIRE(pts.rows.size() == 5);  // 15 rows, 5 GPU counts, in ascending order
+  const auto num = [&](std::size_t row, std::size_t col) { return std::get<double>(pts.rows[row][col]); };
+  // By hand: N = 1 has 3100, 3140, 3120 (mean 3120, s = 20); N = 16 has 31800, 32400, 31200 (mean 31800, s = 600).
+  CHECK(num(0, 0) == 1);
+  CHECK(std::get<std::int64_t>(pts.rows[0][1]) == 3);
+  CHECK(num(0, 2) == Approx(3120));
+  CHECK(num(0, 3) == Approx(20));
+  CHECK(num(4, 0) == 16);
+  CHECK(num(4, 2) == Approx(31800));
+  CHECK(num(4, 3) == Approx(600));
+  CHECK(num(4, 4) == Approx((31800.0 / 16) / 3120.0));  // efficiency from the means
+  // The fit on the rows equals the fit on the per-N means (the laws depend on N alone):
+  // the USL's coefficients from the 15 rows are those of the 5 means.
+  const std::vector<double> n{1, 2, 4, 8, 16}, means{3120, 6090, 11700, 21500, 31800};
+  const ScalingFit on_means = fit_scaling(n, means, ScalingModel::kUsl);
+  const Table& coef = r.tables.at(1);
+  CHECK(std::get<double>(coef.rows[0][2]) == Approx(on_means.lambda).epsilon(1e-5));
+  CHECK(std::get<double>(coef.rows[1][2]) == Approx(on_means.sigma).epsilon(1e-5));
+}
+
+TEST_CASE("outliers: a wrong row is named, ordinary noise and exact data are not", "[fit]") {
+  // Exact USL data, then the same with ±2% noise: nothing stands out.
+  std::vector<double> n, x;
+  for (const double g : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0})
+    for (const double wobble : {-0.02, 0.0, 0.02}) {
+      n.push_back(g);
+      x.push_back(100.0 * g / (1 + 0.03 * (g - 1) + 0.0005 * g * (g - 1)) * (1 + wobble));
+    }
+  CHECK(scaling_outliers(n, x, ScalingModel::kUsl).empty());
+  // One row typed with an extra digit: it, and only it, is named.
+  x[10] *= 10;
+  const auto flagged = scaling_outliers(n, x, ScalingModel::kUsl);
+  REQUIRE(flagged.size() == 1);
+  CHECK(flagged[0] == 10);
+  CHECK_FALSE(poor_scaling_fit(0.95, "fit").size());
+  CHECK_THAT(poor_scaling_fit(0.35, "The fit"), Contains("R² = 0.35"));
 }

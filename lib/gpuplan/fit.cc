@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "gpuplan/error.h"
 
@@ -453,27 +454,55 @@ std::string poor_scaling_fit(double r_squared, const std::string& what) {
       what, r_squared, kPoorScalingR2);
 }
 
-std::vector<std::size_t> scaling_outliers(const std::vector<double>& n, const std::vector<double>& x,
-                                          const ScalingFit& fit) {
-  std::vector<std::size_t> out;
-  if (n.empty()) return out;
-  const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
-  std::vector<double> r(n.size());
-  for (std::size_t i = 0; i < n.size(); ++i) r[i] = x[i] - fit.predict(n[i]);
+namespace {
+// The row whose residual relative to `fit` (measured ÷ fitted − 1) lies
+// furthest from the median one, if more than 5 robust standard deviations
+// (1.4826 × MAD, floored at 1% so that exact data never flag rounding).
+// Relative, because measurement noise grows with the throughput.
+std::optional<std::size_t> worst_outlier(const std::vector<double>& n, const std::vector<double>& x,
+                                         const std::vector<std::size_t>& rows, const ScalingFit& fit) {
+  std::vector<double> r;
+  r.reserve(rows.size());
+  for (const std::size_t i : rows) r.push_back(x[i] / std::max(fit.predict(n[i]), 1e-300) - 1.0);
   const auto median = [](std::vector<double> v) {
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
     return v[v.size() / 2];
   };
   const double mid = median(r);
   std::vector<double> dev(r.size());
-  for (std::size_t i = 0; i < r.size(); ++i) dev[i] = std::abs(r[i] - mid);
-  // Floored at 1% of the median throughput: exact or nearly exact data would
-  // otherwise flag rounding (a deviation must pass 5% of a typical value).
-  const double scale = std::max(1.4826 * median(dev), 0.01 * median(x));
-  for (std::size_t i = 0; i < n.size(); ++i) {
-    const double efficiency = (x[i] / n[i]) / (x[imin] / n[imin]);
-    if (efficiency > 1.25 || std::abs(r[i] - mid) > 5 * scale) out.push_back(i);
+  for (std::size_t k = 0; k < r.size(); ++k) dev[k] = std::abs(r[k] - mid);
+  const double scale = std::max(1.4826 * median(dev), 0.01);
+  const auto worst = static_cast<std::size_t>(std::max_element(dev.begin(), dev.end()) - dev.begin());
+  if (dev[worst] <= 5 * scale) return std::nullopt;
+  return rows[worst];
+}
+}  // namespace
+
+std::vector<std::size_t> scaling_outliers(const std::vector<double>& n, const std::vector<double>& x,
+                                          ScalingModel model, std::size_t max_flagged) {
+  std::vector<std::size_t> out;
+  if (n.empty()) return out;
+  const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
+  for (std::size_t i = 0; i < n.size(); ++i)
+    if ((x[i] / n[i]) / (x[imin] / n[imin]) > 1.25) out.push_back(i);
+  // One wrong row pulls a least-squares curve towards itself and makes its
+  // neighbours look wrong too: take out the worst, refit, look again.
+  std::vector<std::size_t> rows(n.size());
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  for (std::size_t found = 0; found < max_flagged; ++found) {
+    std::vector<double> kn, kx;
+    for (const std::size_t i : rows) kn.push_back(n[i]), kx.push_back(x[i]);
+    std::optional<std::size_t> worst;
+    try {
+      worst = worst_outlier(n, x, rows, fit_scaling(kn, kx, model));
+    } catch (const FitError&) {
+      break;  // too few points left to fit: nothing more can be said
+    }
+    if (!worst) break;
+    if (std::find(out.begin(), out.end(), *worst) == out.end()) out.push_back(*worst);
+    rows.erase(std::find(rows.begin(), rows.end(), *worst));
   }
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -63,11 +63,12 @@ inline constexpr double kPoorScalingR2 = 0.9;
 std::string poor_scaling_fit(double r_squared, const std::string& what);
 
 /// Measured points that do not belong with the rest: efficiency (throughput
-/// per GPU over the smallest configuration's) above 1.25, or a residual from
-/// `fit` more than 5 robust standard deviations (1.4826 × MAD, at least 1% of
-/// the median throughput) from the median residual. Indices into n and x.
+/// per GPU over the smallest configuration's) above 1.25, or a relative
+/// residual (measured ÷ fitted − 1) more than 5 robust standard deviations
+/// (1.4826 × MAD, at least 1%) from the median one, found one at a time with
+/// a refit of `model` without it (at most `max_flagged`). Sorted indices into n and x.
 std::vector<std::size_t> scaling_outliers(const std::vector<double>& n, const std::vector<double>& x,
-                                          const ScalingFit& fit);
+                                          ScalingModel model, std::size_t max_flagged = 5);
 
 struct LmOptions {
   int max_iterations = 200;

@@ -157,7 +157,7 @@ void read_section(Fields& top, std::string_view name, ResolvedJob& out, JobDraft
   if (name == "plan") {
     out.plan.deadline = f.value("deadline", false, [&](const std::string& t) { return parse_deadline(t, ctx.now); });
     if (out.plan.deadline) out.plan.deadline_text = *f.text("deadline", false);
-    check_plan_filters(f, out.plan, *ctx.catalog);
+    if (ctx.catalog) check_plan_filters(f, out.plan, *ctx.catalog);
   }
   f.finish();
 }

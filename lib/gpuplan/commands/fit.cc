@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
+#include <optional>
 
 #include "gpuplan/csv.h"
 #include "gpuplan/error.h"
@@ -166,17 +168,53 @@ Table coefficients_table(const std::vector<ScalingFit>& fits) {
   return coef;
 }
 
-Table points_table(const std::vector<double>& n, const std::vector<double>& x, const std::vector<ScalingFit>& fits) {
+// The measurements per distinct GPU count: how many runs, their mean and
+// spread. The laws depend on N alone, so this is what the fit sees (least
+// squares over rows = weighted least squares over the per-N means), and a
+// million-row log prints a few lines, not a million.
+struct PointGroup {
+  double n = 0, sum = 0, sum_sq = 0;
+  std::int64_t runs = 0;
+  double mean() const { return sum / static_cast<double>(runs); }
+  /// Sample standard deviation; none for a single run.
+  std::optional<double> spread() const {
+    if (runs < 2) return std::nullopt;
+    const double m = mean();
+    return std::sqrt(std::max(0.0, (sum_sq - static_cast<double>(runs) * m * m) / static_cast<double>(runs - 1)));
+  }
+};
+
+std::vector<PointGroup> group_points(const std::vector<double>& n, const std::vector<double>& x) {
+  std::map<double, PointGroup> by_n;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    PointGroup& g = by_n[n[i]];
+    g.n = n[i];
+    g.sum += x[i];
+    g.sum_sq += x[i] * x[i];
+    ++g.runs;
+  }
+  std::vector<PointGroup> out;
+  out.reserve(by_n.size());
+  for (const auto& [key, g] : by_n) out.push_back(g);
+  return out;
+}
+
+Table points_table(const std::vector<PointGroup>& groups, const std::vector<ScalingFit>& fits) {
   Table pts;
   pts.name = "points";
-  pts.title = "Measured points";
-  pts.columns = {{"gpus", "GPUs", -6}, {"measured", "measured", 2}, {"efficiency", "efficiency", 3}};
+  pts.title = "Measured points (per GPU count: runs, mean, sample standard deviation)";
+  pts.columns = {{"gpus", "GPUs", -6},
+                 {"runs", "runs"},
+                 {"measured", "measured", 2},
+                 {"spread", "spread", 2},
+                 {"efficiency", "efficiency", 3}};
   for (const ScalingFit& f : fits) pts.columns.push_back({model_name(f) + "_fit", model_name(f), 2});
-  const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
-  for (std::size_t i = 0; i < n.size(); ++i) {
-    // Scaling efficiency: throughput per GPU relative to the smallest configuration's.
-    std::vector<Cell> r{n[i], x[i], (x[i] / n[i]) / (x[imin] / n[imin])};
-    for (const ScalingFit& f : fits) r.emplace_back(f.predict(n[i]));
+  // Scaling efficiency: mean throughput per GPU relative to the smallest configuration's.
+  const double base = groups.front().mean() / groups.front().n;
+  for (const PointGroup& g : groups) {
+    const auto spread = g.spread();
+    std::vector<Cell> r{g.n, g.runs, g.mean(), spread ? Cell{*spread} : Cell{}, (g.mean() / g.n) / base};
+    for (const ScalingFit& f : fits) r.emplace_back(f.predict(g.n));
     pts.add_row(std::move(r));
   }
   return pts;
@@ -209,7 +247,7 @@ std::vector<std::string> scaling_warnings(const CsvTable& t, const std::vector<d
   if (std::string w = poor_scaling_fit(best->r_squared, "The best fit (" + model_name(*best) + ")"); !w.empty())
     out.push_back(std::move(w));
   const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
-  for (const std::size_t i : scaling_outliers(n, x, *best))
+  for (const std::size_t i : scaling_outliers(n, x, best->model))
     out.push_back(fmt::format(
         "{}:{}: {:g} at {:g} GPUs does not belong with the other points (efficiency {:.2f}, "
         "{} predicts {:.6g}): a typo, or another workload?",
@@ -246,7 +284,8 @@ Report fit_scaling_report(const Context&, const ScalingQuery& q) {
   Report rep;
   rep.command = "fit scaling";
   rep.title = fmt::format("Scaling fit of {} against {} ({} points, {})", ycol, xcol, n.size(), t.file());
-  rep.tables = {models_table(sf.fits), coefficients_table(sf.fits), points_table(n, x, sf.fits)};
+  const std::vector<PointGroup> groups = group_points(n, x);
+  rep.tables = {models_table(sf.fits), coefficients_table(sf.fits), points_table(groups, sf.fits)};
   rep.warnings = scaling_warnings(t, n, x, sf);
   if (!predict.empty()) rep.tables.push_back(predictions_table(predict, sf.fits));
   rep.primary = 1;
