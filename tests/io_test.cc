@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <csignal>
 #include <sys/stat.h>
@@ -183,4 +184,33 @@ TEST_CASE("one parse for one document; a second, however it starts, is still fou
     INFO(text);
     CHECK(documents(text).second > 0);
   }
+}
+
+TEST_CASE("aliases: the expansion is counted from the events, so a bomb is refused at once", "[io][yaml]") {
+  // Levels of ten aliases each: level k stands for 10^(k+1) values.
+  const auto bomb = [](int levels) {
+    std::string text = "x0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+    for (int k = 1; k < levels; ++k) {
+      text += fmt::format("x{}: &a{} [", k, k);
+      for (int i = 0; i < 10; ++i) text += fmt::format("{}*a{}", i ? ", " : "", k - 1);
+      text += "]\n";
+    }
+    return text;
+  };
+  const auto load = [](const std::string& text) {
+    detail::Diagnostics diag("t.yaml");
+    const auto doc = detail::load_document(text, diag);
+    return std::pair{doc.has_value(), diag.count() == 0 ? std::string() : diag.problems().front().message()};
+  };
+  // 10 + 100 + … + 10^5 values, and their lists: about 111,000, under the cap of a million.
+  CHECK(load(bomb(5)) == std::pair{true, std::string()});
+  // 10^6 values and more: refused, and at once (a walk of the expansion took seconds).
+  for (const int levels : {6, 9, 30}) {
+    INFO(levels);
+    const auto [ok, message] = load(bomb(levels));
+    CHECK_FALSE(ok);
+    CHECK_THAT(message, Contains("expands through aliases"));
+  }
+  // A text with no alias is not parsed a second time, and a '*' in a value is not an alias.
+  CHECK(load("name: '8 * A100'\nnote: a*b\n") == std::pair{true, std::string()});
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <yaml-cpp/eventhandler.h>
 
@@ -167,6 +168,73 @@ int count_documents(const std::string& text, int cap) {
   return n;
 }
 
+// Counts the values the first document stands for once its aliases are
+// expanded, from the parser's events and without walking the expanded tree
+// (which for a "billion laughs" file takes as long as the expansion is big):
+// an alias counts as many values as its anchor's node holds. Marks where the
+// count first passes the cap.
+class ExpansionCounter : public YAML::EventHandler {
+ public:
+  explicit ExpansionCounter(long cap) : cap_(cap) {}
+  std::optional<YAML::Mark> over{};
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t a) override { leaf(m, a, 1); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t a) override { leaf(m, 0, a < sizes_.size() ? sizes_[a] : 1); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t a, const std::string&) override {
+    leaf(m, a, 1);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override {
+    open(m, a);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override {
+    open(m, a);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  // Sizes are capped just past the cap, so nested aliases never overflow.
+  void record(YAML::anchor_t a, long size) {
+    if (a == YAML::NullAnchor) return;
+    if (sizes_.size() <= a) sizes_.resize(a + 1, 1);
+    sizes_[a] = std::min(size, cap_ + 1);
+  }
+  void add(const YAML::Mark& m, long n) {
+    total_ = std::min(total_ + n, 2 * cap_ + 2);
+    if (total_ > cap_ && !over) over = m;
+  }
+  void leaf(const YAML::Mark& m, YAML::anchor_t a, long n) {
+    add(m, n);
+    record(a, n);
+  }
+  void open(const YAML::Mark& m, YAML::anchor_t a) {
+    open_.push_back({a, total_});
+    add(m, 1);
+  }
+  void close() {
+    if (open_.empty()) return;
+    const auto [a, start] = open_.back();
+    open_.pop_back();
+    record(a, total_ - start);
+  }
+  long cap_, total_ = 0;
+  std::vector<long> sizes_;
+  std::vector<std::pair<YAML::anchor_t, long>> open_;
+};
+
+// Where the first document's aliases expand past kMaxNodes values, if they do.
+// Only a text with an alias (*name) can; others are not parsed again.
+std::optional<YAML::Mark> alias_expansion_past_cap(const std::string& text) {
+  if (text.find('*') == std::string::npos) return std::nullopt;
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  ExpansionCounter counter(kMaxNodes);
+  parser.HandleNextDocument(counter);
+  return counter.over;
+}
+
 // Whether the text may hold more than the document yaml-cpp loaded, whose last
 // node starts on `last_line` (0-based): a document marker or directive line,
 // anything but blanks and comments after that line, or a ',' on it (where
@@ -228,6 +296,12 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
   try {
     const std::string owned(text);
     YAML::Node doc = YAML::Load(owned);  // the first document
+    if (const auto mark = alias_expansion_past_cap(owned)) {
+      diag.fail(SourceLocation{diag.file(), mark->line + 1, mark->column + 1}, "",
+                fmt::format("expands through aliases (&name … *name) to more than {} values; write the values out",
+                            kMaxNodes));
+      return std::nullopt;
+    }
     int last_line = -1;
     if (!within_limits(doc, diag, last_line)) return std::nullopt;
     if (may_hold_more(owned, last_line) && count_documents(owned, 2) > 1) {
