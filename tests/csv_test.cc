@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <unistd.h>
 
 #include "gpuplan/commands/estimate.h"
 #include "gpuplan/commands/fit.h"
@@ -33,6 +36,79 @@ TEST_CASE("csv errors name the file, line, column and field", "[csv]") {
   CHECK_THROWS_WITH(CsvTable::parse("a,a\n", "d.csv"), "d.csv:1:3: a: the column name is given twice");
   const CsvTable empty_cell = CsvTable::parse("a,b\n1,\n", "c.csv");
   CHECK_THROWS_WITH(empty_cell.numbers("b"), "c.csv:2:3: b: the cell is empty");
+}
+
+namespace {
+// A file in the temporary directory, removed at the end of the test.
+struct TempCsv {
+  std::string path;
+  explicit TempCsv(const std::string& text) {
+    path = (std::filesystem::temp_directory_path() / fmt::format("gpuplan-csv-{}.csv", ::getpid())).string();
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  ~TempCsv() { std::filesystem::remove(path); }
+};
+}  // namespace
+
+TEST_CASE("the streamed CSV reads what the whole-text table reads, across block boundaries", "[csv]") {
+  // ~200 KiB: several 64 KiB blocks, lines cut at every offset; CRLF, comments,
+  // blank lines, quoted cells with doubled quotes, a BOM, no final newline.
+  std::string text = "\xEF\xBB\xBF# a comment\r\ngpus,\"through,put\",note\r\n";
+  for (int i = 0; i < 9000; ++i) {
+    text += fmt::format("{},{}.{},\"n \"\"{}\"\"\"\r\n", i % 64 + 1, 1000 + i, i % 7, i);
+    if (i % 1000 == 0) text += "\r\n# note\n";
+  }
+  text += "3,42,last";
+  const TempCsv f(text);
+  const CsvTable t = CsvTable::parse(text, f.path);
+  CsvStream s(f.path);
+  CHECK(s.header() == t.header());
+  CHECK(s.header_line() == t.header_line());
+  const std::vector<double> a = t.numbers("gpus"), b = t.numbers("through,put");
+  std::size_t r = 0;
+  while (s.next()) {
+    REQUIRE(r < a.size());
+    CHECK(s.number(0) == a[r]);
+    CHECK(s.number(1) == b[r]);
+    CHECK(s.line() == t.line(r));
+    ++r;
+  }
+  CHECK(r == t.rows());
+  CHECK(s.rows() == static_cast<std::int64_t>(t.rows()));
+}
+
+TEST_CASE("the streamed CSV names the line of a bad cell or byte deep in the file", "[csv]") {
+  std::string text = "gpus,throughput\n";
+  for (int i = 0; i < 20000; ++i) text += "8,123.5\n";  // 160 KiB: the problem is in the third block
+  const auto read_all = [](const std::string& path) {
+    CsvStream s(path);
+    double sum = 0;
+    while (s.next()) sum += s.number(1);
+    return sum;
+  };
+  {
+    const TempCsv f(text + "8,12x\n");
+    CHECK_THROWS_WITH(read_all(f.path), f.path + ":20002:3: throughput: '12x' is not a plain number");
+  }
+  {
+    const TempCsv f(text +
+                    "8,1\xE9"
+                    "2\n");
+    CHECK_THROWS_WITH(read_all(f.path), Contains(":20002:4: is not UTF-8 text (byte 0xE9)"));
+  }
+  {
+    const TempCsv f(text + "8," + std::string(2u << 20, '1') + "\n");
+    CHECK_THROWS_WITH(read_all(f.path), Contains(":20002: has a line longer than 1 MiB"));
+  }
+  {
+    const TempCsv f(text + "8,1,2\n");
+    CHECK_THROWS_WITH(read_all(f.path), f.path + ":20002:1: has 3 fields, the header has 2");
+  }
+  {
+    const TempCsv f("# only a comment\n");
+    CHECK_THROWS_WITH(CsvStream(f.path), Contains("is empty: expected a header row"));
+  }
+  CHECK_THROWS_WITH(CsvStream("/nonexistent/x.csv"), Contains("no such file"));
 }
 
 TEST_CASE("timestamps parse as UTC seconds", "[csv]") {

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
+
 #include "gpuplan/commands/fit.h"
 #include "gpuplan/context.h"
 #include "gpuplan/error.h"
@@ -163,12 +167,136 @@ TEST_CASE("outliers: a wrong row is named, ordinary noise and exact data are not
       n.push_back(g);
       x.push_back(100.0 * g / (1 + 0.03 * (g - 1) + 0.0005 * g * (g - 1)) * (1 + wobble));
     }
-  CHECK(scaling_outliers(n, x, ScalingModel::kUsl).empty());
-  // One row typed with an extra digit: it, and only it, is named.
+  CHECK(scaling_outliers(ScalingSample::from_rows(n, x), ScalingModel::kUsl).flagged.empty());
+  // One row typed with an extra digit: it, and only it, is named, and the
+  // others' prediction at its count is the law's, not pulled up by it.
   x[10] *= 10;
-  const auto flagged = scaling_outliers(n, x, ScalingModel::kUsl);
-  REQUIRE(flagged.size() == 1);
-  CHECK(flagged[0] == 10);
+  const auto found = scaling_outliers(ScalingSample::from_rows(n, x), ScalingModel::kUsl);
+  REQUIRE(found.flagged.size() == 1);
+  CHECK(found.flagged[0].tag == 10);
+  CHECK(found.flagged[0].runs == 1);
+  REQUIRE(found.without);
+  CHECK(found.without->predict(16) == Approx(100.0 * 16 / (1 + 0.03 * 15 + 0.0005 * 16 * 15)).epsilon(0.01));
   CHECK_FALSE(poor_scaling_fit(0.95, "fit").size());
   CHECK_THAT(poor_scaling_fit(0.35, "The fit"), Contains("R² = 0.35"));
+}
+
+namespace {
+// USL throughput with 2% Gaussian noise at N = 1, 2, 4, …, 64, `per_n` runs each.
+ScalingSample noisy_usl(int per_n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(1.0, 0.02);
+  ScalingSample s;
+  std::int64_t tag = 0;
+  for (int r = 0; r < per_n; ++r)
+    for (const double g : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0})
+      s.add(g, 1000.0 * g / (1 + 0.03 * (g - 1) + 0.0005 * g * (g - 1)) * noise(rng), tag++);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("outliers in large samples: noise alone is never named, a typo among 100k rows is", "[fit]") {
+  // 105,000 rows: the largest of that many normal deviates is about 4.6σ.
+  for (const std::uint32_t seed : {1u, 2u, 3u}) {
+    ScalingSample s = noisy_usl(15000, seed);
+    CHECK(s.groups().size() == 7);  // memory is the distinct counts
+    CHECK(scaling_outliers(s, ScalingModel::kUsl).flagged.empty());
+    s.add(8, 10 * 6849.3, 999999);  // an extra digit at N = 8
+    const auto found = scaling_outliers(s, ScalingModel::kUsl);
+    REQUIRE(found.flagged.size() == 1);
+    CHECK(found.flagged[0].tag == 999999);
+  }
+  // A whole GPU count measured on another workload (half the throughput) is named as a count.
+  ScalingSample s = noisy_usl(20, 4);
+  ScalingSample other;
+  for (const auto& g : s.groups()) {
+    for (int r = 0; r < 20; ++r) other.add(g.gpus, g.mean * (g.gpus == 16 ? 0.5 : 1.0) * (1 + 0.01 * (r % 3 - 1)), r);
+  }
+  const auto found = scaling_outliers(other, ScalingModel::kUsl);
+  REQUIRE(found.flagged.size() == 1);
+  CHECK(found.flagged[0].gpus == 16);
+  CHECK(found.flagged[0].runs == 20);
+}
+
+TEST_CASE("fit over a sample: standard errors are the row-level ones, checked against the rows' Jacobian", "[fit]") {
+  // Unequal runs per N (so means with equal weights would differ), noisy.
+  std::mt19937 rng(7);
+  std::normal_distribution<double> noise(1.0, 0.03);
+  std::vector<double> n, x;
+  for (const double g : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0})
+    for (int r = 0; r < static_cast<int>(g) % 5 + 1; ++r) {
+      n.push_back(g);
+      x.push_back(500.0 * g / (1 + 0.05 * (g - 1) + 0.001 * g * (g - 1)) * noise(rng));
+    }
+  const ScalingFit f = fit_scaling(ScalingSample::from_rows(n, x), ScalingModel::kUsl);
+  // Independently, over the rows: RSS, σ² = RSS/(n − 3), Cov = σ²(JᵀJ)⁻¹.
+  const Eigen::Index m = static_cast<Eigen::Index>(n.size());
+  Eigen::MatrixXd J(m, 3);
+  double rss = 0;
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const double v = n[static_cast<std::size_t>(i)], d = 1 + f.sigma * (v - 1) + f.kappa * v * (v - 1);
+    J(i, 0) = v / d;
+    J(i, 1) = -f.lambda * v * (v - 1) / (d * d);
+    J(i, 2) = -f.lambda * v * v * (v - 1) / (d * d);
+    rss += std::pow(x[static_cast<std::size_t>(i)] - f.predict(v), 2);
+  }
+  const Eigen::Matrix3d cov = rss / static_cast<double>(m - 3) * (J.transpose() * J).inverse();
+  CHECK(f.rss == Approx(rss).epsilon(1e-9));
+  CHECK(f.observations == m);
+  CHECK(f.se_lambda == Approx(std::sqrt(cov(0, 0))).epsilon(1e-6));
+  CHECK(f.se_sigma == Approx(std::sqrt(cov(1, 1))).epsilon(1e-6));
+  CHECK(f.se_kappa == Approx(std::sqrt(cov(2, 2))).epsilon(1e-6));
+  // R² over the rows.
+  double mean = 0, tss = 0;
+  for (const double v : x) mean += v / static_cast<double>(m);
+  for (const double v : x) tss += (v - mean) * (v - mean);
+  CHECK(f.r_squared == Approx(1 - rss / tss).epsilon(1e-12));
+  // The least-squares optimum: the rows' gradient Jᵀr vanishes.
+  Eigen::VectorXd r(m);
+  for (Eigen::Index i = 0; i < m; ++i)
+    r[i] = x[static_cast<std::size_t>(i)] - f.predict(n[static_cast<std::size_t>(i)]);
+  CHECK((J.transpose() * r).cwiseAbs().maxCoeff() < 1e-6 * J.norm() * r.norm());
+}
+
+TEST_CASE("a sample forgets rows but not their statistics: removal undoes addition", "[fit]") {
+  ScalingSample s;
+  for (int i = 0; i < 10; ++i) s.add(4, 100.0 + i, i);
+  s.add(4, 5000, 10);
+  REQUIRE(s.groups()[0].high.front().throughput == 5000);
+  s.remove_row(4, s.groups()[0].high.front());
+  CHECK(s.rows() == 10);
+  CHECK(s.groups()[0].mean == Approx(104.5));
+  CHECK(*s.groups()[0].spread() == Approx(std::sqrt(110.0 / 12)));  // sample sd of 100..109
+  CHECK(s.groups()[0].low.size() == ScalingSample::kExtremes);
+  CHECK_THROWS_AS(s.add(0, 1, 0), FitError);
+  CHECK_THROWS_AS(s.add(1, std::nan(""), 0), FitError);
+}
+
+TEST_CASE("a sample does not depend on the order of its rows; many distinct counts are kept apart", "[fit]") {
+  std::mt19937 rng(11);
+  std::vector<double> n, x;
+  for (int i = 0; i < 20000; ++i) {
+    const double g = 1 + i % 5000;  // 5,000 distinct counts: the index grows and rehashes
+    n.push_back(g);
+    x.push_back(100.0 * g / (1 + 0.01 * (g - 1)) * (1 + 0.01 * ((i * 7919) % 13 - 6) / 6.0));
+  }
+  const ScalingSample in_order = ScalingSample::from_rows(n, x);
+  std::vector<std::size_t> order(n.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  ScalingSample shuffled;
+  for (const std::size_t i : order) shuffled.add(n[i], x[i], static_cast<std::int64_t>(i));
+  REQUIRE(shuffled.groups().size() == 5000);
+  REQUIRE(in_order.groups().size() == 5000);
+  for (std::size_t k = 0; k < 5000; ++k) {
+    const auto &a = in_order.groups()[k], &b = shuffled.groups()[k];
+    REQUIRE(a.gpus == static_cast<double>(k + 1));
+    REQUIRE(b.gpus == a.gpus);
+    REQUIRE(b.runs == 4);
+    REQUIRE(b.mean == Approx(a.mean).epsilon(1e-12));
+    REQUIRE(b.m2 == Approx(a.m2).epsilon(1e-6).margin(1e-9));
+  }
+  const ScalingFit f1 = fit_scaling(in_order, ScalingModel::kAmdahl), f2 = fit_scaling(shuffled, ScalingModel::kAmdahl);
+  CHECK(f1.sigma == Approx(f2.sigma).epsilon(1e-9));
+  CHECK(f1.se_sigma == Approx(f2.se_sigma).epsilon(1e-6));
 }

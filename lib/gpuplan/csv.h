@@ -4,6 +4,7 @@
 // cell is an InputError at FILE:LINE:COL naming the column.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
@@ -53,6 +54,56 @@ class CsvTable {
   std::vector<std::string_view> cells_;  ///< row-major, header_.size() per row
   std::vector<int> line_;
   std::vector<int> column_;  ///< 1-based character column of each cell, like cells_
+};
+
+class InputStream;
+
+/// The same grammar read one record at a time from a file or stream of any
+/// size ("-" is standard input): memory is one block and one line, never the
+/// file. Cells are views valid until the next call to next().
+class CsvStream {
+ public:
+  /// Opens `path` and reads through the header; InputError as CsvTable::parse.
+  explicit CsvStream(const std::string& path);
+  ~CsvStream();
+  CsvStream(const CsvStream&) = delete;
+  CsvStream& operator=(const CsvStream&) = delete;
+
+  const std::vector<std::string>& header() const { return header_; }
+  int header_line() const { return header_line_; }
+  const std::string& file() const { return file_; }
+  bool has(std::string_view column) const;
+  /// The position of a column in the header; InputError naming the columns there are.
+  std::size_t index(std::string_view column) const;
+
+  /// Reads the next data record; false at the end of the input.
+  bool next();
+  /// The current record's cell as a finite number; InputError at the cell.
+  double number(std::size_t column) const;
+  /// The current record's line, and where a cell of it is.
+  int line() const { return line_no_; }
+  CsvTable::Place place(std::size_t column) const;
+  /// Data records read so far.
+  std::int64_t rows() const { return rows_; }
+
+ private:
+  static constexpr std::size_t kBlock = 1u << 16, kMaxLine = 1u << 20;
+  bool next_line(std::string_view& line);
+  bool plain_record(std::string_view line);
+  std::unique_ptr<InputStream> in_;
+  std::string file_;
+  std::string buf_{};
+  std::size_t pos_ = 0;
+  bool eof_ = false;
+  bool plain_ = false;  ///< the unread bytes are ASCII without NUL: lines need no text check
+  int line_no_ = 0;
+  int header_line_ = 1;
+  std::int64_t rows_ = 0;
+  char sep_ = ',';
+  std::vector<std::string> header_{};
+  std::vector<std::string_view> cells_{};
+  std::vector<int> columns_{};
+  std::deque<std::string> unescaped_{};
 };
 
 }  // namespace gpuplan

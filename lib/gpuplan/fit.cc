@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <bit>
+#include <cstring>
 #include <fmt/format.h>
-#include <map>
-#include <numeric>
+#include <limits>
 #include <optional>
 
 #include "gpuplan/error.h"
@@ -199,28 +200,17 @@ std::pair<double, double> ScalingFit::prediction_interval(double n) const {
 namespace {
 
 // Refuses data no scaling law can be fitted to, with the reason.
-void check_scaling_data(const std::vector<double>& gpus, const std::vector<double>& throughput, int p_full) {
-  const int m = static_cast<int>(gpus.size());
-  for (int i = 0; i < m; ++i) {
-    if (!std::isfinite(gpus[static_cast<std::size_t>(i)]) || !std::isfinite(throughput[static_cast<std::size_t>(i)]))
-      throw FitError("the data hold NaN or infinite values");
-    if (!(gpus[static_cast<std::size_t>(i)] > 0) || !(throughput[static_cast<std::size_t>(i)] > 0))
-      throw FitError("GPU counts and throughputs must be greater than zero");
-  }
-  // Distinct GPU counts, up to the number of parameters (no sort of a large input).
-  std::vector<double> distinct;
-  for (const double v : gpus) {
-    if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(v);
-    if (static_cast<int>(distinct.size()) >= p_full) break;
-  }
-  if (m >= 2 && distinct.size() == 1)
-    throw FitError(fmt::format("all GPU counts are equal ({:g}): the data determine only λ", distinct[0]));
+void check_scaling_data(const ScalingSample& sample, int p_full) {
+  const std::int64_t m = sample.rows();
+  const auto& g = sample.groups();
+  if (m >= 2 && g.size() == 1)
+    throw FitError(fmt::format("all GPU counts are equal ({:g}): the data determine only λ", g[0].gpus));
   if (m < p_full + 1)
     throw FitError(fmt::format("{} point{} cannot determine {} parameters; need at least {}", m, m == 1 ? "" : "s",
                                p_full, p_full + 1));
-  if (static_cast<int>(distinct.size()) < p_full)
-    throw FitError(fmt::format("{} distinct GPU counts cannot determine {} parameters; measure at least {}",
-                               distinct.size(), p_full, p_full));
+  if (static_cast<int>(g.size()) < p_full)
+    throw FitError(fmt::format("{} distinct GPU counts cannot determine {} parameters; measure at least {}", g.size(),
+                               p_full, p_full));
 }
 
 // Least squares decomposes by GPU count: Σ(f(N_i) − x_i)² = Σ_N c_N (f(N) − x̄_N)²
@@ -231,29 +221,17 @@ struct Groups {
   double within = 0;                  ///< Σ (x_i − x̄_N)²: the part no model can explain
 };
 
-Groups group_by_count(const std::vector<double>& gpus, const std::vector<double>& throughput) {
-  struct Group {
-    double count = 0, mean = 0, m2 = 0;  // Welford's running mean and sum of squares
-  };
-  std::map<double, Group> groups;
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    Group& gr = groups[gpus[i]];
-    const double v = throughput[i];
-    gr.count += 1;
-    const double d = v - gr.mean;
-    gr.mean += d / gr.count;
-    gr.m2 += d * (v - gr.mean);
-  }
+Groups weighted_means(const ScalingSample& sample) {
   Groups g;
-  const auto size = static_cast<Eigen::Index>(groups.size());
+  const auto size = static_cast<Eigen::Index>(sample.groups().size());
   g.n.resize(size);
   g.x.resize(size);
   g.sqrt_weight.resize(size);
   Eigen::Index i = 0;
-  for (const auto& [key, gr] : groups) {
-    g.n[i] = key;
+  for (const ScalingSample::Group& gr : sample.groups()) {
+    g.n[i] = gr.gpus;
     g.x[i] = gr.mean;
-    g.sqrt_weight[i] = std::sqrt(gr.count);
+    g.sqrt_weight[i] = std::sqrt(static_cast<double>(gr.runs));
     g.within += gr.m2;
     ++i;
   }
@@ -332,13 +310,15 @@ void covariance(const Groups& g, const Eigen::Vector3d& p, const std::vector<int
   f.se_kappa = std::sqrt(f.covariance(2, 2));
 }
 
-// R² over the rows, and AICc = n·ln(RSS/n) + 2k + 2k(k+1)/(n−k−1), k = parameters + 1
-// (the variance) (Burnham & Anderson 2002, eq. 2.14); AICc is undefined for a perfect fit.
-void goodness(const std::vector<double>& throughput, ScalingFit& f) {
-  const int m = f.observations;
-  const double mean = std::accumulate(throughput.begin(), throughput.end(), 0.0) / m;
+// R² over the rows (TSS from the groups: within plus between), and
+// AICc = n·ln(RSS/n) + 2k + 2k(k+1)/(n−k−1), k = parameters + 1 (the
+// variance) (Burnham & Anderson 2002, eq. 2.14); undefined for a perfect fit.
+void goodness(const ScalingSample& sample, ScalingFit& f) {
+  const double m = static_cast<double>(sample.rows());
+  double grand = 0;
+  for (const auto& g : sample.groups()) grand += g.mean * static_cast<double>(g.runs) / m;
   double tss = 0;
-  for (const double v : throughput) tss += (v - mean) * (v - mean);
+  for (const auto& g : sample.groups()) tss += g.m2 + static_cast<double>(g.runs) * (g.mean - grand) * (g.mean - grand);
   f.r_squared = tss > 0 ? 1 - f.rss / tss : 1.0;
   const int kk = f.parameters + 1;
   if (f.rss > 0 && m - kk - 1 > 0) f.aicc = m * std::log(f.rss / m) + 2.0 * kk + 2.0 * kk * (kk + 1) / (m - kk - 1);
@@ -346,12 +326,127 @@ void goodness(const std::vector<double>& throughput, ScalingFit& f) {
 
 }  // namespace
 
-ScalingFit fit_scaling(const std::vector<double>& gpus, const std::vector<double>& throughput, ScalingModel model,
-                       const LmOptions& options) {
+std::optional<double> ScalingSample::Group::spread() const {
+  if (runs < 2) return std::nullopt;
+  return std::sqrt(std::max(0.0, m2 / static_cast<double>(runs - 1)));
+}
+
+namespace {
+// Fibonacci hashing (Knuth, TAOCP 6.4): the top bits of the product, which
+// depend on every bit of the count (integer-valued doubles end in zeros).
+std::size_t slot_of(double gpus, std::size_t mask) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &gpus, sizeof bits);
+  return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> (64 - std::bit_width(mask)));
+}
+}  // namespace
+
+const std::vector<ScalingSample::Group>& ScalingSample::groups() const {
+  if (!sorted_) {
+    std::sort(groups_.begin(), groups_.end(), [](const Group& a, const Group& b) { return a.gpus < b.gpus; });
+    reindex();
+    sorted_ = true;
+  }
+  if (stale_) {
+    for (Group& g : groups_) {
+      const double n = static_cast<double>(g.runs);
+      g.mean = g.shift + g.s1 / n;
+      g.m2 = std::max(0.0, g.s2 - g.s1 * g.s1 / n);
+    }
+    stale_ = false;
+  }
+  return groups_;
+}
+
+void ScalingSample::reindex() const {
+  std::size_t size = 16;
+  while (size < 2 * groups_.size()) size *= 2;
+  slots_.assign(size, 0);
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    std::size_t k = slot_of(groups_[i].gpus, size - 1);
+    while (slots_[k] != 0) k = (k + 1) & (size - 1);
+    slots_[k] = static_cast<std::uint32_t>(i + 1);
+  }
+}
+
+ScalingSample::Group& ScalingSample::group(double gpus) {
+  if (slots_.empty()) reindex();
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t k = slot_of(gpus, mask);
+  for (; slots_[k] != 0; k = (k + 1) & mask)
+    if (groups_[slots_[k] - 1].gpus == gpus) return groups_[slots_[k] - 1];
+  if (groups_.size() >= std::numeric_limits<std::uint32_t>::max() - 1)
+    throw FitError("more distinct GPU counts than can be kept (4 billion)");
+  if (!groups_.empty() && gpus < groups_.back().gpus) sorted_ = false;
+  groups_.push_back(Group{.gpus = gpus});
+  if (2 * groups_.size() > slots_.size()) {
+    reindex();
+  } else {
+    slots_[k] = static_cast<std::uint32_t>(groups_.size());
+  }
+  return groups_.back();
+}
+
+void ScalingSample::add(double gpus, double throughput, std::int64_t tag) {
+  if (!std::isfinite(gpus) || !std::isfinite(throughput)) throw FitError("the data hold NaN or infinite values");
+  if (!(gpus > 0) || !(throughput > 0)) throw FitError("GPU counts and throughputs must be greater than zero");
+  Group& g = group(gpus);
+  if (g.runs == 0) g.first_tag = tag;
+  ++g.runs;
+  ++rows_;
+  // The shifted-data sums (Chan, Golub & LeVeque 1983): Σ(x − K) and Σ(x − K)²
+  // with K the first value, as stable as Welford's method while the values
+  // stay within many standard deviations of K, and no division per row.
+  if (g.runs == 1) g.shift = throughput;
+  const double d = throughput - g.shift;
+  g.s1 += d;
+  g.s2 += d * d;
+  stale_ = true;
+  // Keep the kExtremes smallest and largest; most rows pass one comparison each.
+  const auto keep = [&](std::vector<Row>& v, auto before) {
+    if (v.size() == kExtremes && !before(throughput, v.back().throughput)) return;
+    const auto at = std::upper_bound(v.begin(), v.end(), throughput,
+                                     [&](double t, const Row& r) { return before(t, r.throughput); });
+    v.insert(at, Row{throughput, tag});
+    if (v.size() > kExtremes) v.pop_back();
+  };
+  keep(g.low, std::less<double>());
+  keep(g.high, std::greater<double>());
+}
+
+ScalingSample ScalingSample::from_rows(const std::vector<double>& gpus, const std::vector<double>& throughput) {
+  if (gpus.size() != throughput.size()) throw std::logic_error("ScalingSample::from_rows: sizes differ");
+  ScalingSample s;
+  for (std::size_t i = 0; i < gpus.size(); ++i) s.add(gpus[i], throughput[i], static_cast<std::int64_t>(i));
+  return s;
+}
+
+void ScalingSample::remove_row(double gpus, const Row& row) {
+  Group& g = group(gpus);
+  if (g.runs == 1) return remove_gpus(gpus);
+  const double x = row.throughput, d = x - g.shift;
+  g.s1 -= d;
+  g.s2 -= d * d;
+  --g.runs;
+  --rows_;
+  stale_ = true;
+  for (auto* v : {&g.low, &g.high})
+    std::erase_if(*v, [&](const Row& r) { return r.tag == row.tag && r.throughput == x; });
+}
+
+void ScalingSample::remove_gpus(double gpus) {
+  groups();  // sorted, so erasing keeps the order
+  const auto it = std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) { return g.gpus == gpus; });
+  if (it == groups_.end()) return;
+  rows_ -= it->runs;
+  groups_.erase(it);
+  reindex();
+}
+
+ScalingFit fit_scaling(const ScalingSample& sample, ScalingModel model, const LmOptions& options) {
   options.validate();
-  if (gpus.size() != throughput.size()) throw std::logic_error("fit_scaling: sizes differ");
-  check_scaling_data(gpus, throughput, model == ScalingModel::kUsl ? 3 : 2);
-  const Groups g = group_by_count(gpus, throughput);
+  check_scaling_data(sample, model == ScalingModel::kUsl ? 3 : 2);
+  const Groups g = weighted_means(sample);
   std::vector<int> free = {0, 1};
   if (model == ScalingModel::kUsl) free.push_back(2);
   ScalingFit f;
@@ -364,13 +459,19 @@ ScalingFit fit_scaling(const std::vector<double>& gpus, const std::vector<double
   f.iterations = r.iterations;
   f.message = r.message;
   for (const auto& c : f.constrained) f.message += fmt::format("; {} held at 0 (the free fit made it negative)", c);
-  f.observations = static_cast<int>(gpus.size());
+  f.observations = static_cast<int>(std::min<std::int64_t>(sample.rows(), std::numeric_limits<int>::max()));
   f.parameters = static_cast<int>(free.size());
   f.rss = r.rss + g.within;
-  f.residual_std_error = std::sqrt(f.rss / std::max(1, f.observations - f.parameters));
-  goodness(throughput, f);
+  f.residual_std_error = std::sqrt(f.rss / std::max(1.0, static_cast<double>(sample.rows() - f.parameters)));
+  goodness(sample, f);
   covariance(g, r.p, free, f);
   return f;
+}
+
+ScalingFit fit_scaling(const std::vector<double>& gpus, const std::vector<double>& throughput, ScalingModel model,
+                       const LmOptions& options) {
+  if (gpus.size() != throughput.size()) throw std::logic_error("fit_scaling: sizes differ");
+  return fit_scaling(ScalingSample::from_rows(gpus, throughput), model, options);
 }
 
 ProgressFit::Prediction ProgressFit::elapsed_at(double step) const {
@@ -455,15 +556,51 @@ std::string poor_scaling_fit(double r_squared, const std::string& what) {
 }
 
 namespace {
-// The row whose residual relative to `fit` (measured ÷ fitted − 1) lies
-// furthest from the median one, if more than 5 robust standard deviations
-// (1.4826 × MAD, floored at 1% so that exact data never flag rounding).
-// Relative, because measurement noise grows with the throughput.
-std::optional<std::size_t> worst_outlier(const std::vector<double>& n, const std::vector<double>& x,
-                                         const std::vector<std::size_t>& rows, const ScalingFit& fit) {
+
+// Relative spreads below 1% are rounding, not noise: exact data never flag.
+constexpr double kSpreadFloor = 0.01;
+
+struct RowCandidate {
+  double gpus;
+  ScalingSample::Row row;
+};
+
+// The extreme row furthest from the other runs at its GPU count, if beyond
+// the threshold: deviation from their mean, relative, over the pooled
+// relative standard deviation of every count without it (√(1 + 1/c) for the
+// uncertainty of the others' mean of c runs).
+std::optional<RowCandidate> worst_row(const ScalingSample& s) {
+  double ss = 0, dof = 0;
+  for (const auto& g : s.groups())
+    if (g.runs >= 2) ss += g.m2 / (g.mean * g.mean), dof += static_cast<double>(g.runs - 1);
+  const double limit = std::max(5.0, std::sqrt(2 * std::log(static_cast<double>(s.rows()))) + 3);
+  std::optional<RowCandidate> best;
+  double best_z = limit;
+  for (const auto& g : s.groups()) {
+    if (g.runs < 3) continue;
+    const double c = static_cast<double>(g.runs - 1);
+    for (const std::vector<ScalingSample::Row>* side : {&g.low, &g.high}) {
+      if (side->empty()) continue;
+      const ScalingSample::Row& r = side->front();
+      const double others = (g.mean * static_cast<double>(g.runs) - r.throughput) / c;
+      const double m2 = std::max(0.0, g.m2 - (r.throughput - g.mean) * (r.throughput - others));
+      if (!(others > 0) || dof - 1 < 1) continue;
+      const double pooled = (ss - g.m2 / (g.mean * g.mean) + m2 / (others * others)) / (dof - 1);
+      const double sd = std::max(std::sqrt(std::max(0.0, pooled)), kSpreadFloor) * std::sqrt(1 + 1 / c);
+      const double z = std::abs(r.throughput / others - 1) / sd;
+      if (z > best_z) best_z = z, best = RowCandidate{g.gpus, r};
+    }
+  }
+  return best;
+}
+
+// The GPU count whose mean lies furthest from the law the others follow:
+// relative residual (measured ÷ fitted − 1; relative, because noise grows
+// with the throughput) from the median one, if more than 5 robust standard
+// deviations (1.4826 × MAD, at least 1%).
+std::optional<double> worst_gpus(const ScalingSample& s, const ScalingFit& fit) {
   std::vector<double> r;
-  r.reserve(rows.size());
-  for (const std::size_t i : rows) r.push_back(x[i] / std::max(fit.predict(n[i]), 1e-300) - 1.0);
+  for (const auto& g : s.groups()) r.push_back(g.mean / std::max(fit.predict(g.gpus), 1e-300) - 1.0);
   const auto median = [](std::vector<double> v) {
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
     return v[v.size() / 2];
@@ -471,38 +608,61 @@ std::optional<std::size_t> worst_outlier(const std::vector<double>& n, const std
   const double mid = median(r);
   std::vector<double> dev(r.size());
   for (std::size_t k = 0; k < r.size(); ++k) dev[k] = std::abs(r[k] - mid);
-  const double scale = std::max(1.4826 * median(dev), 0.01);
+  const double scale = std::max(1.4826 * median(dev), kSpreadFloor);
   const auto worst = static_cast<std::size_t>(std::max_element(dev.begin(), dev.end()) - dev.begin());
   if (dev[worst] <= 5 * scale) return std::nullopt;
-  return rows[worst];
+  return s.groups()[worst].gpus;
 }
+
+const ScalingSample::Group* find_gpus(const ScalingSample& s, double gpus) {
+  for (const auto& g : s.groups())
+    if (g.gpus == gpus) return &g;
+  return nullptr;
+}
+
 }  // namespace
 
-std::vector<std::size_t> scaling_outliers(const std::vector<double>& n, const std::vector<double>& x,
-                                          ScalingModel model, std::size_t max_flagged) {
-  std::vector<std::size_t> out;
-  if (n.empty()) return out;
-  const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
-  for (std::size_t i = 0; i < n.size(); ++i)
-    if ((x[i] / n[i]) / (x[imin] / n[imin]) > 1.25) out.push_back(i);
-  // One wrong row pulls a least-squares curve towards itself and makes its
-  // neighbours look wrong too: take out the worst, refit, look again.
-  std::vector<std::size_t> rows(n.size());
-  std::iota(rows.begin(), rows.end(), std::size_t{0});
-  for (std::size_t found = 0; found < max_flagged; ++found) {
-    std::vector<double> kn, kx;
-    for (const std::size_t i : rows) kn.push_back(n[i]), kx.push_back(x[i]);
-    std::optional<std::size_t> worst;
+ScalingOutliers scaling_outliers(ScalingSample s, ScalingModel model, std::size_t max_flagged) {
+  ScalingOutliers out;
+  if (s.groups().empty()) return out;
+  while (out.flagged.size() < max_flagged) {
+    if (const auto row = worst_row(s)) {
+      out.flagged.push_back({row->gpus, row->row.throughput, 1, row->row.tag});
+      s.remove_row(row->gpus, row->row);
+      continue;
+    }
+    std::optional<double> gpus;
     try {
-      worst = worst_outlier(n, x, rows, fit_scaling(kn, kx, model));
+      gpus = worst_gpus(s, fit_scaling(s, model));
     } catch (const FitError&) {
       break;  // too few points left to fit: nothing more can be said
     }
-    if (!worst) break;
-    if (std::find(out.begin(), out.end(), *worst) == out.end()) out.push_back(*worst);
-    rows.erase(std::find(rows.begin(), rows.end(), *worst));
+    if (!gpus) break;
+    const ScalingSample::Group& g = *find_gpus(s, *gpus);
+    out.flagged.push_back({g.gpus, g.mean, g.runs, g.first_tag});
+    s.remove_gpus(*gpus);
   }
-  std::sort(out.begin(), out.end());
+  // Superlinear beyond what caches explain, against the smallest configuration left.
+  if (!s.groups().empty()) {
+    const double base = s.groups().front().mean / s.groups().front().gpus;
+    std::vector<double> superlinear;
+    for (const auto& g : s.groups())
+      if (out.flagged.size() + superlinear.size() < max_flagged && g.mean / g.gpus / base > 1.25) {
+        out.flagged.push_back({g.gpus, g.mean, g.runs, g.first_tag});
+        superlinear.push_back(g.gpus);
+      }
+    for (const double n : superlinear) s.remove_gpus(n);
+  }
+  if (out.flagged.empty()) return out;
+  const double base = s.groups().empty() ? out.flagged.front().throughput / out.flagged.front().gpus
+                                         : s.groups().front().mean / s.groups().front().gpus;
+  for (ScalingOutlier& o : out.flagged) o.efficiency = o.throughput / o.gpus / base;
+  std::sort(out.flagged.begin(), out.flagged.end(),
+            [](const ScalingOutlier& a, const ScalingOutlier& b) { return a.tag < b.tag; });
+  try {
+    out.without = fit_scaling(s, model);
+  } catch (const FitError&) {
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,59 @@ LinearFit fit_linear(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const E
 
 /// The 97.5% quantile of Student's t with `df` degrees of freedom (95% two-sided intervals).
 double t_quantile_975(int df);
+
+/// Throughput measured at GPU counts, kept per distinct count: the scaling
+/// laws depend on N alone, so least squares over the rows equals weighted
+/// least squares over the per-N means (weights = runs), plus the within-N sum
+/// of squares no law can explain. Memory grows with the distinct counts and
+/// not with the rows, so a 100M-row log streams in the memory of ten rows.
+class ScalingSample {
+ public:
+  /// One measured row, for messages: its value and its tag (e.g. its line).
+  struct Row {
+    double throughput = 0;
+    std::int64_t tag = 0;
+  };
+  /// The rows at one GPU count: their mean and sum of squared deviations
+  /// (from shifted sums, stable for a million rows), and the extremes kept
+  /// for the outlier checks (a wrong row in a group is its smallest or largest).
+  struct Group {
+    double gpus = 0;
+    std::int64_t runs = 0;
+    double mean = 0, m2 = 0;
+    double shift = 0, s1 = 0, s2 = 0;  ///< the first value K, Σ(x − K), Σ(x − K)²
+    std::int64_t first_tag = 0;
+    std::vector<Row> low{}, high{};  ///< up to kExtremes smallest (ascending) and largest (descending)
+    /// Sample standard deviation; none below two runs.
+    std::optional<double> spread() const;
+  };
+  static constexpr std::size_t kExtremes = 5;
+
+  /// Throws FitError for a non-finite or non-positive count or throughput.
+  void add(double gpus, double throughput, std::int64_t tag);
+  /// The rows of the vectors, tagged with their indices.
+  static ScalingSample from_rows(const std::vector<double>& gpus, const std::vector<double>& throughput);
+  /// Takes out one row kept as an extreme (the outlier checks).
+  void remove_row(double gpus, const Row& row);
+  /// Takes out every row at a GPU count.
+  void remove_gpus(double gpus);
+
+  /// Ascending GPU count (sorted on first use after an add).
+  const std::vector<Group>& groups() const;
+  std::int64_t rows() const { return rows_; }
+
+ private:
+  Group& group(double gpus);
+  void reindex() const;
+  // Groups in order of arrival while rows are added, sorted when read; found
+  // by a hash of the count (open addressing, index + 1, 0 empty), so a row
+  // costs O(1) however the log interleaves its counts.
+  mutable std::vector<Group> groups_{};
+  mutable std::vector<std::uint32_t> slots_{};
+  mutable bool sorted_ = true;
+  mutable bool stale_ = false;  ///< mean and m2 not yet derived from the sums
+  std::int64_t rows_ = 0;
+};
 
 enum class ScalingModel { kAmdahl, kUsl };
 
@@ -62,14 +116,6 @@ inline constexpr double kPoorScalingR2 = 0.9;
 /// "…" when `r_squared` < kPoorScalingR2, else "". `what` names the fit.
 std::string poor_scaling_fit(double r_squared, const std::string& what);
 
-/// Measured points that do not belong with the rest: efficiency (throughput
-/// per GPU over the smallest configuration's) above 1.25, or a relative
-/// residual (measured ÷ fitted − 1) more than 5 robust standard deviations
-/// (1.4826 × MAD, at least 1%) from the median one, found one at a time with
-/// a refit of `model` without it (at most `max_flagged`). Sorted indices into n and x.
-std::vector<std::size_t> scaling_outliers(const std::vector<double>& n, const std::vector<double>& x,
-                                          ScalingModel model, std::size_t max_flagged = 5);
-
 struct LmOptions {
   int max_iterations = 200;
   double tolerance = 1e-12;  ///< relative change of the parameters and of the RSS
@@ -78,8 +124,38 @@ struct LmOptions {
 };
 
 /// Throws FitError for data that cannot determine the model.
+ScalingFit fit_scaling(const ScalingSample& sample, ScalingModel model, const LmOptions& options = {});
+/// The same over rows (each a tagged row of a sample).
 ScalingFit fit_scaling(const std::vector<double>& gpus, const std::vector<double>& throughput, ScalingModel model,
                        const LmOptions& options = {});
+
+/// A measurement that does not belong with the rest: one row (runs = 1, its
+/// tag), or every run at one GPU count (their mean; the first row's tag).
+struct ScalingOutlier {
+  double gpus = 0, throughput = 0;
+  std::int64_t runs = 1;
+  std::int64_t tag = 0;
+  double efficiency = 0;  ///< throughput per GPU over the smallest configuration's
+};
+struct ScalingOutliers {
+  std::vector<ScalingOutlier> flagged{};  ///< ascending tag
+  /// The fit without every flagged measurement: what the others predict
+  /// (none when nothing was flagged or too little is left to fit).
+  std::optional<ScalingFit> without{};
+};
+
+/// Measurements that do not belong with the rest, found one at a time and
+/// taken out before looking again (one wrong row pulls a least-squares curve
+/// towards itself and makes its neighbours look wrong), at most `max_flagged`:
+/// - a row far from the other runs at its GPU count: its relative deviation
+///   from their mean over the pooled relative spread of every count, beyond
+///   max(5, √(2 ln rows) + 3) (the largest of a million normal deviates is
+///   about 5.3: noise alone is never named), the spread at least 1%;
+/// - a GPU count whose mean is off the law the other counts follow: relative
+///   residual (measured ÷ fitted − 1) more than 5 robust standard deviations
+///   (1.4826 × MAD, at least 1%) from the median one;
+/// - a count whose mean efficiency is above 1.25 (superlinear beyond caches).
+ScalingOutliers scaling_outliers(ScalingSample sample, ScalingModel model, std::size_t max_flagged = 5);
 
 /// Time per step from a training log, after warm-up. The increments between
 /// log rows are fitted, Δt = b·Δs, by robust (Huber IRLS) regression through

@@ -111,56 +111,55 @@ TempFileGuard::~TempFileGuard() {
   ::unlink(path_.c_str());
 }
 
-std::string read_input_file(const std::string& path, std::size_t max_bytes) {
-  int fd = 0;
+InputStream::InputStream(const std::string& path, std::size_t max_bytes) : path_(path), max_bytes_(max_bytes) {
   if (path != "-") {
     // O_NONBLOCK: opening a FIFO with no writer must not hang (it then reads as empty).
-    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) throw file_error(path, errno_text(errno));
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_ < 0) throw file_error(path, errno_text(errno));
   }
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    if (fd != 0) ::close(fd);
-    throw file_error(path, errno_text(err));
+  if (::fstat(fd_, &st) != 0) fail(errno_text(errno));
+  if (path == "-") return;
+  if (S_ISDIR(st.st_mode)) fail("is a directory, not a file");
+  if (S_ISBLK(st.st_mode)) fail("is a block device, not a file");
+  // A FIFO, pipe (`compare <(…)`), socket or character device is read as a
+  // stream, as standard input is, up to the same size; one with no writer
+  // reads as empty (and is refused as holding no document), never a hang.
+  if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) fail(too_large());
+  const int flags = ::fcntl(fd_, F_GETFL);
+  ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
+}
+
+InputStream::~InputStream() {
+  if (fd_ > 0) ::close(fd_);
+}
+
+std::string InputStream::too_large() const {
+  return fmt::format("is larger than the {} MiB an input may be", max_bytes_ >> 20);
+}
+
+void InputStream::fail(const std::string& what) {
+  if (fd_ > 0) ::close(fd_);
+  fd_ = -1;
+  throw file_error(path_, what);
+}
+
+std::size_t InputStream::read(char* buf, std::size_t size) {
+  for (;;) {
+    const ssize_t n = ::read(fd_, buf, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(errno_text(errno));
+    done_ += static_cast<std::size_t>(n);
+    if (done_ > max_bytes_) fail(too_large());
+    return static_cast<std::size_t>(n);
   }
-  if (path != "-") {
-    if (S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      throw file_error(path, "is a directory, not a file");
-    }
-    if (S_ISBLK(st.st_mode)) {
-      ::close(fd);
-      throw file_error(path, "is a block device, not a file");
-    }
-    // A FIFO, pipe (`compare <(…)`), socket or character device is read as a
-    // stream, as standard input is, up to the same size; one with no writer
-    // reads as empty (and is refused as holding no document), never a hang.
-    if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
-      ::close(fd);
-      throw file_error(path, fmt::format("is larger than the {} MiB an input may be", max_bytes >> 20));
-    }
-    const int flags = ::fcntl(fd, F_GETFL);
-    ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  }
+}
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes) {
+  InputStream in(path, max_bytes);
   std::string out;
   char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      if (fd != 0) ::close(fd);
-      throw file_error(path, errno_text(err));
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > max_bytes) {
-      if (fd != 0) ::close(fd);
-      throw file_error(path, fmt::format("is larger than the {} MiB an input may be", max_bytes >> 20));
-    }
-  }
-  if (fd != 0) ::close(fd);
+  while (const std::size_t n = in.read(buf, sizeof buf)) out.append(buf, n);
   return out;
 }
 
@@ -255,10 +254,15 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i) {
   return len;
 }
 
-void check_text(std::string_view text, const std::string& file) {
-  int line = 1, column = 1;
+void check_text(std::string_view text, const std::string& file, int first_line) {
+  int line = first_line, column = 1;
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
+    if (c > 0 && c < 0x80 && c != '\n') {  // the common case: ASCII
+      ++i;
+      ++column;
+      continue;
+    }
     if (c == 0) throw InputError(SourceLocation{file, line, column}, "", "is not a text file (it contains NUL bytes)");
     const std::size_t len = utf8_sequence(text, i);
     if (len == 0)

@@ -14,6 +14,27 @@ namespace gpuplan {
 
 inline constexpr std::size_t kMaxInputBytes = 64u * 1024u * 1024u;
 
+/// An input read in pieces: a file, or a stream (a FIFO, `<(…)`, standard
+/// input for "-"), checked as read_input_file checks it. InputError naming
+/// the file for every failure.
+class InputStream {
+ public:
+  explicit InputStream(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
+  ~InputStream();
+  InputStream(const InputStream&) = delete;
+  InputStream& operator=(const InputStream&) = delete;
+  /// Up to `size` bytes into `buf`; 0 at the end.
+  std::size_t read(char* buf, std::size_t size);
+
+ private:
+  [[noreturn]] void fail(const std::string& what);
+  std::string too_large() const;
+  std::string path_;
+  std::size_t max_bytes_;
+  std::size_t done_ = 0;
+  int fd_ = 0;  ///< 0: standard input, never closed
+};
+
 /// The whole file, or InputError naming the file ("is a directory", "not found"...).
 /// "-" reads standard input.
 std::string read_input_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
@@ -21,7 +42,8 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes = kMa
 /// Checks that an input is text: no NUL bytes, and well-formed UTF-8 (no
 /// overlong forms, surrogates or code points past U+10FFFF). Throws InputError
 /// at the first bad byte's line and column, naming the byte.
-void check_text(std::string_view text, const std::string& file);
+/// `first_line`: the line `text` starts at (a stream checks line by line).
+void check_text(std::string_view text, const std::string& file, int first_line = 1);
 
 /// A temporary output file that does not outlive its writer: removed by the
 /// destructor unless released (renamed into place), and by SIGINT, SIGTERM or

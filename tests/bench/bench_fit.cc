@@ -1,13 +1,16 @@
-// Reads a 1,000,000-row CSV and fits the USL to it, as `gpuplan fit scaling`
-// does, and reports rows per second. Target (fit issue): the whole read + fit
-// in at most 0.5 s on the project's 2-core machine.
+// Reads a 1,000,000-row CSV file and fits the USL to it, as `gpuplan fit
+// scaling` does (a stream into per-GPU-count accumulators), and reports rows
+// per second: the library's share of the whole command, which
+// bench_commands times end to end. Target: read + fit <= 0.05 s.
 //
 //   build/release/tests/bench/bench_fit [rows]
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
 #include <random>
 #include <string>
+#include <unistd.h>
 
 #include "gpuplan/csv.h"
 #include "gpuplan/fit.h"
@@ -25,19 +28,26 @@ int main(int argc, char** argv) {
     const double x = 1000 * n / (1 + 0.03 * (n - 1) + 0.0005 * n * (n - 1)) * noise(rng);
     csv += fmt::format("{:g},{:.2f}\n", n, x);
   }
+  const std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("bench-fit-{}.csv", ::getpid())).string();
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  std::fwrite(csv.data(), 1, csv.size(), f);
+  std::fclose(f);
   const auto t0 = std::chrono::steady_clock::now();
-  const gpuplan::CsvTable t = gpuplan::CsvTable::parse(csv, "bench.csv");
-  const std::vector<double> n = t.numbers("gpus");
-  const std::vector<double> x = t.numbers("throughput");
+  gpuplan::CsvStream in(path);
+  gpuplan::ScalingSample sample;
+  while (in.next()) sample.add(in.number(0), in.number(1), in.line());
   const auto t1 = std::chrono::steady_clock::now();
-  const gpuplan::ScalingFit f = gpuplan::fit_scaling(n, x, gpuplan::ScalingModel::kUsl);
+  const gpuplan::ScalingFit fit = gpuplan::fit_scaling(sample, gpuplan::ScalingModel::kUsl);
   const auto t2 = std::chrono::steady_clock::now();
+  std::filesystem::remove(path);
   const double read_s = std::chrono::duration<double>(t1 - t0).count();
   const double fit_s = std::chrono::duration<double>(t2 - t1).count();
   fmt::print(
-      "rows {}: read {:.3f} s, USL fit {:.3f} s ({} iterations), total {:.3f} s = {:.2f} M rows/s "
-      "(target: total <= 0.5 s)\n",
-      rows, read_s, fit_s, f.iterations, read_s + fit_s, static_cast<double>(rows) / (read_s + fit_s) / 1e6);
-  fmt::print("fit: lambda {:.2f} sigma {:.5f} kappa {:.6f} (true 1000, 0.03, 0.0005)\n", f.lambda, f.sigma, f.kappa);
+      "rows {}: read {:.3f} s, USL fit {:.4f} s ({} iterations), total {:.3f} s = {:.1f} M rows/s "
+      "(target: total <= 0.05 s)\n",
+      rows, read_s, fit_s, fit.iterations, read_s + fit_s, static_cast<double>(rows) / (read_s + fit_s) / 1e6);
+  fmt::print("fit: lambda {:.2f} sigma {:.5f} kappa {:.6f} (true 1000, 0.03, 0.0005)\n", fit.lambda, fit.sigma,
+             fit.kappa);
   return 0;
 }

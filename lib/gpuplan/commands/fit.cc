@@ -6,7 +6,6 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
-#include <map>
 #include <optional>
 
 #include "gpuplan/csv.h"
@@ -17,14 +16,14 @@
 namespace gpuplan {
 namespace {
 
-std::vector<double> positive_column(const CsvTable& t, const std::string& column) {
-  std::vector<double> v = t.numbers(column);
-  for (std::size_t r = 0; r < v.size(); ++r)
-    if (!(v[r] > 0)) {
-      const auto at = t.place(r, column);
-      throw InputError(SourceLocation{t.file(), at.line, at.column}, column,
-                       fmt::format("{:g} must be greater than zero", v[r]));
-    }
+// A measurement must be greater than zero; the cell is named otherwise.
+double positive_cell(const CsvStream& csv, std::size_t column) {
+  const double v = csv.number(column);
+  if (!(v > 0)) {
+    const auto at = csv.place(column);
+    throw InputError(SourceLocation{csv.file(), at.line, at.column}, csv.header()[column],
+                     fmt::format("{:g} must be greater than zero", v));
+  }
   return v;
 }
 
@@ -38,7 +37,8 @@ auto fit_or_input_error(const std::string& file, F f) {
   }
 }
 
-std::string column_or(const CsvTable& t, const std::string& wanted, const char* flag) {
+template <class Csv>
+std::string column_or(const Csv& t, const std::string& wanted, const char* flag) {
   if (t.has(wanted)) return wanted;
   throw InputError(
       SourceLocation{t.file(), t.header_line(), 0}, wanted,
@@ -46,10 +46,11 @@ std::string column_or(const CsvTable& t, const std::string& wanted, const char* 
 }
 
 // A chart of the measured points and the fitted curves, within 80 columns.
-std::string scaling_chart(const std::vector<double>& n, const std::vector<double>& x,
-                          const std::vector<std::pair<char, const ScalingFit*>>& fits, double n_max) {
+std::string scaling_chart(const ScalingSample& sample, const std::vector<std::pair<char, const ScalingFit*>>& fits,
+                          double n_max) {
   const int w = 64, h = 16, label = 8;
-  double y_max = *std::max_element(x.begin(), x.end());
+  double y_max = 0;
+  for (const auto& g : sample.groups()) y_max = std::max(y_max, g.mean);
   for (const auto& [c, f] : fits)
     for (int col = 0; col < w; ++col) y_max = std::max(y_max, f->predict(1 + (n_max - 1) * col / (w - 1)));
   std::vector<std::string> grid(h, std::string(w, ' '));
@@ -63,9 +64,9 @@ std::string scaling_chart(const std::vector<double>& n, const std::vector<double
     for (int col = 0; col < w; ++col)
       grid[static_cast<std::size_t>(row_of(f->predict(1 + (n_max - 1) * col / (w - 1))))]
           [static_cast<std::size_t>(col)] = c;
-  for (std::size_t i = 0; i < n.size(); ++i)
-    grid[static_cast<std::size_t>(row_of(x[i]))][static_cast<std::size_t>(col_of(n[i]))] = '*';
-  std::string out = "Throughput against GPUs (* measured";
+  for (const auto& g : sample.groups())
+    grid[static_cast<std::size_t>(row_of(g.mean))][static_cast<std::size_t>(col_of(g.gpus))] = '*';
+  std::string out = "Throughput against GPUs (* measured mean";
   for (const auto& [c, f] : fits) out += fmt::format(", {} {}", c, f->model == ScalingModel::kUsl ? "USL" : "Amdahl");
   out += ")\n";
   for (int r = 0; r < h; ++r) {
@@ -106,21 +107,20 @@ struct ScalingFits {
   std::string usl_refused{};  ///< why the USL was not fitted (model both)
 };
 
-ScalingFits scaling_fits(const std::string& file, const std::vector<double>& n, const std::vector<double>& x,
-                         const std::string& model) {
+ScalingFits scaling_fits(const std::string& file, const ScalingSample& sample, const std::string& model) {
   ScalingFits out;
   if (model == "usl")
-    out.fits.push_back(fit_or_input_error(file, [&] { return fit_scaling(n, x, ScalingModel::kUsl); }));
+    out.fits.push_back(fit_or_input_error(file, [&] { return fit_scaling(sample, ScalingModel::kUsl); }));
   if (model == "both") {
     // With too few points for the USL's three parameters, Amdahl's two may still be determined.
     try {
-      out.fits.push_back(fit_scaling(n, x, ScalingModel::kUsl));
+      out.fits.push_back(fit_scaling(sample, ScalingModel::kUsl));
     } catch (const FitError& e) {
       out.usl_refused = e.what();
     }
   }
   if (model != "usl")
-    out.fits.push_back(fit_or_input_error(file, [&] { return fit_scaling(n, x, ScalingModel::kAmdahl); }));
+    out.fits.push_back(fit_or_input_error(file, [&] { return fit_scaling(sample, ScalingModel::kAmdahl); }));
   return out;
 }
 
@@ -172,34 +172,7 @@ Table coefficients_table(const std::vector<ScalingFit>& fits) {
 // spread. The laws depend on N alone, so this is what the fit sees (least
 // squares over rows = weighted least squares over the per-N means), and a
 // million-row log prints a few lines, not a million.
-struct PointGroup {
-  double n = 0, sum = 0, sum_sq = 0;
-  std::int64_t runs = 0;
-  double mean() const { return sum / static_cast<double>(runs); }
-  /// Sample standard deviation; none for a single run.
-  std::optional<double> spread() const {
-    if (runs < 2) return std::nullopt;
-    const double m = mean();
-    return std::sqrt(std::max(0.0, (sum_sq - static_cast<double>(runs) * m * m) / static_cast<double>(runs - 1)));
-  }
-};
-
-std::vector<PointGroup> group_points(const std::vector<double>& n, const std::vector<double>& x) {
-  std::map<double, PointGroup> by_n;
-  for (std::size_t i = 0; i < n.size(); ++i) {
-    PointGroup& g = by_n[n[i]];
-    g.n = n[i];
-    g.sum += x[i];
-    g.sum_sq += x[i] * x[i];
-    ++g.runs;
-  }
-  std::vector<PointGroup> out;
-  out.reserve(by_n.size());
-  for (const auto& [key, g] : by_n) out.push_back(g);
-  return out;
-}
-
-Table points_table(const std::vector<PointGroup>& groups, const std::vector<ScalingFit>& fits) {
+Table points_table(const ScalingSample& sample, const std::vector<ScalingFit>& fits) {
   Table pts;
   pts.name = "points";
   pts.title = "Measured points (per GPU count: runs, mean, sample standard deviation)";
@@ -210,11 +183,12 @@ Table points_table(const std::vector<PointGroup>& groups, const std::vector<Scal
                  {"efficiency", "efficiency", 3}};
   for (const ScalingFit& f : fits) pts.columns.push_back({model_name(f) + "_fit", model_name(f), 2});
   // Scaling efficiency: mean throughput per GPU relative to the smallest configuration's.
-  const double base = groups.front().mean() / groups.front().n;
-  for (const PointGroup& g : groups) {
+  const auto& groups = sample.groups();
+  const double base = groups.front().mean / groups.front().gpus;
+  for (const auto& g : groups) {
     const auto spread = g.spread();
-    std::vector<Cell> r{g.n, g.runs, g.mean(), spread ? Cell{*spread} : Cell{}, (g.mean() / g.n) / base};
-    for (const ScalingFit& f : fits) r.emplace_back(f.predict(g.n));
+    std::vector<Cell> r{g.gpus, g.runs, g.mean, spread ? Cell{*spread} : Cell{}, (g.mean / g.gpus) / base};
+    for (const ScalingFit& f : fits) r.emplace_back(f.predict(g.gpus));
     pts.add_row(std::move(r));
   }
   return pts;
@@ -235,10 +209,10 @@ Table predictions_table(const std::vector<double>& predict, const std::vector<Sc
   return pred;
 }
 
-// What should stop a user from planning with this fit: a poor R², points
-// that do not belong with the rest (named by line, so they can be checked).
-std::vector<std::string> scaling_warnings(const CsvTable& t, const std::vector<double>& n, const std::vector<double>& x,
-                                          const ScalingFits& sf) {
+// What should stop a user from planning with this fit: a poor R², rows or
+// GPU counts that do not belong with the rest (named by line, so they can be
+// checked, with what the other points predict there).
+std::vector<std::string> scaling_warnings(const std::string& file, const ScalingSample& sample, const ScalingFits& sf) {
   std::vector<std::string> out;
   const auto best = std::max_element(sf.fits.begin(), sf.fits.end(), [](const ScalingFit& a, const ScalingFit& b) {
     return a.r_squared < b.r_squared;
@@ -246,12 +220,19 @@ std::vector<std::string> scaling_warnings(const CsvTable& t, const std::vector<d
   if (best == sf.fits.end()) return out;
   if (std::string w = poor_scaling_fit(best->r_squared, "The best fit (" + model_name(*best) + ")"); !w.empty())
     out.push_back(std::move(w));
-  const auto imin = static_cast<std::size_t>(std::min_element(n.begin(), n.end()) - n.begin());
-  for (const std::size_t i : scaling_outliers(n, x, best->model))
+  const ScalingOutliers found = scaling_outliers(sample, best->model);
+  const ScalingFit& others = found.without ? *found.without : *best;
+  const std::string predicts = model_name(*best) + (!found.without              ? " predicts"
+                                                    : found.flagged.size() == 1 ? " without it predicts"
+                                                                                : " without them predicts");
+  for (const ScalingOutlier& o : found.flagged) {
+    const std::string what = o.runs == 1 ? fmt::format("{:g} at {:g} GPUs", o.throughput, o.gpus)
+                                         : fmt::format("the {} runs at {:g} GPUs (mean {:.6g}, from this line)", o.runs,
+                                                       o.gpus, o.throughput);
     out.push_back(fmt::format(
-        "{}:{}: {:g} at {:g} GPUs does not belong with the other points (efficiency {:.2f}, "
-        "{} predicts {:.6g}): a typo, or another workload?",
-        t.file(), t.line(i), x[i], n[i], (x[i] / n[i]) / (x[imin] / n[imin]), model_name(*best), best->predict(n[i])));
+        "{}:{}: {} {} not belong with the other points (efficiency {:.2f}, {} {:.6g}): a typo, or another workload?",
+        file, o.tag, what, o.runs == 1 ? "does" : "do", o.efficiency, predicts, others.predict(o.gpus)));
+  }
   return out;
 }
 
@@ -273,38 +254,56 @@ void scaling_notes(Report& rep, const ScalingFits& sf) {
 
 }  // namespace
 
+namespace {
+
+// The two columns in one pass into per-GPU-count accumulators: memory is
+// the distinct counts, not the rows.
+struct ScalingInput {
+  ScalingSample sample{};
+  std::string file{}, xcol{}, ycol{};
+};
+
+ScalingInput read_scaling(const ScalingQuery& q) {
+  CsvStream csv(q.file);
+  ScalingInput in{.file = csv.file(), .xcol = column_or(csv, q.x, "--x"), .ycol = column_or(csv, q.y, "--y")};
+  const std::size_t xi = csv.index(in.xcol), yi = csv.index(in.ycol);
+  while (csv.next()) {
+    const double n = positive_cell(csv, xi);
+    in.sample.add(n, positive_cell(csv, yi), csv.line());
+  }
+  return in;
+}
+
+}  // namespace
+
 Report fit_scaling_report(const Context&, const ScalingQuery& q) {
   const std::vector<double> predict = predict_counts(q);
-  const CsvTable t = CsvTable::load(q.file);
-  const std::string xcol = column_or(t, q.x, "--x");
-  const std::string ycol = column_or(t, q.y, "--y");
-  const std::vector<double> n = positive_column(t, xcol);
-  const std::vector<double> x = positive_column(t, ycol);
-  const ScalingFits sf = scaling_fits(t.file(), n, x, q.model);
+  const ScalingInput in = read_scaling(q);
+  const ScalingFits sf = scaling_fits(in.file, in.sample, q.model);
   Report rep;
   rep.command = "fit scaling";
-  rep.title = fmt::format("Scaling fit of {} against {} ({} points, {})", ycol, xcol, n.size(), t.file());
-  const std::vector<PointGroup> groups = group_points(n, x);
-  rep.tables = {models_table(sf.fits), coefficients_table(sf.fits), points_table(groups, sf.fits)};
-  rep.warnings = scaling_warnings(t, n, x, sf);
+  rep.title = fmt::format("Scaling fit of {} against {} ({} rows at {} GPU counts, {})", in.ycol, in.xcol,
+                          in.sample.rows(), in.sample.groups().size(), in.file);
+  rep.tables = {models_table(sf.fits), coefficients_table(sf.fits), points_table(in.sample, sf.fits)};
+  rep.warnings = scaling_warnings(in.file, in.sample, sf);
   if (!predict.empty()) rep.tables.push_back(predictions_table(predict, sf.fits));
   rep.primary = 1;
   if (q.chart) {
-    double n_max = *std::max_element(n.begin(), n.end());
+    double n_max = in.sample.groups().back().gpus;
     for (double p : predict) n_max = std::max(n_max, p);
     std::vector<std::pair<char, const ScalingFit*>> curves;
     for (const ScalingFit& f : sf.fits) curves.emplace_back(f.model == ScalingModel::kUsl ? 'U' : 'A', &f);
-    rep.figures.push_back(scaling_chart(n, x, curves, n_max));
+    rep.figures.push_back(scaling_chart(in.sample, curves, n_max));
   }
-  Json in = Json::object();
-  in["file"] = q.file;
-  in["x"] = xcol;
-  in["y"] = ycol;
-  in["model"] = q.model;
+  Json inputs = Json::object();
+  inputs["file"] = q.file;
+  inputs["x"] = in.xcol;
+  inputs["y"] = in.ycol;
+  inputs["model"] = q.model;
   Json pr = Json::array();
   for (double p : predict) pr.push_back(p);
-  in["predict"] = std::move(pr);
-  rep.inputs = std::move(in);
+  inputs["predict"] = std::move(pr);
+  rep.inputs = std::move(inputs);
   scaling_notes(rep, sf);
   return rep;
 }
