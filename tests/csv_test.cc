@@ -116,6 +116,10 @@ TEST_CASE("timestamps parse as UTC seconds", "[csv]") {
   CHECK(parse_timestamp("2026-12-02T10:00:00Z") - parse_timestamp("2026-12-02 09:59:30") == Approx(30));
   CHECK(parse_timestamp("1970-01-02T00:00:00.5") == Approx(86400.5));
   CHECK_THROWS_WITH(parse_timestamp("10:00"), Contains("is not a timestamp"));
+  // Every digit counts: a typo in the minute or a sign is not read as a smaller time.
+  for (const char* bad : {"2026-12-02T10:0x:00", "2026-12-02T1x:00:00", "2026-12-02T-1:00:00", "2026-12-02T10:-1:00",
+                          "2026-12-02T24:00:00", "2026-12-02T10:60:00", "2026-12-02T10:00:61"})
+    CHECK_THROWS_WITH(parse_timestamp(bad), Contains("is not a timestamp"));
 }
 
 TEST_CASE("fit mfu: tokens per second × 6N over the cards' peak", "[fit]") {

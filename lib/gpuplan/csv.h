@@ -80,6 +80,8 @@ class CsvStream {
   bool next();
   /// The current record's cell as a finite number; InputError at the cell.
   double number(std::size_t column) const;
+  /// The current record's cell as text.
+  std::string_view cell(std::size_t column) const { return cells_.at(column); }
   /// The current record's line, and where a cell of it is.
   int line() const { return line_no_; }
   CsvTable::Place place(std::size_t column) const;

@@ -238,7 +238,7 @@ void large_fits(const std::string& gpuplan, const std::string& python, bool huge
     // 100M rows piped in: never on disk, never in memory.
     const long rows = 100'000'000L;
     int fds[2];
-    if (::pipe(fds) != 0) std::exit(1);
+    if (::pipe2(fds, O_CLOEXEC) != 0) std::exit(1);  // the child must not hold the write end open
     const fs::path out = dir / "fit.json";
     const std::vector<std::string> cmd = {gpuplan, "fit", "scaling", "-", "--format", "json", "-o", out.string()};
     const auto t0 = std::chrono::steady_clock::now();

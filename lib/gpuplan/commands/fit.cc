@@ -316,9 +316,12 @@ double parse_timestamp(std::string_view s) {
   const Date d = parse_date(s.substr(0, 10));
   int hh = 0, mm = 0;
   double ss = 0;
-  if (std::from_chars(s.data() + 11, s.data() + 13, hh).ec != std::errc() ||
-      std::from_chars(s.data() + 14, s.data() + 16, mm).ec != std::errc())
-    throw bad();
+  // Both digits of the hour and of the minute ("10:0x" is not 10:00).
+  const auto two_digits = [&](std::size_t at, int& v) {
+    const auto [ptr, ec] = std::from_chars(s.data() + at, s.data() + at + 2, v);
+    return ec == std::errc() && ptr == s.data() + at + 2 && v >= 0;
+  };
+  if (!two_digits(11, hh) || !two_digits(14, mm)) throw bad();
   std::string_view rest = s.substr(17);
   if (rest.ends_with('Z')) rest.remove_suffix(1);
   const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), ss);
@@ -326,54 +329,69 @@ double parse_timestamp(std::string_view s) {
   return static_cast<double>(d.time_since_epoch().count()) * 86400.0 + hh * 3600.0 + mm * 60.0 + ss;
 }
 
+namespace {
+
+// The step and elapsed-time columns, read as a stream (no text kept, no size
+// cap; two numbers a row for the robust fit), each cell checked where it is.
+struct ProgressInput {
+  std::string file{}, time_column{};
+  std::vector<double> steps{}, elapsed{};
+};
+
+std::string time_column(const CsvStream& csv, const std::string& wanted) {
+  if (!wanted.empty()) return wanted;
+  for (const char* c : {"elapsed_s", "elapsed", "seconds", "timestamp", "time"})
+    if (csv.has(c)) return c;
+  throw InputError(
+      SourceLocation{csv.file(), csv.header_line(), 0}, "elapsed_s",
+      fmt::format("no time column (the header has: {}; choose one with --time)", fmt::join(csv.header(), ", ")));
+}
+
+ProgressInput read_progress(const ProgressQuery& q) {
+  CsvStream csv(q.file);
+  ProgressInput in{.file = csv.file(), .time_column = time_column(csv, q.time)};
+  const std::size_t si = csv.index(q.step), ti = csv.index(in.time_column);
+  std::optional<bool> stamps;  // decided by the first row: timestamps or seconds
+  double origin = 0;
+  const auto fail = [&](std::size_t column, const std::string& what) {
+    const auto at = csv.place(column);
+    return InputError(SourceLocation{csv.file(), at.line, at.column}, csv.header()[column], what);
+  };
+  while (csv.next()) {
+    const double step = csv.number(si);
+    const std::string_view raw = csv.cell(ti);
+    if (!stamps) stamps = raw.find('-') != std::string_view::npos && raw.size() >= 19;
+    double t = 0;
+    try {
+      t = *stamps ? parse_timestamp(raw) : csv.number(ti);
+    } catch (const std::invalid_argument& e) {
+      throw fail(ti, e.what());
+    }
+    if (*stamps && in.steps.empty()) origin = t;
+    t -= origin;
+    if (!in.steps.empty() && !(step > in.steps.back()))
+      throw fail(si, fmt::format("{:g} does not follow {:g}: steps must increase", step, in.steps.back()));
+    if (t < 0) throw fail(ti, "elapsed time is negative");
+    if (!in.elapsed.empty() && t < in.elapsed.back()) throw fail(ti, "elapsed time goes backwards");
+    in.steps.push_back(step);
+    in.elapsed.push_back(t);
+  }
+  return in;
+}
+
+}  // namespace
+
 Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
   (void)ctx;
-  const CsvTable t = CsvTable::load(q.file);
-  const std::vector<double> steps = t.numbers(q.step);
-  std::string tcol = q.time;
-  if (tcol.empty()) {
-    for (const char* c : {"elapsed_s", "elapsed", "seconds", "timestamp", "time"})
-      if (t.has(c)) {
-        tcol = c;
-        break;
-      }
-    if (tcol.empty())
-      throw InputError(
-          SourceLocation{t.file(), t.header_line(), 0}, "elapsed_s",
-          fmt::format("no time column (the header has: {}; choose one with --time)", fmt::join(t.header(), ", ")));
-  }
-  std::vector<double> elapsed;
-  const std::vector<std::string> raw = t.text(tcol);
-  const bool stamps = !raw.empty() && raw[0].find('-') != std::string::npos && raw[0].size() >= 19;
-  for (std::size_t r = 0; r < raw.size(); ++r) {
-    try {
-      elapsed.push_back(stamps ? parse_timestamp(raw[r]) : parse_number(raw[r]));
-    } catch (const std::invalid_argument& e) {
-      const auto at = t.place(r, tcol);
-      throw InputError(SourceLocation{t.file(), at.line, at.column}, tcol, e.what());
-    }
-  }
-  if (stamps)
-    for (double& e : elapsed) e -= raw.empty() ? 0 : parse_timestamp(raw[0]);
-  // Order problems point at their cell.
-  for (std::size_t r = 0; r < steps.size(); ++r) {
-    if (r > 0 && !(steps[r] > steps[r - 1])) {
-      const auto at = t.place(r, q.step);
-      throw InputError(SourceLocation{t.file(), at.line, at.column}, q.step,
-                       fmt::format("{:g} does not follow {:g}: steps must increase", steps[r], steps[r - 1]));
-    }
-    if (elapsed[r] < 0 || (r > 0 && elapsed[r] < elapsed[r - 1])) {
-      const auto at = t.place(r, tcol);
-      throw InputError(SourceLocation{t.file(), at.line, at.column}, tcol,
-                       elapsed[r] < 0 ? "elapsed time is negative" : "elapsed time goes backwards");
-    }
-  }
-  const ProgressFit p = fit_or_input_error(t.file(), [&] { return fit_progress(steps, elapsed); });
+  const ProgressInput in = read_progress(q);
+  const std::vector<double>& steps = in.steps;
+  const std::string& tcol = in.time_column;
+  const ProgressFit p = fit_or_input_error(in.file, [&] { return fit_progress(steps, in.elapsed); });
   const double tq = t_quantile_975(std::max(1, p.observations - 2));
 
   Report rep;
   rep.command = "fit progress";
-  rep.title = fmt::format("Training progress from {} ({} rows, {} warm-up rows dropped)", t.file(), steps.size(),
+  rep.title = fmt::format("Training progress from {} ({} rows, {} warm-up rows dropped)", in.file, steps.size(),
                           p.warmup_points);
   Table rate;
   rate.name = "rate";
@@ -412,12 +430,12 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
     rep.tables.push_back(std::move(eta));
     rep.primary = 1;
   }
-  Json in = Json::object();
-  in["file"] = q.file;
-  in["step"] = q.step;
-  in["time"] = tcol;
-  in["total_steps"] = total ? Json(*total) : Json();
-  rep.inputs = std::move(in);
+  Json inputs = Json::object();
+  inputs["file"] = q.file;
+  inputs["step"] = q.step;
+  inputs["time"] = tcol;
+  inputs["total_steps"] = total ? Json(*total) : Json();
+  rep.inputs = std::move(inputs);
   if (p.downweighted > 0)
     rep.notes.push_back(fmt::format("{} interval(s) look like stalls and were downweighted (Huber).", p.downweighted));
   rep.notes.push_back("Robust fit of the increments Δt = b·Δs after warm-up; the ETA runs from the last row.");
