@@ -153,7 +153,9 @@ inline std::optional<double> plain_decimal(std::string_view cell) {
     digits += fraction;
   }
   if (p != end || digits == 0 || digits > 15) return std::nullopt;  // overflowed m is never used
-  const double v = fraction == 0 ? static_cast<double>(m) : static_cast<double>(m) / kPow10[fraction];
+  const auto exact =
+      static_cast<double>(static_cast<std::int64_t>(m));  // m < 10^15: a signed conversion is exact and cheaper
+  const double v = fraction == 0 ? exact : exact / kPow10[fraction];
   return negative ? -v : v;
 }
 

@@ -362,14 +362,24 @@ void ScalingSample::reindex() const {
   std::size_t size = 16;
   while (size < 2 * groups_.size()) size *= 2;
   slots_.assign(size, 0);
+  small_.fill(0);
   for (std::size_t i = 0; i < groups_.size(); ++i) {
     std::size_t k = slot_of(groups_[i].gpus, size - 1);
     while (slots_[k] != 0) k = (k + 1) & (size - 1);
     slots_[k] = static_cast<std::uint32_t>(i + 1);
+    if (const auto n = small_count(groups_[i].gpus)) small_[*n] = static_cast<std::uint32_t>(i + 1);
   }
 }
 
+std::optional<std::size_t> ScalingSample::small_count(double gpus) {
+  if (!(gpus < static_cast<double>(kSmall))) return std::nullopt;
+  const auto n = static_cast<std::size_t>(gpus);  // gpus > 0: add checked it
+  return static_cast<double>(n) == gpus ? std::optional<std::size_t>(n) : std::nullopt;
+}
+
 ScalingSample::Group& ScalingSample::group(double gpus) {
+  const auto small = small_count(gpus);
+  if (small && small_[*small] != 0) return groups_[small_[*small] - 1];
   if (slots_.empty()) reindex();
   const std::size_t mask = slots_.size() - 1;
   std::size_t k = slot_of(gpus, mask);
@@ -383,6 +393,7 @@ ScalingSample::Group& ScalingSample::group(double gpus) {
     reindex();
   } else {
     slots_[k] = static_cast<std::uint32_t>(groups_.size());
+    if (small) small_[*small] = static_cast<std::uint32_t>(groups_.size());
   }
   return groups_.back();
 }

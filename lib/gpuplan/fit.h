@@ -7,6 +7,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -79,6 +80,10 @@ class ScalingSample {
   // costs O(1) however the log interleaves its counts.
   mutable std::vector<Group> groups_{};
   mutable std::vector<std::uint32_t> slots_{};
+  // Whole counts below kSmall (nearly every real one) skip the hash: a direct table.
+  static constexpr std::size_t kSmall = 1024;
+  static std::optional<std::size_t> small_count(double gpus);
+  mutable std::array<std::uint32_t, kSmall> small_{};
   mutable bool sorted_ = true;
   mutable bool stale_ = false;  ///< mean and m2 not yet derived from the sums
   std::int64_t rows_ = 0;
