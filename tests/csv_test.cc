@@ -111,6 +111,45 @@ TEST_CASE("the streamed CSV names the line of a bad cell or byte deep in the fil
   CHECK_THROWS_WITH(CsvStream("/nonexistent/x.csv"), Contains("no such file"));
 }
 
+TEST_CASE("a large file split in two halves reads every record once, with the lines of a single pass", "[csv]") {
+  std::string text = "# comment\ngpus,throughput\n";
+  for (int i = 0; i < 30000; ++i) text += fmt::format("{},{}.5\n", i % 50 + 1, 1000 + i);
+  for (const bool final_newline : {true, false}) {
+    const TempCsv f(final_newline ? text : text + "7,7");
+    const CsvTable whole = CsvTable::parse(final_newline ? text : text + "7,7", f.path);
+    CsvStream first(f.path);
+    const std::unique_ptr<CsvStream> second = first.split_off(0);
+    REQUIRE(second);
+    CHECK(second->header() == first.header());
+    std::vector<int> lines;
+    std::vector<double> values;
+    for (CsvStream* part : {&first, second.get()})
+      while (part->next()) lines.push_back(part->line()), values.push_back(part->number(1));
+    REQUIRE(lines.size() == whole.rows());
+    const std::vector<double> expected = whole.numbers("throughput");
+    for (std::size_t r = 0; r < whole.rows(); ++r) {
+      REQUIRE(lines[r] == whole.line(r));
+      REQUIRE(values[r] == expected[r]);
+    }
+    CHECK(first.rows() > 10000);
+    CHECK(second->rows() > 10000);
+  }
+  // An error in the second half names its line as a single pass would.
+  const TempCsv bad(text + "8,12x\n");
+  CsvStream first(bad.path);
+  const auto second = first.split_off(0);
+  REQUIRE(second);
+  const auto read_all = [](CsvStream& s) {
+    while (s.next()) (void)s.number(1);
+  };
+  CHECK_NOTHROW(read_all(first));
+  CHECK_THROWS_WITH(read_all(*second), bad.path + ":30003:3: throughput: '12x' is not a plain number");
+  // Streams and small files are not split.
+  const TempCsv small("gpus,throughput\n1,2\n");
+  CsvStream s(small.path);
+  CHECK_FALSE(s.split_off());
+}
+
 TEST_CASE("timestamps parse as UTC seconds", "[csv]") {
   // 2026-12-02T10:00:00Z − 2026-12-02T09:59:30 = 30 s.
   CHECK(parse_timestamp("2026-12-02T10:00:00Z") - parse_timestamp("2026-12-02 09:59:30") == Approx(30));

@@ -300,3 +300,31 @@ TEST_CASE("a sample does not depend on the order of its rows; many distinct coun
   CHECK(f1.sigma == Approx(f2.sigma).epsilon(1e-9));
   CHECK(f1.se_sigma == Approx(f2.se_sigma).epsilon(1e-6));
 }
+
+TEST_CASE("a sample merged from two parts equals the sample of all rows", "[fit]") {
+  const ScalingSample all = noisy_usl(200, 5);
+  ScalingSample a, b;
+  std::mt19937 rng(5);
+  std::normal_distribution<double> noise(1.0, 0.02);
+  std::int64_t tag = 0;
+  for (int r = 0; r < 200; ++r)
+    for (const double g : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0})
+      (r < 77 ? a : b).add(g, 1000.0 * g / (1 + 0.03 * (g - 1) + 0.0005 * g * (g - 1)) * noise(rng), tag++);
+  b.add(128, 5000, tag);  // a count only the second part has
+  a.merge(b);
+  REQUIRE(a.groups().size() == 8);
+  CHECK(a.rows() == all.rows() + 1);
+  for (std::size_t k = 0; k < 7; ++k) {
+    const auto &m = a.groups()[k], &w = all.groups()[k];
+    CHECK(m.runs == w.runs);
+    CHECK(m.mean == Approx(w.mean).epsilon(1e-12));
+    CHECK(m.m2 == Approx(w.m2).epsilon(1e-9));
+    CHECK(m.first_tag == w.first_tag);
+    REQUIRE(m.low.size() == ScalingSample::kExtremes);
+    for (std::size_t i = 0; i < ScalingSample::kExtremes; ++i) {
+      CHECK(m.low[i].throughput == w.low[i].throughput);
+      CHECK(m.high[i].tag == w.high[i].tag);
+    }
+  }
+  CHECK(a.groups()[7].gpus == 128);
+}

@@ -247,6 +247,44 @@ CsvStream::CsvStream(const std::string& path)
 
 CsvStream::~CsvStream() = default;
 
+std::unique_ptr<CsvStream> CsvStream::split_off(std::size_t min_bytes) {
+  const auto size = in_->regular_size();
+  if (!size || *size < min_bytes || eof_) return nullptr;
+  // The second part starts at the first line after the middle: records never
+  // span lines, so a line start is a record start.
+  const std::size_t middle = std::max(*size / 2, in_->position());
+  std::string block(1u << 16, '\0');
+  std::optional<std::size_t> boundary;
+  for (std::size_t at = middle; !boundary;) {
+    const std::size_t n = in_->read_at(at, block.data(), block.size());
+    if (n == 0) return nullptr;  // no line starts after the middle
+    if (const auto nl = std::string_view(block.data(), n).find('\n'); nl != std::string_view::npos)
+      boundary = at + nl + 1;
+    at += n;
+  }
+  if (*boundary >= *size) return nullptr;
+  // Its line numbers continue this part's: count the lines before it.
+  std::int64_t lines = 0;
+  for (std::size_t at = 0; at < *boundary;) {
+    const std::size_t n = in_->read_at(at, block.data(), std::min(block.size(), *boundary - at));
+    if (n == 0) return nullptr;
+    lines += std::count(block.data(), block.data() + n, '\n');
+    at += n;
+  }
+  if (lines >= std::numeric_limits<int>::max()) return nullptr;
+  auto second = std::unique_ptr<CsvStream>(new CsvStream(*this, in_->reopen_at(*boundary)));
+  second->line_no_ = static_cast<int>(lines);
+  in_->stop_at(*boundary);
+  return second;
+}
+
+CsvStream::CsvStream(const CsvStream& first, std::unique_ptr<InputStream> in)
+    : in_(std::move(in)),
+      file_(first.file_),
+      header_line_(first.header_line_),
+      sep_(first.sep_),
+      header_(first.header_) {}
+
 bool CsvStream::next_line(std::string_view& line) {
   for (;;) {
     const std::size_t end = buf_.find('\n', pos_);

@@ -88,7 +88,15 @@ class CsvStream {
   /// Data records read so far.
   std::int64_t rows() const { return rows_; }
 
+  /// For a named regular file of at least `min_bytes`: the records from the
+  /// first line after the middle, as a second stream (same header, line
+  /// numbers that continue this one's), and this stream then ends before
+  /// them, so two threads can read the halves. None for a stream, a small
+  /// file, or one with no line after its middle.
+  std::unique_ptr<CsvStream> split_off(std::size_t min_bytes = 4u << 20);
+
  private:
+  CsvStream(const CsvStream& first, std::unique_ptr<InputStream> in);
   static constexpr std::size_t kBlock = 1u << 16, kMaxLine = 1u << 20;
   bool next_line(std::string_view& line);
   bool plain_record(std::string_view line);

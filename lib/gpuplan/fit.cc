@@ -445,6 +445,33 @@ void ScalingSample::remove_row(double gpus, const Row& row) {
     std::erase_if(*v, [&](const Row& r) { return r.tag == row.tag && r.throughput == x; });
 }
 
+void ScalingSample::merge(const ScalingSample& other) {
+  for (const Group& o : other.groups()) {
+    Group& g = group(o.gpus);
+    if (g.runs == 0) {
+      g = o;
+    } else {
+      // Shift the other part's sums to this group's K: Σ(x − K) = s1' + n'(K' − K),
+      // Σ(x − K)² = s2' + 2(K' − K)s1' + n'(K' − K)².
+      const double d = o.shift - g.shift, n = static_cast<double>(o.runs);
+      g.s2 += o.s2 + 2 * d * o.s1 + n * d * d;
+      g.s1 += o.s1 + n * d;
+      g.runs += o.runs;
+      g.first_tag = std::min(g.first_tag, o.first_tag);
+      const auto keep = [](std::vector<Row>& v, const std::vector<Row>& more, auto before) {
+        v.insert(v.end(), more.begin(), more.end());
+        std::stable_sort(v.begin(), v.end(),
+                         [&](const Row& a, const Row& b) { return before(a.throughput, b.throughput); });
+        if (v.size() > kExtremes) v.resize(kExtremes);
+      };
+      keep(g.low, o.low, std::less<double>());
+      keep(g.high, o.high, std::greater<double>());
+    }
+    rows_ += o.runs;
+  }
+  stale_ = true;
+}
+
 void ScalingSample::remove_gpus(double gpus) {
   groups();  // sorted, so erasing keeps the order
   const auto it = std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) { return g.gpus == gpus; });

@@ -67,6 +67,8 @@ class ScalingSample {
   void remove_row(double gpus, const Row& row);
   /// Takes out every row at a GPU count.
   void remove_gpus(double gpus);
+  /// Adds every row of `other` (a part read separately), as if added here.
+  void merge(const ScalingSample& other);
 
   /// Ascending GPU count (sorted on first use after an add).
   const std::vector<Group>& groups() const;

@@ -1,5 +1,6 @@
 #include "gpuplan/io.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -126,6 +127,7 @@ InputStream::InputStream(const std::string& path, std::size_t max_bytes) : path_
   // stream, as standard input is, up to the same size; one with no writer
   // reads as empty (and is refused as holding no document), never a hang.
   if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) fail(too_large());
+  if (S_ISREG(st.st_mode)) regular_size_ = static_cast<std::size_t>(st.st_size);
   const int flags = ::fcntl(fd_, F_GETFL);
   ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
 }
@@ -144,7 +146,25 @@ void InputStream::fail(const std::string& what) {
   throw file_error(path_, what);
 }
 
+std::unique_ptr<InputStream> InputStream::reopen_at(std::size_t offset) const {
+  auto in = std::make_unique<InputStream>(path_, max_bytes_);
+  if (::lseek(in->fd_, static_cast<off_t>(offset), SEEK_SET) < 0) in->fail(errno_text(errno));
+  in->start_ = offset;
+  return in;
+}
+
+std::size_t InputStream::read_at(std::size_t offset, char* buf, std::size_t size) {
+  for (;;) {
+    const ssize_t n = ::pread(fd_, buf, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(errno_text(errno));
+    return static_cast<std::size_t>(n);
+  }
+}
+
 std::size_t InputStream::read(char* buf, std::size_t size) {
+  if (stop_) size = std::min(size, *stop_ - std::min(*stop_, position()));
+  if (size == 0) return 0;
   for (;;) {
     const ssize_t n = ::read(fd_, buf, size);
     if (n < 0 && errno == EINTR) continue;

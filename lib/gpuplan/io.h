@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,15 +25,28 @@ class InputStream {
   ~InputStream();
   InputStream(const InputStream&) = delete;
   InputStream& operator=(const InputStream&) = delete;
-  /// Up to `size` bytes into `buf`; 0 at the end.
+  /// Up to `size` bytes into `buf`; 0 at the end (or at the stop).
   std::size_t read(char* buf, std::size_t size);
+
+  // For reading a regular file in parts (two threads, two halves):
+  /// The file's size when it is a named regular file; none for a stream.
+  std::optional<std::size_t> regular_size() const { return path_ == "-" ? std::nullopt : regular_size_; }
+  /// The offset in the file of the next byte read() returns.
+  std::size_t position() const { return start_ + done_; }
+  /// read() ends at this offset.
+  void stop_at(std::size_t offset) { stop_ = offset; }
+  /// The same file opened again, reading from `offset`.
+  std::unique_ptr<InputStream> reopen_at(std::size_t offset) const;
+  /// Up to `size` bytes from `offset`, not moving position().
+  std::size_t read_at(std::size_t offset, char* buf, std::size_t size);
 
  private:
   [[noreturn]] void fail(const std::string& what);
   std::string too_large() const;
   std::string path_;
   std::size_t max_bytes_;
-  std::size_t done_ = 0;
+  std::size_t start_ = 0, done_ = 0;
+  std::optional<std::size_t> regular_size_{}, stop_{};
   int fd_ = 0;  ///< 0: standard input, never closed
 };
 

@@ -6,7 +6,10 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <exception>
+#include <memory>
 #include <optional>
+#include <thread>
 
 #include "gpuplan/csv.h"
 #include "gpuplan/error.h"
@@ -263,14 +266,42 @@ struct ScalingInput {
   std::string file{}, xcol{}, ycol{};
 };
 
+void read_rows(CsvStream& csv, std::size_t xi, std::size_t yi, ScalingSample& sample) {
+  while (csv.next()) {
+    const double n = positive_cell(csv, xi);
+    sample.add(n, positive_cell(csv, yi), csv.line());
+  }
+}
+
 ScalingInput read_scaling(const ScalingQuery& q) {
   CsvStream csv(q.file);
   ScalingInput in{.file = csv.file(), .xcol = column_or(csv, q.x, "--x"), .ycol = column_or(csv, q.y, "--y")};
   const std::size_t xi = csv.index(in.xcol), yi = csv.index(in.ycol);
-  while (csv.next()) {
-    const double n = positive_cell(csv, xi);
-    in.sample.add(n, positive_cell(csv, yi), csv.line());
+  // A large file is read in two halves at once (the user waits for the read);
+  // an error in the first half is the one reported, as a single pass would.
+  const std::unique_ptr<CsvStream> second = csv.split_off();
+  if (!second) {
+    read_rows(csv, xi, yi, in.sample);
+    return in;
   }
+  ScalingSample tail;
+  std::exception_ptr tail_error;
+  std::thread reader([&] {
+    try {
+      read_rows(*second, xi, yi, tail);
+    } catch (...) {
+      tail_error = std::current_exception();
+    }
+  });
+  try {
+    read_rows(csv, xi, yi, in.sample);
+  } catch (...) {
+    reader.join();
+    throw;
+  }
+  reader.join();
+  if (tail_error) std::rethrow_exception(tail_error);
+  in.sample.merge(tail);
   return in;
 }
 
