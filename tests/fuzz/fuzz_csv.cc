@@ -1,16 +1,92 @@
-// Fuzzes the CSV reader and the fits on what it reads: text -> CsvTable ->
-// numbers -> Amdahl/USL and progress fits.
+// Fuzzes the CSV readers and the fits on what they read: text -> CsvTable ->
+// numbers -> Amdahl/USL and progress fits; and, differentially, the streamed
+// reader (CsvStream, with its one-pass record split and exact decimal fast
+// path) against the whole-text table: both read the same records with the
+// same cells, lines and numbers, or both refuse the input (the stream after
+// yielding the records before the line it refuses).
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <vector>
 
 #include "fuzz_common.h"
 #include "gpuplan/csv.h"
+#include "gpuplan/error.h"
 #include "gpuplan/fit.h"
+#include "gpuplan/units.h"
+
+namespace {
+
+[[noreturn]] void disagree(const char* what) {
+  std::fprintf(stderr, "CsvStream and CsvTable disagree: %s\n", what);
+  std::abort();
+}
+
+// The input as a file the stream can open: an in-memory file, rewritten per input.
+std::string as_file(const std::uint8_t* data, std::size_t size) {
+  static const int fd = ::memfd_create("fuzz.csv", 0);
+  if (fd < 0 || ::ftruncate(fd, 0) != 0 || (size > 0 && ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size))) {
+    std::perror("memfd");
+    std::abort();
+  }
+  return "/proc/self/fd/" + std::to_string(fd);
+}
+
+// A cell's number as the general parser reads it, or none.
+std::optional<double> general(std::string_view cell) {
+  try {
+    if (cell.empty()) return std::nullopt;
+    return gpuplan::parse_number(cell);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
+void compare_readers(const std::string& text, const std::string& path) {
+  std::optional<gpuplan::CsvTable> table;
+  try {
+    table = gpuplan::CsvTable::parse(text, "fuzz.csv");
+  } catch (const gpuplan::InputError&) {
+  }
+  bool streamed = true;
+  std::size_t row = 0;
+  try {
+    gpuplan::CsvStream s(path);
+    if (table && s.header() != table->header()) disagree("header");
+    while (s.next()) {
+      if (!table) continue;  // a stream yields records before the line it refuses: it must still refuse
+      if (row >= table->rows()) disagree("a record only the stream reads");
+      if (s.line() != table->line(row)) disagree("line number");
+      for (std::size_t c = 0; c < s.header().size(); ++c) {
+        if (s.cell(c) != table->text(s.header()[c])[row]) disagree("cell text");
+        std::optional<double> fast;
+        try {
+          fast = s.number(c);
+        } catch (const gpuplan::InputError&) {
+        }
+        const std::optional<double> slow = general(s.cell(c));
+        if (fast.has_value() != slow.has_value() || (fast && *fast != *slow)) disagree("number");
+      }
+      ++row;
+    }
+  } catch (const gpuplan::InputError&) {
+    streamed = false;
+  }
+  if (streamed != table.has_value()) disagree("one refuses what the other reads");
+  if (streamed && row != table->rows()) disagree("record count");
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
+  // Lines over 1 MiB are refused by the stream alone; fuzz inputs are far shorter.
+  if (size < (1u << 20)) compare_readers(text, as_file(data, size));
   gpuplan_fuzz::expect_handled([&] {
     const gpuplan::CsvTable t = gpuplan::CsvTable::parse(text, "fuzz.csv");
     std::vector<std::vector<double>> columns;
@@ -27,6 +103,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (positive) {
         const gpuplan::ScalingFit f = gpuplan::fit_scaling(columns[0], columns[1], gpuplan::ScalingModel::kUsl);
         gpuplan_fuzz::expect_finite(f.lambda, "lambda");
+        const auto outliers =
+            gpuplan::scaling_outliers(gpuplan::ScalingSample::from_rows(columns[0], columns[1]), f.model);
+        if (outliers.without) gpuplan_fuzz::expect_finite(outliers.without->lambda, "lambda without outliers");
       }
       gpuplan::fit_progress(columns[0], columns[1]);
     }
