@@ -229,7 +229,7 @@ std::vector<std::string> scaling_warnings(const std::string& file, const Scaling
                                                     : found.flagged.size() == 1 ? " without it predicts"
                                                                                 : " without them predicts");
   for (const ScalingOutlier& o : found.flagged) {
-    const std::string what = o.runs == 1 ? fmt::format("{:g} at {:g} GPUs", o.throughput, o.gpus)
+    const std::string what = o.runs == 1 ? fmt::format("{:.10g} at {:g} GPUs", o.throughput, o.gpus)
                                          : fmt::format("the {} runs at {:g} GPUs (mean {:.6g}, from this line)", o.runs,
                                                        o.gpus, o.throughput);
     out.push_back(fmt::format(
