@@ -368,7 +368,7 @@ TEST_CASE("context parallel: a sequence split over cp ranks halves the activatio
   CHECK(st.context_parallel.count() == Approx(3.0 * 2 * 16384 * 1024 * 2 / 450e9 * 32 * 16));
   // It overlaps the attention blocks: at 32K tokens attention is most of the compute, so nothing is exposed here.
   CHECK(st.exposed_communication.count() == Approx(0).margin(1e-9));
-  // The search turns to CP only when nothing fits without full recompute; then it finds it.
+  // The search tries CP beside the layouts without it and finds one here.
   const auto choice = model.best_layout(c, 400e12, 0.9);
   REQUIRE(choice);
   INFO(to_string(choice->layout));
@@ -381,4 +381,48 @@ TEST_CASE("context parallel: a sequence split over cp ranks halves the activatio
   CHECK(parse_layout("cp=4").cp == 4);
   CHECK(to_string(pinned->layout).starts_with("TP"));
   CHECK(to_string(pinned->layout).find("CP4") != std::string::npos);
+}
+
+TEST_CASE("context parallel is searched even where a layout without it fits: 128K tokens take CP, not PP64",
+          "[layout][cp]") {
+  // Llama 3.1 405B's long-context stage (Llama 3 Herd, Table 4: TP8, CP16, 128 sequences of 131,072 tokens on
+  // 16,384 H100, 380 TFLOP/s a GPU). On an 80 GiB H100 a TP8·PP64 layout fits without CP, with 2 micro-batches
+  // a replica for 63 stages of bubble; the search once stopped there (11× the published time).
+  Job j;
+  j.parameters = 405e9;
+  j.tokens = 1e12;
+  j.method = Method::kPretrain;
+  j.precision = Precision::kBf16;
+  j.sequence_length = 131072;
+  j.global_batch = 128;
+  j.micro_batch = 1;
+  j.arch = Architecture{126, 16384, 128, true, 53248, 128000};
+  j.arch.kv_heads = 8;
+  const TrainingModel model(j);
+  InstanceShape node;
+  node.gpus = 8;
+  node.intra = BytesPerSecond(450e9);
+  node.network = BytesPerSecond(400e9);
+  node.fabric = "infiniband";
+  const Configuration c{&gpu("H100"), 16384, node, 0.5};
+  LayoutPin tp8;
+  tp8.tp = 8;
+  const auto choice = model.best_layout(c, 0.4 * 989e12, 0.9, tp8);
+  REQUIRE(choice);
+  INFO(to_string(choice->layout));
+  CHECK(choice->layout.cp > 1);
+  CHECK(choice->step.bubble.count() < 0.5 * choice->step.compute.count());
+  // The case that matters: without CP some layout fits lightly (what once stopped the search), and is far slower.
+  LayoutPin no_cp = tp8;
+  no_cp.cp = 1;
+  const auto without = model.best_layout(c, 0.4 * 989e12, 0.9, no_cp);
+  REQUIRE(without);
+  INFO(to_string(without->layout));
+  CHECK(without->memory.fits);
+  CHECK(without->layout.recompute != Recompute::kFull);
+  CHECK(without->step.work.count() > 3 * choice->step.work.count());
+  // Within ±25% of the published 380 TFLOP/s at the MFU the run reports (38%, PaLM's count).
+  const double tokens_per_step = 128.0 * 131072, flops_per_token = 6 * 405e9 + 12.0 * 126 * 131072 * 16384;
+  const double published = tokens_per_step * flops_per_token / (380e12 * 16384);
+  CHECK(choice->step.work.count() / published == Approx(1).margin(0.25));
 }

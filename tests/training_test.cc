@@ -92,6 +92,27 @@ TEST_CASE("activation memory follows Korthikanti et al. 2022", "[training]") {
   CHECK(memory_per_gpu(j, gpu("A100-80G"), 1).activations.value() == Approx(16'777'216.0 + embedding));
 }
 
+TEST_CASE("fp8 keeps the four linear layers' inputs as 1-byte casts: (3 + ffn/h)·sbh less a layer", "[training]") {
+  Job j = seven_b();
+  j.arch = Architecture{1, 4096, 32, true};  // ffn = 4h: 7·s·b·h less
+  j.sequence_length = 2048;
+  j.precision = Precision::kFp8;
+  const double embedding = 16'384.0 + 8'388'608.0, sbh = 8'388'608.0;
+  const Gpu& h100 = gpu("H100");
+  j.recompute = Recompute::kNone;  // (114 − 7)·s·b·h
+  CHECK(memory_per_gpu(j, h100, 1).activations.value() == Approx(107 * sbh + embedding));
+  j.recompute = Recompute::kSelective;  // (34 − 7)·s·b·h
+  CHECK(memory_per_gpu(j, h100, 1).activations.value() == Approx(27 * sbh + embedding));
+  j.recompute = Recompute::kFull;  // the layer's input, kept in bf16: unchanged
+  CHECK(memory_per_gpu(j, h100, 1).activations.value() == Approx(2 * sbh + embedding));
+  // A SwiGLU MLP of 11008 (Llama 2 7B): 3 + 11008/4096 = 5.69·s·b·h less than bf16.
+  j.arch.ffn = 11008;
+  j.recompute = Recompute::kSelective;
+  const double fp8 = memory_per_gpu(j, h100, 1).activations.value();
+  j.precision = Precision::kBf16;
+  CHECK(memory_per_gpu(j, h100, 1).activations.value() - fp8 == Approx((3 + 11008.0 / 4096) * sbh));
+}
+
 TEST_CASE("ring all-reduce moves 2(n−1)/n of the buffer", "[training]") {
   // 2 GB over 8 ranks at 100 GB/s: 2 × 7/8 × 2e9 / 1e11 = 0.035 s.
   CHECK(ring_allreduce(Bytes(2e9), 8, BytesPerSecond(100e9)).count() == Approx(0.035));

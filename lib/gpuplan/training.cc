@@ -176,6 +176,12 @@ double TrainingModel::activation_bytes(const Layout& l) const {
   const double ffn = arch_.ffn > 0 ? arch_.ffn : 4.0 * h;
   double per_layer = s * b * h * (34.0 / t + 5.0 * arch_.heads * s / (h * t));
   if (l.recompute == Recompute::kSelective) per_layer = s * b * h * (18.0 + 4.0 * ffn / h) / t;
+  // fp8 (Transformer Engine) keeps the inputs of the four linear layers for
+  // the weight gradients as their 1-byte fp8 casts (module/linear.py,
+  // _Linear.forward: saved_inputmat is the fp8 inputmat), half of their
+  // 2sbh + 2sbh + 2sbh + 2sb·ffn: (3 + ffn/h)·sbh less.
+  if (job_.precision == Precision::kFp8 && l.recompute != Recompute::kFull)
+    per_layer -= s * b * h * (3.0 + ffn / h) / t;
   if (l.recompute == Recompute::kFull) per_layer = 2.0 * s * b * h / t;
   // The first pipeline stage is the most loaded: its ⌈L/pp⌉ layers with pp
   // micro-batches in flight under 1F1B, about L layer-micro-batches, and
@@ -604,7 +610,6 @@ std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, d
       best->runner_up = l, best->runner_up_step = st;
     }
   };
-  bool fits_lightly = false;  // some layout fits without full recompute
   // The job's ZeRO stage and recompute are where the search starts; a pin fixes them.
   const auto stages = [&](Layout l) {
     for (const Recompute r : kRecomputes) {
@@ -617,21 +622,19 @@ std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, d
         const double bytes = memory_bytes(l);
         if (!least || bytes < least_bytes) least = LayoutChoice{l}, least_bytes = bytes;
         if (bytes > usable) continue;
-        if (l.recompute != Recompute::kFull) fits_lightly = true;
         consider(l);
         break;  // a higher ZeRO stage only adds traffic
       }
     }
   };
-  // Context parallel is searched only where the layouts without it must
-  // recompute everything or do not fit (as it is used: for long sequences
-  // whose activations crowd out the rest), unless pinned.
-  // A question of memory alone, so that the choice moves smoothly with the MFU
-  // (fit mfu inverts estimate by bisection).
-  const auto needs_cp = [&] { return !fits_lightly; };
+  // Context parallel is searched for every long sequence (cp_sizes), beside
+  // the layouts without it: gating it on whether those fit let a 128K-token
+  // job that fits only at PP64 take that 11× slower layout over CP16. The
+  // set searched does not depend on the MFU, so the fastest layout's time
+  // moves smoothly with it (fit mfu inverts estimate by bisection).
   for (const bool with_cp : {false, true}) {
     // Only long sequences have CP sizes to try; a pinned size was searched in the first pass.
-    if (with_cp && (pin.cp || !needs_cp() || !transformer || job_.sequence_length < 8192)) break;
+    if (with_cp && (pin.cp || !transformer || job_.sequence_length < 8192)) break;
     for (const int tp : tp_sizes(arch_, c, transformer)) {
       if (pin.tp && *pin.tp != tp) continue;
       for (const int pp : pp_sizes(arch_, c.gpus / tp, transformer, pin.pp))

@@ -127,13 +127,19 @@ Row validate(const YAML::Node& run, const Context& ctx, bool roundtrip) {
   try {
     const ResolvedJob rj = load_job(r.id, {}, ctx, JobUse::kEstimate, &text);
     const Estimate e = estimate(rj.job, rj.cluster, rj.layout);
+    // A layout gpuplan says cannot run is not an estimate a user would act on:
+    // counted as refused, with by how much it misses.
+    if (!e.memory.fits) {
+      r.refused = fmt::format("does not fit: {:.1f} GB per GPU at best ({}), {:.1f} GB usable",
+                              e.memory.total.value() / 1e9, to_string(e.layout), e.memory.usable.value() / 1e9);
+      return r;
+    }
     const Seconds want = published_time(r.published, rj);
     r.error = estimated_time(r.published, e) / want - 1;
     r.mfu = e.mfu;
     r.form_factor = rj.job.experts > 0 ? "moe" : rj.cluster.gpu->form_factor;  // the default MFU's class
     r.bottleneck = std::string(e.step.bottleneck);
     r.layout = to_string(e.layout);
-    if (!e.memory.fits) r.bottleneck += ", DOES NOT FIT";
     r.implied = implied_mfu(rj.job, rj.cluster, rj.layout, measured(r.published), want);
     if (roundtrip && r.implied) r.roundtrip = command_round_trip(r, text, rj, ctx);
   } catch (const InputErrors& e) {

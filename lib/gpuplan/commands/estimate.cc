@@ -149,7 +149,7 @@ Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl, const
   fit.title =
       fmt::format("Fit on every catalog GPU with {} (servers of {})", to_string(job.precision), cl.gpus_per_node);
   fit.columns = {{"gpu", "gpu"},
-                 {"memory_gb", "mem GB", 0},
+                 {"memory_gb", "mem GB", 1},
                  {"need_gb_per_gpu", fmt::format("GB/GPU at {}", cl.gpus), 1},
                  {"fits", fmt::format("fits at {}", cl.gpus)},
                  {"minimum_gpus", "min GPUs"},

@@ -17,7 +17,7 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
   t.columns = {{"gpu", "gpu"},
                {"name", "name", 0, false},
                {"form_factor", "form"},
-               {"memory_gb", "mem GB", 0},
+               {"memory_gb", "mem GB", 1},
                {"memory_bandwidth_gbs", "mem GB/s", 0},
                {"fp32_tflops", "fp32", 1},
                {"tf32_tflops", "tf32", 1},
@@ -57,7 +57,9 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
   rep.inputs = std::move(in);
   rep.tables.push_back(std::move(t));
   rep.notes.push_back(ctx.catalog_note() +
-                      ". '-' = not supported or not in any source. NVLink is total bidirectional per GPU.");
+                      ". '-' = not supported or not in any source. NVLink is total bidirectional per GPU. mem GB "
+                      "is 10^9 bytes of what a job can allocate (nvidia-smi's total where the catalog has one): a "
+                      "card sold as 80GB holds 80 GiB, 85.9 GB.");
   rep.notes.push_back("Sources: --format csv or json.");
   return rep;
 }
