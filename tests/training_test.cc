@@ -75,6 +75,37 @@ TEST_CASE("bf16 AdamW holds 18 bytes per parameter (fp32 gradients); ZeRO shards
   j.precision = Precision::kFp16;
   m = memory_per_gpu(j, a100, 8);
   CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(112 * GB));
+  // bf16 gradients (grad_reduce_in_fp32 = False): 2 + 2 + 12 = 16 bytes, 112 GB; with the distributed
+  // optimizer over 8, 4 + 12/8 = 5.5 bytes, 38.5 GB.
+  j.precision = Precision::kBf16;
+  j.gradient_precision = Precision::kBf16;
+  m = memory_per_gpu(j, a100, 8);
+  CHECK(m.gradients.value() == Approx(14 * GB));
+  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(112 * GB));
+  j.zero_stage = 1;
+  m = memory_per_gpu(j, a100, 8);
+  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(38.5 * GB));
+  // fp32 gradients asked of an fp16 job: 4 bytes again.
+  j.zero_stage = 0;
+  j.precision = Precision::kFp16;
+  j.gradient_precision = Precision::kFp32;
+  CHECK(memory_per_gpu(j, a100, 8).gradients.value() == Approx(28 * GB));
+}
+
+TEST_CASE("bf16 gradients halve the data-parallel traffic: the reduce moves what the buffers hold", "[training]") {
+  Job j = seven_b();
+  InstanceShape node;
+  node.gpus = 8;
+  node.intra = BytesPerSecond(300e9);
+  node.network = BytesPerSecond(25e9);
+  node.fabric = "infiniband";
+  const Configuration c{&gpu("A100-80G"), 16, node, 0};  // no overlap: all of it exposed
+  const Layout l{1, 1, 16, 1, Recompute::kSelective, 1};
+  const double fp32 = TrainingModel(j).step(c, l, 150e12).communication.count();
+  j.gradient_precision = Precision::kBf16;
+  const double bf16 = TrainingModel(j).step(c, l, 150e12).communication.count();
+  CHECK(fp32 > 0);
+  CHECK(bf16 == Approx(fp32 / 2));
 }
 
 TEST_CASE("activation memory follows Korthikanti et al. 2022", "[training]") {

@@ -36,9 +36,20 @@ constexpr Choice kPrecisions[] = {{"fp32", static_cast<int>(Precision::kFp32)},
                                   {"fp8", static_cast<int>(Precision::kFp8)}};
 constexpr Choice kOptimizers[] = {{"adamw", static_cast<int>(Optimizer::kAdamW)},
                                   {"sgd", static_cast<int>(Optimizer::kSgd)}};
+constexpr Choice kGradientPrecisions[] = {{"fp32", static_cast<int>(Precision::kFp32)},
+                                          {"bf16", static_cast<int>(Precision::kBf16)},
+                                          {"fp16", static_cast<int>(Precision::kFp16)}};
 constexpr Choice kRecompute[] = {{"none", static_cast<int>(Recompute::kNone)},
                                  {"selective", static_cast<int>(Recompute::kSelective)},
                                  {"full", static_cast<int>(Recompute::kFull)}};
+
+std::optional<Fallback> gradient_precision(const ResolvedJob& r, const FieldContext&) {
+  if (r.job.precision == Precision::kFp16)
+    return Fallback{static_cast<int>(Precision::kFp16), "fp16",
+                    "default for fp16 jobs: fp16 gradients (ZeRO's 16 bytes a parameter)"};
+  return Fallback{static_cast<int>(Precision::kFp32), "fp32",
+                  "default: gradients accumulated and reduced in fp32 (Megatron-LM's main_grad; 18 bytes a parameter)"};
+}
 
 std::optional<Fallback> global_batch(const ResolvedJob& r, const FieldContext&) {
   const double batch = is_vision_job(r.job) ? 256 : 128;
@@ -153,6 +164,13 @@ constexpr F kJob[] = {
      .noted = &never,
      .choices = kOptimizers,
      .label = "optimizer"},
+    {.key = "gradient_precision",
+     .kind = K::kChoice,
+     .at = job<&Job::gradient_precision>,
+     .derive = &gradient_precision,
+     .noted = &never,
+     .choices = kGradientPrecisions,
+     .label = "gradients kept and reduced in (bf16: Megatron-Core's grad_reduce_in_fp32 = False)"},
     {.key = "zero_stage",
      .kind = K::kWhole,
      .at = job<&Job::zero_stage>,

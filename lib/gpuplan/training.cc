@@ -19,12 +19,16 @@ double bytes_per_weight(Precision p) {
   return (p == Precision::kFp32 || p == Precision::kTf32) ? 4.0 : 2.0;
 }
 
-double bytes_per_gradient(Precision p) {
+double bytes_per_gradient(const Job& job) {
   // bf16 (and fp8) training accumulates and reduces gradients in fp32
   // (Megatron-LM's main_grad, DeepSpeed's bf16 optimizer): 4 bytes, which is
   // Megatron's 18 bytes per parameter (2 + 4 + 12). fp16 with loss scaling
-  // keeps fp16 gradients (the ZeRO paper's 16 bytes).
-  return p == Precision::kFp16 ? 2.0 : 4.0;
+  // keeps fp16 gradients (the ZeRO paper's 16 bytes). Given: 16-bit
+  // gradients are 2 bytes (Megatron-Core's grad_reduce_in_fp32 = False, which
+  // NVIDIA's NeMo and Megatron-Bridge performance recipes set).
+  const Precision p =
+      job.gradient_precision.value_or(job.precision == Precision::kFp16 ? Precision::kFp16 : Precision::kFp32);
+  return (p == Precision::kFp32 || p == Precision::kTf32) ? 4.0 : 2.0;
 }
 
 bool mixed(Precision p) { return p != Precision::kFp32 && p != Precision::kTf32; }
@@ -134,7 +138,7 @@ TrainingModel::TrainingModel(const Job& job) : job_(job) {
   if (!(job.global_batch > 0)) throw std::invalid_argument("job.global_batch must be greater than zero");
   const double t = trainable(job);
   weights_ = job.parameters * bytes_per_weight(job.precision);
-  grads_ = t * bytes_per_gradient(job.precision);
+  grads_ = t * bytes_per_gradient(job);
   optimizer_ = t * optimizer_bytes(job);
   if (per_sample(job)) {
     const double k = training_flops_multiplier(job);

@@ -44,6 +44,9 @@ struct Job {
   double lora_trainable = 0.005;  ///< LoRA: trainable share of the parameters
   Precision precision = Precision::kBf16;
   Optimizer optimizer = Optimizer::kAdamW;
+  /// What gradients are kept and reduced in; nullopt: fp16 for fp16 jobs, else
+  /// fp32 (Megatron-LM's main_grad). bf16: NVIDIA's performance recipes.
+  std::optional<Precision> gradient_precision{};
   int zero_stage = 0;  ///< 0–3
   Recompute recompute = Recompute::kSelective;
   double global_batch = 0;     ///< sequences (or samples) per optimizer step
