@@ -63,6 +63,63 @@ offers:
   CHECK(c.offers.at(0).hourly->amount == Money::parse("22.32", kUsd));
 }
 
+TEST_CASE("as_of: unknown marks an undated source: no date, older than any dated record", "[catalog][stale]") {
+  const Catalog base = small();
+  const Catalog c = parse_catalog(R"(schema_version: 1
+fx_rates:
+  - id: usd-cny-dated
+    from: USD
+    to: CNY
+    rate: 7.1
+    source: a dated table
+    as_of: 2020-01-01
+  - id: usd-cny-undated
+    from: USD
+    to: CNY
+    rate: 9.99
+    source: an undated table
+    as_of: unknown
+offers:
+  - id: undated
+    provider: bigcloud
+    region: us
+    gpu: A100-80G
+    gpus: 1
+    hourly: 1.5
+    source: a listing with no date
+    as_of: unknown
+)",
+                                  "x.yaml", &base);
+  const Offer& o = c.offers.at(0);
+  CHECK_FALSE(o.provenance.as_of.has_value());
+  CHECK_FALSE(o.hourly->provenance.as_of.has_value());  // the bare price inherits it
+  CHECK(format_date(o.provenance.as_of) == "unknown");
+  CHECK_FALSE(age_days(o.provenance, Date{std::chrono::days(20000)}).has_value());
+  CHECK(is_stale(o.provenance, Date{std::chrono::days(20000)}, std::chrono::days(180)));
+  // Never "in the future": on the dated rate's own day nothing is.
+  CHECK(future_dates(c, Date{std::chrono::year{2020} / 1 / 1}).empty());
+  CHECK(future_dates(c, Date{std::chrono::year{2019} / 12 / 31}).size() == 1);
+  // A dated rate beats an undated one for the same pair, whichever is listed later.
+  const auto conv = find_conversion(c, kUsd, kCny);
+  REQUIRE(conv);
+  REQUIRE(conv->via);
+  CHECK(conv->via->id == "usd-cny-dated");
+  // A date that is not one, or a word other than unknown, is still refused.
+  CHECK_THROWS_WITH(parse_catalog(R"(schema_version: 1
+offers:
+  - id: typo
+    provider: bigcloud
+    region: us
+    gpu: A100-80G
+    gpus: 1
+    hourly: 1.5
+    source: x
+    as_of: unkown
+)",
+                                  "t.yaml", &base),
+                    Contains("t.yaml:10:") && Contains("as_of"));
+}
+
 TEST_CASE("catalog errors name file, line, column and field: negative price", "[catalog]") {
   CHECK(problems("bad_negative_price.yaml") ==
         std::vector<std::string>{"bad_negative_price.yaml:8:13: offers[0].hourly: must be a positive amount"});
@@ -139,10 +196,12 @@ offers:
 
 TEST_CASE("the built-in catalog has a source and date on every record and price", "[catalog]") {
   const Catalog& c = builtin_catalog();
+  // A date, or unknown (an undated source), never a placeholder day.
+  const auto dated_or_unknown = [](const Provenance& p) { return !p.as_of || *p.as_of > Date{}; };
   for (const Gpu& g : c.gpus) {
     INFO(g.id);
     CHECK_FALSE(g.provenance.source.empty());
-    CHECK(g.provenance.as_of > Date{});
+    CHECK(dated_or_unknown(g.provenance));
   }
   for (const Offer& o : c.offers) {
     INFO(o.id);
@@ -150,7 +209,7 @@ TEST_CASE("the built-in catalog has a source and date on every record and price"
     for (const BillingMode m : kAllModes)
       if (o.price(m)) {
         CHECK_FALSE(o.price(m)->provenance.source.empty());
-        CHECK(o.price(m)->provenance.as_of > Date{});
+        CHECK(dated_or_unknown(o.price(m)->provenance));
       }
   }
   for (const Purchase& p : c.purchases) CHECK_FALSE(p.provenance.source.empty());

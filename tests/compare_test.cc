@@ -475,6 +475,8 @@ TEST_CASE("a default's quality is its weakest part", "[compare]") {
   CHECK(default_quality("catalog residual-h100-node-36mo: v2pseo_tco: https://… (undated; weak), as_of 2026-12-02") ==
         "low");
   CHECK(default_quality("cheapest hourly price: brian8808: …, as_of 2026-12-02, confidence medium") == "medium");
+  // An undated source is weak whatever it rates itself.
+  CHECK(default_quality("cheapest hourly price: brian8808: …, as_of unknown, confidence medium") == "low");
   CHECK(default_quality("catalog pue-cn-average-2021: modb: https://www.modb.pro/db/630401, as_of 2026-12-02") ==
         "sourced");
 }

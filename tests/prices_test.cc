@@ -69,6 +69,26 @@ TEST_CASE("prices flag entries older than the stale threshold", "[prices]") {
   CHECK(t.rows.size() == 3);
 }
 
+TEST_CASE("an undated price (as_of: unknown) shows no date and no age, and is always stale", "[prices][stale]") {
+  GlobalOptions o;
+  o.no_default_catalog = true;
+  o.catalog_files = {std::string(GPUPLAN_TEST_DATA) + "/small.yaml", std::string(GPUPLAN_TEST_DATA) + "/undated.yaml"};
+  o.today = "2026-12-02";
+  o.stale_after = "100000d";  // no dated price is stale at this threshold
+  const Context ctx = make_context(o);
+  const Report r = prices_report(ctx, PricesQuery{.stale_only = true});
+  const Table& t = r.tables.at(0);
+  REQUIRE(t.rows.size() == 1);
+  CHECK(cell<std::string>(t, 0, "offer") == "undated-a100");
+  CHECK(cell<std::string>(t, 0, "as_of") == "unknown");
+  CHECK(std::holds_alternative<std::monostate>(t.rows.at(0).at(col(t, "age_days"))));
+  CHECK(cell<bool>(t, 0, "stale"));
+  // Sorted by date, newest first, it comes last.
+  const Report all = prices_report(ctx, PricesQuery{.sort = "as_of"});
+  const Table& a = all.tables.at(0);
+  CHECK(cell<std::string>(a, a.rows.size() - 1, "offer") == "undated-a100");
+}
+
 TEST_CASE("price filters select by GPU family, provider and mode, and reject typos", "[prices]") {
   const Context ctx = small_context();
   PricesQuery q;

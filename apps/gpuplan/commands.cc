@@ -133,7 +133,7 @@ void prices_options(CLI::App& sub, Flags& f) {
       ->check(CLI::IsMember({"hourly", "monthly", "spot"}));
   sub.add_option("--sort", f.prices.sort, "sort key: gpu_hour (default), price, provider, gpu, as_of")
       ->check(CLI::IsMember(gpuplan::kPriceSortKeys));
-  sub.add_flag("--stale", f.prices.stale_only, "only prices older than --stale-after");
+  sub.add_flag("--stale", f.prices.stale_only, "only prices older than --stale-after, and undated ones (as_of: unknown)");
 }
 Outcome prices_run(const Flags& f) {
   return with_context(f, [](const Context& c, const Flags& fl) {

@@ -33,7 +33,9 @@ std::string money(const Money& m) {
   return fmt::format("Money::from_micros({}LL, Currency({}))", m.micros(), lit(m.currency().code()));
 }
 
-std::string date(Date d) { return fmt::format("Date(std::chrono::days({}))", d.time_since_epoch().count()); }
+std::string date(std::optional<Date> d) {
+  return d ? fmt::format("Date(std::chrono::days({}))", d->time_since_epoch().count()) : "std::nullopt";
+}
 
 std::string dbl(double d) { return fmt::format("{:.17g}", d); }
 

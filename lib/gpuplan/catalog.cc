@@ -108,6 +108,15 @@ const std::optional<Price>& Offer::price(BillingMode mode) const {
   return hourly;
 }
 
+std::optional<long long> age_days(const Provenance& p, Date today) {
+  if (!p.as_of) return std::nullopt;
+  return (today - *p.as_of).count();
+}
+
+bool is_stale(const Provenance& p, Date today, std::chrono::days stale_after) {
+  return !p.as_of || *p.as_of + stale_after < today;
+}
+
 std::string cite(const Provenance& p) {
   return fmt::format("{}, as_of {}{}{}", p.source, format_date(p.as_of), p.confidence.empty() ? "" : ", confidence ",
                      p.confidence);

@@ -24,10 +24,17 @@ namespace gpuplan {
 /// so that loading it allocates nothing for them.
 struct Provenance {
   std::string_view source{};
-  Date as_of{};
+  /// The day the number applies to; nullopt: the source is undated (`as_of:
+  /// unknown`), older than anything dated and always stale.
+  std::optional<Date> as_of{};
   std::string_view confidence{};  ///< "", "low", "medium", "high"
   std::string_view note{};
 };
+
+/// Days from `as_of` to `today`; nullopt when the source is undated.
+std::optional<long long> age_days(const Provenance& p, Date today);
+/// Older than `stale_after` (or undated): worth a note wherever the number is used.
+bool is_stale(const Provenance& p, Date today, std::chrono::days stale_after);
 
 /// A copy of `text` that lives until the process ends, shared by equal texts.
 std::string_view intern(std::string_view text);

@@ -64,7 +64,12 @@ std::optional<std::string> read_source(Fields& f, bool required) {
 Provenance read_provenance(Fields& f, const Provenance* inherited) {
   Provenance p = inherited ? *inherited : Provenance{};
   if (auto s = read_source(f, inherited == nullptr)) p.source = intern(*s);
-  if (auto d = f.value("as_of", inherited == nullptr, parse_date)) p.as_of = *d;
+  // "unknown": the source gives no date (never the day it was read: that would look fresh).
+  const auto as_of = [](const std::string& s) -> std::optional<Date> {
+    if (s == "unknown") return std::nullopt;
+    return parse_date(s);
+  };
+  if (auto d = f.value("as_of", inherited == nullptr, as_of)) p.as_of = *d;
   if (auto c = f.text("confidence", false)) {
     if (*c != "low" && *c != "medium" && *c != "high")
       f.fail(f.get("confidence", false), f.field("confidence"), "must be low, medium or high");

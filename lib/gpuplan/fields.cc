@@ -155,7 +155,8 @@ std::string_view default_quality(std::string_view why) {
   if (why.starts_with("default")) return "default";
   // The weakest rating the reason mentions wins (a derived default may cite two records).
   if (why.find("confidence low") != std::string_view::npos || why.find("weak") != std::string_view::npos ||
-      why.find(", stale:") != std::string_view::npos || why.find(", from region") != std::string_view::npos)
+      why.find(", stale:") != std::string_view::npos || why.find("as_of unknown") != std::string_view::npos ||
+      why.find(", from region") != std::string_view::npos)
     return "low";
   if (why.find("confidence medium") != std::string_view::npos) return "medium";
   if (why.find("confidence high") != std::string_view::npos) return "high";

@@ -309,12 +309,14 @@ void provider_add_ons(const Resolver& rv, RentInputs& r, const Provider& p) {
 void fill_from_offer(const Resolver& rv, RentInputs& r, const Offer& o, BillingMode mode) {
   if (const auto& price = o.price(mode)) {
     // A stale price is flagged wherever it is used, not only by `prices`.
-    const Date today = rv.context().today;
-    const long long age = (today - price->provenance.as_of).count();
+    const auto age = age_days(price->provenance, rv.context().today);
     const double stale_days = std::chrono::duration_cast<Days>(rv.context().stale_after).count();
-    if (static_cast<double>(age) > stale_days)
+    if (!age)
+      r.notes.push_back(fmt::format("the {} price of {} is undated (as_of unknown): its source gives no date",
+                                    to_string(mode), o.id));
+    else if (static_cast<double>(*age) > stale_days)
       r.notes.push_back(fmt::format("the {} price of {} is stale: as_of {}, {} days old", to_string(mode), o.id,
-                                    format_date(price->provenance.as_of), age));
+                                    format_date(price->provenance.as_of), *age));
   }
   // Another card than the one bought is compared hour for hour: said, not converted.
   if (!id_equals(o.gpu, rv.scenario().own.gpu))

@@ -160,9 +160,10 @@ std::optional<Fallback> cards_for_workload(const Scenario& s, const FieldContext
 std::string caveats(const FieldContext& ctx, const Provenance& p, std::string_view record_region,
                     std::string_view region) {
   std::string out;
-  const long long age = (ctx.today - p.as_of).count();
-  if (static_cast<double>(age) > std::chrono::duration_cast<Days>(ctx.stale_after).count())
-    out += fmt::format(", stale: {} days old", age);
+  const auto age = age_days(p, ctx.today);
+  if (!age) out += ", undated: the source gives no date";
+  else if (static_cast<double>(*age) > std::chrono::duration_cast<Days>(ctx.stale_after).count())
+    out += fmt::format(", stale: {} days old", *age);
   if (!record_region.empty() && !id_equals(record_region, region))
     out += fmt::format(", from region {}, not {}", record_region, region);
   return out;

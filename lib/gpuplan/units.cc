@@ -175,4 +175,6 @@ std::string format_date(Date d) {
                      static_cast<unsigned>(ymd.day()));
 }
 
+std::string format_date(std::optional<Date> d) { return d ? format_date(*d) : std::string("unknown"); }
+
 }  // namespace gpuplan

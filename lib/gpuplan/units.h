@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <compare>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -89,5 +90,7 @@ Date parse_date(std::string_view text);
 std::string format_duration(Seconds d);
 /// "2026-10-04".
 std::string format_date(Date d);
+/// "2026-10-04", or "unknown" for an undated source.
+std::string format_date(std::optional<Date> d);
 
 }  // namespace gpuplan

@@ -62,8 +62,9 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
   const Provenance* priced = nullptr;
   if (buy) priced = &s.card->price.provenance;
   else if (const auto& p = s.offer->price(billing(d.config.mode))) priced = &p->provenance;
-  if (priced && priced->as_of + std::chrono::duration_cast<std::chrono::days>(ctx.stale_after) < ctx.today)
-    note = fmt::format("stale price (as_of {})", format_date(priced->as_of));
+  if (priced && is_stale(*priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after)))
+    note = priced->as_of ? fmt::format("stale price (as_of {})", format_date(priced->as_of))
+                         : std::string("undated price (as_of unknown)");
   for (const auto& n : d.notes) note += (note.empty() ? "" : "; ") + n;
   if (d.spot && d.work_hours > 0)  // reclaims on top of what the same cards take on demand
     note += fmt::format("{}+{:.1f}% time for spot reclaims", note.empty() ? "" : "; ",

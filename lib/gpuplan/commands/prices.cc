@@ -26,7 +26,7 @@ struct Row {
   Money converted;
   Money per_gpu_hour;
   bool stale;
-  long long age_days;
+  std::optional<long long> age_days;  ///< nullopt: undated
 };
 
 }  // namespace
@@ -54,8 +54,8 @@ std::vector<Row> price_rows(const Context& ctx, const PricesQuery& q, const Curr
   std::vector<Row> rows;
   const auto add = [&](const Offer& o, BillingMode mode, std::string term, const Price& p) {
     if (!modes.empty() && std::find(modes.begin(), modes.end(), mode) == modes.end()) return;
-    const long long age = (ctx.today - p.provenance.as_of).count();
-    const bool stale = static_cast<double>(age) > stale_days;
+    const std::optional<long long> age = age_days(p.provenance, ctx.today);
+    const bool stale = !age || static_cast<double>(*age) > stale_days;  // undated: stale by definition
     if (q.stale_only && !stale) return;
     const Money converted = fx.convert(p.amount);
     // Per GPU-hour: hourly and spot ÷ GPUs; monthly ÷ 730 h ÷ GPUs.
@@ -200,7 +200,7 @@ Table offers_table(const std::vector<Row>& rows, bool brief, Currency currency, 
                fx.rate(r.price->amount.currency()),
                format_duration(o.billing_granularity),
                format_date(pv.as_of),
-               static_cast<std::int64_t>(r.age_days),
+               r.age_days ? Cell{static_cast<std::int64_t>(*r.age_days)} : Cell{},
                r.stale,
                pv.confidence.empty() ? Cell{} : Cell{std::string(pv.confidence)},
                std::string(pv.source)});
@@ -229,10 +229,11 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   sort_rows(rows, q.sort);
   const auto stale_days = std::chrono::duration_cast<Days>(ctx.stale_after).count();
   std::set<std::string> offers_seen;
-  std::size_t stale_rows = 0;
+  std::size_t stale_rows = 0, undated_rows = 0;
   for (const Row& r : rows) {
     offers_seen.insert(r.offer->id);
     stale_rows += r.stale ? 1 : 0;
+    if (!r.age_days) ++undated_rows;
   }
   Report rep;
   rep.command = "prices";
@@ -256,8 +257,12 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   rep.notes.push_back(ctx.catalog_note() + ". Per GPU-hour = price / GPUs (monthly: / 730 h).");
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
   if (stale_rows > 0)
-    rep.notes.push_back(fmt::format("{} of {} prices are stale: priced more than {} days before {}.", stale_rows,
-                                    rows.size(), stale_days, format_date(ctx.today)));
+    rep.notes.push_back(fmt::format("{} of {} prices are stale: priced more than {} days before {}{}.", stale_rows,
+                                    rows.size(), stale_days, format_date(ctx.today),
+                                    undated_rows == 0 ? std::string()
+                                                      : fmt::format(", or undated ({}: their sources give no date, "
+                                                                    "as_of unknown)",
+                                                                    undated_rows)));
   rep.notes.push_back(
       "joins: what links an offer's instances into one job, per instance (single: one job cannot span them; ?: "
       "assumed, the catalog states no network).");

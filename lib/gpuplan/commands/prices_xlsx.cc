@@ -92,16 +92,22 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
     p.formula(r, 13, fmt::format("{}/({}*IF({}=\"month\",hours_per_month,1))", ref(11), ref(5), ref(12)),
               std::get<Money>(row[col("gpu_hour")]).units(), Style::kPrecise);
     p.text(r, 14, text_of(row[col("billing_granularity")]));
-    const Date as_of = parse_date(text_of(row[col("as_of")]));
-    const auto d = std::chrono::year_month_day(as_of);
-    p.number(
-        r, 15,
-        xlsx::date_serial(static_cast<int>(d.year()), static_cast<unsigned>(d.month()), static_cast<unsigned>(d.day())),
-        Style::kDate);
-    const auto age = static_cast<double>(std::get<std::int64_t>(row[col("age_days")]));
-    p.formula(r, 16, fmt::format("today-{}", ref(15)), age, Style::kInteger);
-    p.formula_text(r, 17, fmt::format("IF({}>stale_after_days,\"yes\",\"no\")", ref(16)),
-                   age > stale_after_days ? "yes" : "no");
+    if (const std::string as_of = text_of(row[col("as_of")]); as_of == "unknown") {
+      // An undated source: no date to age from, stale by definition.
+      p.text(r, 15, as_of);
+      p.text(r, 16, "");
+      p.text(r, 17, "yes");
+    } else {
+      const auto d = std::chrono::year_month_day(parse_date(as_of));
+      p.number(r, 15,
+               xlsx::date_serial(static_cast<int>(d.year()), static_cast<unsigned>(d.month()),
+                                 static_cast<unsigned>(d.day())),
+               Style::kDate);
+      const auto age = static_cast<double>(std::get<std::int64_t>(row[col("age_days")]));
+      p.formula(r, 16, fmt::format("today-{}", ref(15)), age, Style::kInteger);
+      p.formula_text(r, 17, fmt::format("IF({}>stale_after_days,\"yes\",\"no\")", ref(16)),
+                     age > stale_after_days ? "yes" : "no");
+    }
     p.text(r, 18, text_of(row[col("confidence")]));
     p.text(r, 19, text_of(row[col("source")]));
     ++r;
