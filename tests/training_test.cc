@@ -85,6 +85,17 @@ TEST_CASE("bf16 AdamW holds 18 bytes per parameter (fp32 gradients); ZeRO shards
   j.zero_stage = 1;
   m = memory_per_gpu(j, a100, 8);
   CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(38.5 * GB));
+  // bf16 moments (DeepSeek-V3 §3.3.3): the fp32 master copy and two 2-byte moments, 8 bytes instead of 12:
+  // 2 + 2 + 8 = 12 bytes a parameter, 84 GB at ZeRO 0.
+  j.zero_stage = 0;
+  j.optimizer_moments = Precision::kBf16;
+  m = memory_per_gpu(j, a100, 8);
+  CHECK(m.optimizer.value() == Approx(56 * GB));
+  CHECK((m.weights + m.gradients + m.optimizer).value() == Approx(84 * GB));
+  j.optimizer = Optimizer::kSgd;  // one momentum: 4 + 2
+  CHECK(memory_per_gpu(j, a100, 8).optimizer.value() == Approx(42 * GB));
+  j.optimizer = Optimizer::kAdamW;
+  j.optimizer_moments = Precision::kFp32;
   // fp32 gradients asked of an fp16 job: 4 bytes again.
   j.zero_stage = 0;
   j.precision = Precision::kFp16;

@@ -39,6 +39,8 @@ constexpr Choice kOptimizers[] = {{"adamw", static_cast<int>(Optimizer::kAdamW)}
 constexpr Choice kGradientPrecisions[] = {{"fp32", static_cast<int>(Precision::kFp32)},
                                           {"bf16", static_cast<int>(Precision::kBf16)},
                                           {"fp16", static_cast<int>(Precision::kFp16)}};
+constexpr Choice kMomentPrecisions[] = {{"fp32", static_cast<int>(Precision::kFp32)},
+                                        {"bf16", static_cast<int>(Precision::kBf16)}};
 constexpr Choice kRecompute[] = {{"none", static_cast<int>(Recompute::kNone)},
                                  {"selective", static_cast<int>(Recompute::kSelective)},
                                  {"full", static_cast<int>(Recompute::kFull)}};
@@ -171,6 +173,14 @@ constexpr F kJob[] = {
      .noted = &never,
      .choices = kGradientPrecisions,
      .label = "gradients kept and reduced in (bf16: Megatron-Core's grad_reduce_in_fp32 = False)"},
+    {.key = "optimizer_moments",
+     .kind = K::kChoice,
+     .at = job<&Job::optimizer_moments>,
+     .fallback = "fp32",
+     .why = "default: AdamW's moments in fp32 (ZeRO's 12 bytes a parameter with the fp32 master copy)",
+     .noted = &never,
+     .choices = kMomentPrecisions,
+     .label = "optimizer moments kept in (bf16: DeepSeek-V3 §3.3.3; the master weights stay fp32)"},
     {.key = "zero_stage",
      .kind = K::kWhole,
      .at = job<&Job::zero_stage>,

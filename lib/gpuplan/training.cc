@@ -35,10 +35,13 @@ bool mixed(Precision p) { return p != Precision::kFp32 && p != Precision::kTf32;
 
 // Optimizer state bytes per trainable parameter (Rajbhandari et al. 2020,
 // ZeRO, §3: mixed-precision Adam keeps an fp32 master copy, momentum and
-// variance, K = 12; with fp32 weights only momentum and variance, 8).
+// variance, K = 12; with fp32 weights only momentum and variance, 8). SGD
+// keeps one momentum. Moments in bf16 (DeepSeek-V3 §3.3.3) take 2 bytes each;
+// the master copy stays fp32.
 double optimizer_bytes(const Job& job) {
-  if (job.optimizer == Optimizer::kAdamW) return mixed(job.precision) ? 12.0 : 8.0;
-  return mixed(job.precision) ? 8.0 : 4.0;  // SGD with momentum (+ fp32 master when mixed)
+  const double master = mixed(job.precision) ? 4.0 : 0.0;
+  const double moment = job.optimizer_moments == Precision::kBf16 ? 2.0 : 4.0;
+  return master + (job.optimizer == Optimizer::kAdamW ? 2.0 : 1.0) * moment;
 }
 
 double trainable(const Job& job) {

@@ -47,6 +47,9 @@ struct Job {
   /// What gradients are kept and reduced in; nullopt: fp16 for fp16 jobs, else
   /// fp32 (Megatron-LM's main_grad). bf16: NVIDIA's performance recipes.
   std::optional<Precision> gradient_precision{};
+  /// AdamW's moments (SGD's momentum): fp32, or bf16 (DeepSeek-V3 §3.3.3;
+  /// Megatron-Core's precision-aware optimizer). Master weights stay fp32.
+  Precision optimizer_moments = Precision::kFp32;
   int zero_stage = 0;  ///< 0–3
   Recompute recompute = Recompute::kSelective;
   double global_batch = 0;     ///< sequences (or samples) per optimizer step
