@@ -63,11 +63,16 @@ subcommands(subs "${top}")
 options(global_opts global_choices "${top}")
 set(all_choices ${global_choices})
 set(paths "")       # "prices", "fit scaling", ...
+set(bash_groups "")  # a group's subcommands ("fit) … scaling progress mfu"), from its --help
+set(zsh_groups "")
 set(descriptions "")
 foreach(s IN LISTS subs)
   help(h ${s})
   subcommands(nested "${h}")
   if(nested)
+    list(JOIN nested " " nested_words)
+    string(APPEND bash_groups "    ${s}) COMPREPLY=($(compgen -W \"${nested_words}\" -- \"$cur\")); return ;;\n")
+    string(APPEND zsh_groups "    (${s}) compadd ${nested_words}; return ;;\n")
     foreach(n IN LISTS nested)
       list(APPEND paths "${s} ${n}")
     endforeach()
@@ -140,9 +145,7 @@ ${bash_values}    ${file_opts}) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;
   local opts=\"\"
   case \"$path\" in
     \"\") COMPREPLY=($(compgen -W \"${sub_words} ${g}\" -- \"$cur\")); return ;;
-    fit) COMPREPLY=($(compgen -W \"scaling progress mfu\" -- \"$cur\")); return ;;
-    catalog) COMPREPLY=($(compgen -W \"validate\" -- \"$cur\")); return ;;
-${bash_cases}  esac
+${bash_groups}${bash_cases}  esac
   if [[ \"$cur\" == -* ]]; then
     COMPREPLY=($(compgen -W \"$opts ${g}\" -- \"$cur\"))
   else
@@ -171,9 +174,7 @@ ${zsh_values}    (--catalog|-o|--output|--scaling) _files; return ;;
   done
   case \$path in
     ('') if [[ \$PREFIX == -* ]]; then compadd -- ${g}; else _describe 'subcommand' subs; fi; return ;;
-    (fit) compadd scaling progress mfu; return ;;
-    (catalog) compadd validate; return ;;
-${zsh_cases}  esac
+${zsh_groups}${zsh_cases}  esac
   if [[ \$PREFIX == -* ]]; then compadd -- \$opts ${g}; else _files; fi
 }
 _gpuplan \"\$@\"

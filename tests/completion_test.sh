@@ -24,6 +24,7 @@ check xlsx gpuplan --format x
 check scaling gpuplan fit sc
 check --predict gpuplan fit scaling --pre
 check validate gpuplan catalog va
+check check gpuplan catalog ch
 check --range gpuplan sensitivity --ra
 zsh -n "$2"
 echo "bash completes subcommands, options and values; zsh parses $2"

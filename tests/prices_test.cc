@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "gpuplan/commands/catalog_check.h"
 #include "gpuplan/commands/gpus.h"
 #include "gpuplan/commands/prices.h"
 #include "gpuplan/error.h"
@@ -87,6 +88,41 @@ TEST_CASE("an undated price (as_of: unknown) shows no date and no age, and is al
   const Report all = prices_report(ctx, PricesQuery{.sort = "as_of"});
   const Table& a = all.tables.at(0);
   CHECK(cell<std::string>(a, a.rows.size() - 1, "offer") == "undated-a100");
+}
+
+TEST_CASE("catalog check counts prices per provider by hand; a shorter stale limit never lowers the count",
+          "[prices][stale]") {
+  const auto check = [](const char* stale_after) {
+    GlobalOptions o;
+    o.no_default_catalog = true;
+    o.catalog_files = {std::string(GPUPLAN_TEST_DATA) + "/small.yaml",
+                       std::string(GPUPLAN_TEST_DATA) + "/undated.yaml"};
+    o.today = "2026-12-02";
+    if (stale_after) o.stale_after = stale_after;
+    return catalog_check_report(make_context(o));
+  };
+  const Report r = check(nullptr);  // small.yaml's 90 days
+  const Table& t = r.tables.at(0);
+  REQUIRE(t.rows.size() == 3);
+  // bigcloud: big-a100x8 hourly, spot and its 1y commitment (dated 2026-01-21 and 2025-05-31: over 90 days), and
+  // the undated offer; cheapcloud: cheap-4090 hourly, monthly, spot and cheap-a100 hourly, all within 90 days.
+  CHECK(cell<std::string>(t, 0, "provider") == "bigcloud");
+  CHECK(cell<std::int64_t>(t, 0, "prices") == 4);
+  CHECK(cell<std::int64_t>(t, 0, "stale") == 4);
+  CHECK(cell<std::int64_t>(t, 0, "undated") == 1);
+  CHECK(cell<std::string>(t, 0, "oldest") == "2025-05-31");
+  CHECK(cell<std::int64_t>(t, 1, "stale") == 0);
+  CHECK(cell<std::string>(t, 2, "provider") == "all");
+  CHECK(cell<std::int64_t>(t, 2, "prices") == 8);
+  CHECK(cell<double>(t, 2, "stale_share") == Approx(0.5));
+  std::int64_t before = 0;
+  for (const char* limit : {"100000d", "365d", "90d", "30d", "1d"}) {
+    const std::int64_t stale = cell<std::int64_t>(check(limit).tables.at(0), 2, "stale");
+    INFO(limit);
+    CHECK(stale >= before);
+    CHECK(stale >= 1);  // the undated price, at any limit
+    before = stale;
+  }
 }
 
 TEST_CASE("price filters select by GPU family, provider and mode, and reject typos", "[prices]") {

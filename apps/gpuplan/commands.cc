@@ -4,6 +4,7 @@
 #include <array>
 
 #include "cli.h"
+#include "gpuplan/commands/catalog_check.h"
 #include "gpuplan/commands/catalog_validate.h"
 #include "gpuplan/commands/gpus.h"
 
@@ -133,7 +134,8 @@ void prices_options(CLI::App& sub, Flags& f) {
       ->check(CLI::IsMember({"hourly", "monthly", "spot"}));
   sub.add_option("--sort", f.prices.sort, "sort key: gpu_hour (default), price, provider, gpu, as_of")
       ->check(CLI::IsMember(gpuplan::kPriceSortKeys));
-  sub.add_flag("--stale", f.prices.stale_only, "only prices older than --stale-after, and undated ones (as_of: unknown)");
+  sub.add_flag("--stale", f.prices.stale_only,
+               "only prices older than --stale-after, and undated ones (as_of: unknown)");
 }
 Outcome prices_run(const Flags& f) {
   return with_context(f, [](const Context& c, const Flags& fl) {
@@ -162,6 +164,12 @@ Outcome validate_run(const Flags& f) {
   return Outcome{std::move(r.report), std::move(r.problems), rc};
 }
 std::vector<std::string> validate_inputs(const Flags& f) { return f.validate_files; }
+
+// ---- catalog check ----
+
+Outcome check_run(const Flags& f) {
+  return with_context(f, [](const Context& c, const Flags&) { return gpuplan::catalog_check_report(c); });
+}
 
 // ---- fit scaling | progress | mfu ----
 
@@ -247,11 +255,17 @@ const std::array kCommands = {
             prices_options, prices_run},
     Command{"gpus", "GPU hardware: memory, bandwidth, dense TFLOPS per precision, TDP, interconnect",
             "  gpuplan gpus\n  gpuplan gpus --gpu H100 --format json", gpus_options, gpus_run},
-    Command{"catalog", "Catalog tools", "  gpuplan catalog validate examples/team-quotes.yaml"},
+    Command{"catalog", "Catalog tools",
+            "  gpuplan catalog validate examples/team-quotes.yaml\n  gpuplan catalog check"},
     Command{"catalog validate", "Check catalog files; report every problem as FILE:LINE:COL: field: what is wrong",
             "  gpuplan catalog validate my-prices.yaml\n"
             "  gpuplan catalog validate --no-default-catalog full-catalog.yaml",
             validate_options, validate_run, validate_inputs},
+    Command{"catalog check",
+            "Freshness and sources of the catalog in use: prices per provider, oldest and newest, stale and undated",
+            "  gpuplan catalog check\n"
+            "  gpuplan catalog check --catalog my-prices.yaml --stale-after 90d --format csv",
+            nullptr, check_run},
     Command{"fit", "Fit measured runs: scaling (Amdahl, USL), progress (rate, ETA), MFU",
             "  gpuplan fit scaling examples/scaling-a100.csv --predict 32,64\n"
             "  gpuplan fit progress examples/trial-progress.csv --total-steps 20000\n"
