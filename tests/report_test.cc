@@ -82,7 +82,7 @@ TEST_CASE("display width counts CJK characters as two columns", "[report]") {
 
 TEST_CASE("formats parse by name and unknown ones are listed", "[report]") {
   CHECK(parse_format("md") == Format::kMd);
-  CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md, xlsx}");
+  CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md, xlsx, yaml}");
 }
 
 TEST_CASE("a table's currency is a column of its own in CSV, TSV and JSON; the report's a field", "[report]") {

@@ -67,9 +67,9 @@ bool use_color(const Flags& f) {
 }
 
 // The format: --format, else the -o file's extension (.csv, .tsv, .json, .md,
-// .xlsx), else a table. A workbook under another extension, or text under
-// .xlsx, is refused rather than written.
-gpuplan::Format output_format(const Flags& f, const CLI::App& app) {
+// .xlsx), else the command's own (a table; YAML for catalog import, whatever the name). A workbook under another
+// extension, or text under .xlsx, is refused rather than written.
+gpuplan::Format output_format(const Flags& f, const CLI::App& app, std::string_view fallback) {
   std::string ext;
   if (const auto dot = f.output.rfind('.'); f.output != "-" && dot != std::string::npos) ext = f.output.substr(dot + 1);
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -80,7 +80,7 @@ gpuplan::Format output_format(const Flags& f, const CLI::App& app) {
   if (app.count("--format") == 0) {
     for (const char* e : {"csv", "tsv", "json", "md", "xlsx"})
       if (ext == e) return gpuplan::parse_format(e);
-    return gpuplan::Format::kTable;
+    return gpuplan::parse_format(fallback);
   }
   const gpuplan::Format format = gpuplan::parse_format(f.format);
   if ((ext == "xlsx") != (format == gpuplan::Format::kXlsx) && f.fields.empty())
@@ -98,7 +98,7 @@ void print_problem(const gpuplan::InputError& e) { fmt::print(stderr, "gpuplan: 
 // --field names nothing in a result that is itself a failure (exit 4): the
 // problem is printed, and the command's own exit code stands.
 bool emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Command& cmd, int exit_code) {
-  const gpuplan::Format format = output_format(f, app);
+  const gpuplan::Format format = output_format(f, app, cmd.format);
   for (const std::string& w : report.warnings) fmt::print(stderr, "gpuplan: warning: {}\n", w);
   if (f.quiet && format != gpuplan::Format::kJson) report.notes.clear();
   std::string text;
@@ -163,7 +163,7 @@ void add_global_options(CLI::App& app, Flags& f) {
   app.add_option("--currency", f.global.currency,
                  "display currency (default: the scenario's, else CNY), converted with the catalog's dated FX rates");
   app.add_option("--format", f.format, "output format")
-      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "md", "xlsx"}))
+      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "md", "xlsx", "yaml"}))
       ->capture_default_str();
   app.add_option("-o,--output", f.output,
                  "write to FILE (whole or not at all); - is stdout; without --format, the name's extension "

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/commands/catalog_import.h"
 #include "gpuplan/commands/compare.h"
 #include "gpuplan/commands/estimate.h"
 #include "gpuplan/commands/fit.h"
@@ -44,6 +45,7 @@ struct Flags {
   bool no_chart = false;
   std::vector<std::string> gpu_filters;
   std::vector<std::string> validate_files;
+  gpuplan::ImportQuery import;
 };
 
 /// What a command produced: a report, problems to print first, and its exit code.
@@ -63,6 +65,7 @@ struct Command {
   Outcome (*run)(const Flags&) = nullptr;
   /// The files the command reads (besides --catalog), which -o must not overwrite.
   std::vector<std::string> (*inputs)(const Flags&) = nullptr;
+  std::string_view format = "table";  ///< without --format or a telling -o name
 };
 
 std::span<const Command> commands();

@@ -136,6 +136,8 @@ void prices_options(CLI::App& sub, Flags& f) {
       ->check(CLI::IsMember(gpuplan::kPriceSortKeys));
   sub.add_flag("--stale", f.prices.stale_only,
                "only prices older than --stale-after, and undated ones (as_of: unknown)");
+  sub.add_flag("--history", f.prices.history,
+               "every dated price of the offers that keep earlier ones, oldest first, with the yearly trend");
 }
 Outcome prices_run(const Flags& f) {
   return with_context(f, [](const Context& c, const Flags& fl) {
@@ -169,6 +171,31 @@ std::vector<std::string> validate_inputs(const Flags& f) { return f.validate_fil
 
 Outcome check_run(const Flags& f) {
   return with_context(f, [](const Context& c, const Flags&) { return gpuplan::catalog_check_report(c); });
+}
+
+// ---- catalog import ----
+
+void import_options(CLI::App& sub, Flags& f) {
+  sub.add_option("format", f.import.format,
+                 "skypilot (SkyPilot's catalogs/v6/<cloud>/vms.csv) or quotes (the quote CSV)")
+      ->check(CLI::IsMember({"skypilot", "quotes"}))
+      ->required();
+  sub.add_option("files", f.import.files, "price files (CSV)")->required();
+  sub.add_option("--provider", f.import.provider, "skypilot: the provider id (default: the file's directory name)");
+  sub.add_option("--map", f.import.map_file, "YAML mapping accelerator names or instance types to catalog GPU ids");
+  sub.add_option("--as-of", f.import.as_of,
+                 "skypilot: the date of the snapshot, YYYY-MM-DD (default: the file's modification date)");
+  sub.add_option("--source", f.import.source,
+                 "skypilot: where the file comes from (repository, path, commit), written into every record");
+}
+Outcome import_run(const Flags& f) {
+  return with_context(f,
+                      [](const Context& c, const Flags& fl) { return gpuplan::catalog_import_report(c, fl.import); });
+}
+std::vector<std::string> import_inputs(const Flags& f) {
+  std::vector<std::string> in = f.import.files;
+  if (!f.import.map_file.empty()) in.push_back(f.import.map_file);
+  return in;
 }
 
 // ---- fit scaling | progress | mfu ----
@@ -251,12 +278,14 @@ const std::array kCommands = {
             sensitivity_options, sensitivity_run, sensitivity_inputs},
     Command{"prices", "Rental offers: price per instance and per GPU-hour, by billing mode, with source and date",
             "  gpuplan prices --gpu A100-80G --mode hourly --sort gpu_hour\n"
-            "  gpuplan prices --provider autodl,runpod --currency USD --format csv",
+            "  gpuplan prices --provider autodl,runpod --currency USD --format csv\n"
+            "  gpuplan prices --history --gpu H100",
             prices_options, prices_run},
     Command{"gpus", "GPU hardware: memory, bandwidth, dense TFLOPS per precision, TDP, interconnect",
             "  gpuplan gpus\n  gpuplan gpus --gpu H100 --format json", gpus_options, gpus_run},
     Command{"catalog", "Catalog tools",
-            "  gpuplan catalog validate examples/team-quotes.yaml\n  gpuplan catalog check"},
+            "  gpuplan catalog validate examples/team-quotes.yaml\n  gpuplan catalog check\n"
+            "  gpuplan catalog import quotes examples/team-quotes.csv -o quotes.yaml"},
     Command{"catalog validate", "Check catalog files; report every problem as FILE:LINE:COL: field: what is wrong",
             "  gpuplan catalog validate my-prices.yaml\n"
             "  gpuplan catalog validate --no-default-catalog full-catalog.yaml",
@@ -266,6 +295,11 @@ const std::array kCommands = {
             "  gpuplan catalog check\n"
             "  gpuplan catalog check --catalog my-prices.yaml --stale-after 90d --format csv",
             nullptr, check_run},
+    Command{"catalog import", "Turn price files (SkyPilot catalog CSV, a team's quote CSV) into a catalog, offline",
+            "  gpuplan catalog import skypilot catalogs/v6/lambda/vms.csv --as-of 2026-11-30 -o lambda.yaml\n"
+            "  gpuplan catalog import skypilot vms.csv --provider runpod --map my-gpus.yaml --format csv\n"
+            "  gpuplan catalog import quotes examples/team-quotes.csv -o quotes.yaml",
+            import_options, import_run, import_inputs, "yaml"},
     Command{"fit", "Fit measured runs: scaling (Amdahl, USL), progress (rate, ETA), MFU",
             "  gpuplan fit scaling examples/scaling-a100.csv --predict 32,64\n"
             "  gpuplan fit progress examples/trial-progress.csv --total-steps 20000\n"

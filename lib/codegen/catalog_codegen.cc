@@ -104,6 +104,9 @@ void emit(std::ostream& out, const Catalog& c) {
     for (const Commitment& cm : o.commitments)
       out << fmt::format("    o.commitments.push_back(Commitment{{Seconds({}), static_cast<BillingMode>({}), {}}});\n",
                          dbl(cm.term.count()), static_cast<int>(cm.basis), price(cm.price));
+    for (const PastPrice& h : o.history)
+      out << fmt::format("    o.history.push_back(PastPrice{{static_cast<BillingMode>({}), {}}});\n",
+                         static_cast<int>(h.mode), price(h.price));
     out << fmt::format("    o.billing_granularity = Seconds({});\n    o.minimum_billing = Seconds({});\n",
                        dbl(o.billing_granularity.count()), dbl(o.minimum_billing.count()));
     if (o.minimum_term) out << fmt::format("    o.minimum_term = Seconds({});\n", dbl(o.minimum_term->count()));

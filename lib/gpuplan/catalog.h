@@ -107,6 +107,12 @@ struct Commitment {
   Price price{};                              ///< per instance
 };
 
+/// An earlier price of an offer: what it cost before its current price.
+struct PastPrice {
+  BillingMode mode = BillingMode::kHourly;
+  Price price{};  ///< per instance, with its own source and date
+};
+
 struct Offer {
   std::string id{};
   std::string provider{};
@@ -120,6 +126,8 @@ struct Offer {
   std::optional<Price> spot{};            ///< per instance-hour, stated or derived from spot_discount
   std::optional<double> spot_discount{};  ///< when the catalog gives a rule, not a price
   std::vector<Commitment> commitments{};
+  /// Earlier prices, kept for the trend (prices --history); never priced with.
+  std::vector<PastPrice> history{};
   Seconds billing_granularity{};
   Seconds minimum_billing{};
   std::optional<Seconds> minimum_term{};

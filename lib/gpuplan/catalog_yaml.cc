@@ -304,6 +304,43 @@ struct Refs {
   }
 };
 
+// history: [{mode, price, source, as_of, ...}]: earlier prices, each older than
+// the current price of its mode (a newer one would be the price itself).
+template <class PerInstance>
+void read_history(Fields& f, Offer& o, PerInstance per_instance) {
+  const YAML::Node list = f.get("history", false);
+  if (!list.IsDefined()) return;
+  if (!list.IsSequence()) {
+    f.fail(list, f.field("history"), "must be a list of {mode, price, source, as_of}");
+    return;
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    Fields hf(f.diagnostics(), list[i], item_path(f.field("history"), i));
+    if (!hf.is_map()) {
+      hf.fail(list[i], hf.path(), "must be a map {mode, price, source, as_of}");
+      continue;
+    }
+    const auto mode = hf.value("mode", true, [](const std::string& s) {
+      if (auto m = parse_billing_mode(s)) return *m;
+      throw std::invalid_argument(fmt::format("'{}' is not hourly, monthly or spot", s));
+    });
+    const auto amount = hf.value(
+        "price", true, [&](const std::string& s) { return check_sign(Money::parse(s, o.currency), Sign::kPositive); });
+    const Provenance prov = read_provenance(hf, nullptr);
+    hf.finish();
+    if (!mode || !amount || !hf.ok()) continue;
+    const std::optional<Price> past = per_instance(Price{*amount, prov, f.diagnostics().at(list[i])});
+    if (const std::optional<Price>& now = o.price(*mode);
+        now && now->provenance.as_of && prov.as_of && *prov.as_of >= *now->provenance.as_of) {
+      hf.fail(hf.get("as_of", false), hf.field("as_of"),
+              fmt::format("{} is not older than the current {} price ({}): make it the price, and this one history",
+                          format_date(prov.as_of), to_string(*mode), format_date(now->provenance.as_of)));
+      continue;
+    }
+    o.history.push_back(PastPrice{*mode, *past});
+  }
+}
+
 std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
   Offer o;
   o.where = f.diagnostics().at(f.node());
@@ -392,6 +429,7 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
       }
     }
   }
+  read_history(f, o, per_instance);
   if (f.ok() && !o.hourly && !o.monthly && !o.spot)
     f.fail(f.node(), f.path(), "needs at least one of hourly, monthly, spot");
   return o;

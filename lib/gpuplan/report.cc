@@ -37,6 +37,7 @@ Format parse_format(std::string_view name) {
   if (name == "json") return Format::kJson;
   if (name == "md") return Format::kMd;
   if (name == "xlsx") return Format::kXlsx;
+  if (name == "yaml") return Format::kYaml;
   throw std::invalid_argument(fmt::format("{} not in {{{}}}", name, kFormatNames));
 }
 
@@ -368,6 +369,11 @@ std::string render(const Report& report, Format format, const RenderOptions& opt
         throw UsageError(fmt::format(
             "--format xlsx: `gpuplan {}` has no workbook (compare, estimate, plan and prices do)", report.command));
       return report.xlsx();
+    case Format::kYaml:
+      if (report.yaml.empty())
+        throw UsageError(fmt::format("--format yaml: `gpuplan {}` writes no YAML (catalog import does)",
+                                     report.command));
+      return report.yaml;
     case Format::kMd: {
       std::string out;
       if (!report.title.empty()) out += "**" + md_escape(report.title) + "**\n\n";

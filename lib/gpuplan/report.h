@@ -70,13 +70,15 @@ struct Report {
   /// The report as an XLSX workbook with live formulas, for the commands that
   /// have one; built only when --format xlsx asks for it.
   std::function<std::string()> xlsx{};
+  /// The report as a document of its own (catalog import: a catalog), for --format yaml.
+  std::string yaml{};
 };
 
-enum class Format { kTable, kCsv, kTsv, kJson, kMd, kXlsx };
+enum class Format { kTable, kCsv, kTsv, kJson, kMd, kXlsx, kYaml };
 
 /// "table" -> kTable ...; throws std::invalid_argument for anything else.
 Format parse_format(std::string_view name);
-inline constexpr std::string_view kFormatNames = "table, csv, tsv, json, md, xlsx";
+inline constexpr std::string_view kFormatNames = "table, csv, tsv, json, md, xlsx, yaml";
 
 struct RenderOptions {
   bool color = false;  ///< ANSI bold headers, only when stdout is a terminal.

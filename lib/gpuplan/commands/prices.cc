@@ -2,6 +2,7 @@
 #include "gpuplan/training.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <set>
 #include <tuple>
@@ -221,9 +222,119 @@ Json prices_echo(const Context& ctx, const PricesQuery& q) {
   return in;
 }
 
+// ---- prices --history ----
+
+// One offer's prices of one mode, oldest first (undated ones first of all: older than anything dated).
+struct Timeline {
+  const Offer* offer;
+  BillingMode mode;
+  std::vector<const Price*> prices;
+  const Price* current = nullptr;  ///< the offer's price of this mode; none when only history has the mode
+};
+
+std::vector<Timeline> timelines(const Context& ctx, const PricesQuery& q) {
+  const std::vector<BillingMode> modes = checked_modes(ctx.catalog(), q);
+  std::vector<Timeline> out;
+  for (const Offer& o : ctx.catalog().offers) {
+    if (o.history.empty() || !any_match(q.gpus, o.gpu, true) || !any_match(q.providers, o.provider, false) ||
+        !any_match(q.regions, o.region, false))
+      continue;
+    for (const BillingMode m : kAllModes) {
+      if (!modes.empty() && std::find(modes.begin(), modes.end(), m) == modes.end()) continue;
+      Timeline t{&o, m, {}, nullptr};
+      for (const PastPrice& h : o.history)
+        if (h.mode == m) t.prices.push_back(&h.price);
+      if (t.prices.empty()) continue;
+      if (const auto& now = o.price(m)) t.prices.push_back(t.current = &*now);
+      std::stable_sort(t.prices.begin(), t.prices.end(), [](const Price* a, const Price* b) {
+        return a->provenance.as_of.value_or(Date::min()) < b->provenance.as_of.value_or(Date::min());
+      });
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
+// (newest / oldest)^(365 / days) − 1 over the dated prices, in the list currency:
+// nullopt with fewer than two dates or under 180 days apart (a jump within weeks, raised to a year, is noise).
+std::optional<double> yearly_trend(const Timeline& t) {
+  const Price* first = nullptr;
+  for (const Price* p : t.prices)
+    if (p->provenance.as_of && !first) first = p;
+  const Price* last = t.current;
+  if (!first || !last || !last->provenance.as_of || first->amount.currency() != last->amount.currency())
+    return std::nullopt;
+  const auto days = (*last->provenance.as_of - *first->provenance.as_of).count();
+  if (days < 180) return std::nullopt;
+  return std::pow(last->amount.units() / first->amount.units(), 365.0 / static_cast<double>(days)) - 1.0;
+}
+
+Table history_table(const std::vector<Timeline>& lines, Currency currency, const CurrencyConverter& fx) {
+  const std::string CUR(currency.code());
+  Table t;
+  t.name = "history";
+  t.currency = currency;
+  t.columns = {{"offer", "offer"},
+               {"gpu", "gpu"},
+               {"gpus", "gpus"},
+               {"mode", "mode"},
+               {"as_of", "as_of"},
+               {"current", "current"},
+               {"list_price", "list price", -1},
+               {"list_currency", "cur"},
+               {"change", "change", 3, true, true},
+               {"yearly_trend", "yearly trend", 3, true, true},
+               {"gpu_hour", CUR + "/GPU-h", 3},
+               {"source", "source", 0, false}};
+  for (const Timeline& line : lines) {
+    const std::optional<double> trend = yearly_trend(line);
+    const double hours = line.mode == BillingMode::kMonthly ? Months(1) / Hours(1) : 1.0;
+    for (std::size_t i = 0; i < line.prices.size(); ++i) {
+      const Price& p = *line.prices[i];
+      const bool current = &p == line.current;
+      const Price* before = i > 0 ? line.prices[i - 1] : nullptr;
+      const Cell change = before && before->amount.currency() == p.amount.currency()
+                              ? Cell{p.amount.units() / before->amount.units() - 1.0}
+                              : Cell{};
+      t.add_row({line.offer->id, line.offer->gpu, static_cast<std::int64_t>(line.offer->gpus),
+                 std::string(to_string(line.mode)), format_date(p.provenance.as_of), current, p.amount,
+                 std::string(p.amount.currency().code()), change, current && trend ? Cell{*trend} : Cell{},
+                 fx.convert(p.amount).scaled(1.0 / (hours * line.offer->gpus)), std::string(p.provenance.source)});
+    }
+  }
+  return t;
+}
+
+Report history_report(const Context& ctx, const PricesQuery& q) {
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  const std::vector<Timeline> lines = timelines(ctx, q);
+  Report rep;
+  rep.command = "prices";
+  rep.currency = ctx.currency;
+  std::set<std::string> offers;
+  for (const Timeline& l : lines) offers.insert(l.offer->id);
+  rep.title = fmt::format("Price history: {} offers with earlier prices, oldest first", offers.size());
+  rep.inputs = prices_echo(ctx, q);
+  rep.inputs["history"] = true;
+  rep.tables.push_back(history_table(lines, ctx.currency, fx));
+  rep.extra = Json::object();
+  rep.extra["fx_rates_used"] = fx.used_json();
+  rep.notes.push_back(ctx.catalog_note() + ". Only offers that keep earlier prices (history: in the catalog).");
+  rep.notes.push_back(
+      "change: against the price before, in the list currency. yearly trend: (newest / oldest)^(365 / days) - 1 "
+      "over the dated prices, at least 180 days apart; shares (0.143 = +14.3%); evidence for a price-drift assumption, "
+      "which no model takes "
+      "from here.");
+  rep.notes.push_back(
+      fmt::format("{}/GPU-h converts every price at today's rates, to compare, not to restate.", ctx.currency.code()));
+  for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
+  return rep;
+}
+
 }  // namespace
 
 Report prices_report(const Context& ctx, const PricesQuery& q) {
+  if (q.history) return history_report(ctx, q);
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   std::vector<Row> rows = price_rows(ctx, q, fx);
   sort_rows(rows, q.sort);

@@ -19,6 +19,8 @@ struct PricesQuery {
   std::vector<std::string> modes{};      ///< hourly, monthly, spot
   std::string sort = "gpu_hour";         ///< one of kPriceSortKeys
   bool stale_only = false;
+  /// Every dated price of the offers that keep earlier ones, oldest first, with the yearly trend.
+  bool history = false;
   /// Fill only the columns a terminal table or Markdown shows (SPEC: nothing is
   /// computed that the command does not print); csv/json need them all.
   bool brief = false;
