@@ -58,6 +58,24 @@ std::optional<BillingMode> parse_billing_mode(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view to_string(Availability a) {
+  switch (a) {
+    case Availability::kAvailable:
+      return "available";
+    case Availability::kRestricted:
+      return "restricted";
+    case Availability::kUnknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+const MarketStatus* Gpu::availability_in(std::string_view market) const {
+  for (const MarketStatus& m : availability)
+    if (id_equals(m.market, market)) return &m;
+  return nullptr;
+}
+
 std::string_view to_string(PurchaseKind k) {
   switch (k) {
     case PurchaseKind::kCard:

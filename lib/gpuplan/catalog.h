@@ -56,18 +56,38 @@ inline constexpr Precision kAllPrecisions[] = {Precision::kFp32, Precision::kTf3
 std::string_view to_string(Precision p);
 std::optional<Precision> parse_precision(std::string_view s);
 
+/// Whether a card can be bought in a market: new supply under export
+/// controls is "restricted"; where the sources leave it open, "unknown".
+enum class Availability { kAvailable, kRestricted, kUnknown };
+std::string_view to_string(Availability a);
+
+struct MarketStatus {
+  std::string market{};  ///< "CN": matched against plan.market, a purchase's region
+  Availability status = Availability::kUnknown;
+  std::string reason{};
+  Provenance provenance{};
+  SourceLocation where{};
+};
+
 struct Gpu {
   std::string id{};
   std::string name{};
   std::string form_factor{};  ///< "sxm", "pcie", "consumer"
+  /// The software stack the card runs: "cuda", or another ("cann" for Ascend),
+  /// on which no MFU default of gpuplan is calibrated.
+  std::string software = "cuda";
   Bytes memory{};
-  BytesPerSecond memory_bandwidth{};
-  std::map<Precision, double> dense_tflops{};  ///< only the precisions the card supports
+  std::optional<BytesPerSecond> memory_bandwidth{};  ///< nullopt: no source agrees
+  std::map<Precision, double> dense_tflops{};        ///< only the precisions the card supports
   Watts tdp{};
-  std::optional<BytesPerSecond> nvlink{};  ///< total bidirectional per GPU
-  int pcie_gen = 0;                        ///< 0 = unknown
+  std::optional<BytesPerSecond> nvlink{};    ///< total bidirectional per GPU
+  int pcie_gen = 0;                          ///< 0 = unknown
+  std::vector<MarketStatus> availability{};  ///< per market; none stated: not known to be restricted
   Provenance provenance{};
   SourceLocation where{};
+
+  /// The stated status in `market` (case-insensitive), or nullptr.
+  const MarketStatus* availability_in(std::string_view market) const;
 };
 
 enum class StorageTier { kCloudDisk, kLocalNvme, kObject };

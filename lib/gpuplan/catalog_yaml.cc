@@ -192,6 +192,41 @@ std::optional<FxRate> read_fx(Fields& f) {
   return r;
 }
 
+// availability: [{market: CN, status: restricted, reason: …, source: …, as_of: …}]
+void read_availability(Fields& f, std::vector<MarketStatus>& out) {
+  const YAML::Node list = f.get("availability", false);
+  if (!list.IsDefined()) return;
+  if (!list.IsSequence()) {
+    f.fail(list, f.field("availability"), "must be a list of {market, status, reason, source, as_of}");
+    return;
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    Fields af(f.diagnostics(), list[i], item_path(f.field("availability"), i));
+    if (!af.is_map()) {
+      af.fail(list[i], af.path(), "must be a map {market, status, reason, source, as_of}");
+      continue;
+    }
+    MarketStatus m;
+    m.where = f.diagnostics().at(list[i]);
+    if (auto s = af.text("market", true)) m.market = *s;
+    if (auto s = af.text("status", true)) {
+      if (*s == "available") m.status = Availability::kAvailable;
+      else if (*s == "restricted") m.status = Availability::kRestricted;
+      else if (*s == "unknown") m.status = Availability::kUnknown;
+      else
+        af.fail(af.get("status", false), af.field("status"),
+                fmt::format("'{}' is not available, restricted or unknown", *s));
+    }
+    if (auto s = af.text("reason", m.status != Availability::kAvailable)) m.reason = *s;
+    m.provenance = read_provenance(af, nullptr);
+    af.finish();
+    for (const MarketStatus& before : out)
+      if (id_equals(before.market, m.market))
+        af.fail(list[i], af.path(), fmt::format("market {} is stated twice", m.market));
+    if (af.ok()) out.push_back(std::move(m));
+  }
+}
+
 std::optional<Gpu> read_gpu(Fields& f) {
   Gpu g;
   g.where = f.diagnostics().at(f.node());
@@ -203,7 +238,8 @@ std::optional<Gpu> read_gpu(Fields& f) {
     g.form_factor = *s;
   }
   if (auto v = f.value("memory", true, positive(parse_size))) g.memory = *v;
-  if (auto v = f.value("memory_bandwidth", true, positive(parse_rate))) g.memory_bandwidth = *v;
+  if (auto v = f.value("memory_bandwidth", false, positive(parse_rate))) g.memory_bandwidth = *v;
+  if (auto s = f.text("software", false)) g.software = *s;
   if (auto v = f.value("tdp", true, positive(parse_power))) g.tdp = *v;
   if (auto v = f.value("nvlink", false, positive(parse_rate))) g.nvlink = *v;
   if (auto v = detail::read_whole_in(f, "pcie_gen", 1, 6)) g.pcie_gen = *v;
@@ -222,6 +258,7 @@ std::optional<Gpu> read_gpu(Fields& f) {
     if (tff.ok() && g.dense_tflops.empty()) tff.fail(tf, f.field("tflops"), "needs at least one precision");
   }
   g.provenance = read_provenance(f, nullptr);
+  read_availability(f, g.availability);
   return g;
 }
 

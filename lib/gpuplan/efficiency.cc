@@ -18,7 +18,9 @@ double mfu_peak_tflops(const Gpu& gpu, Precision p) {
   return it == gpu.dense_tflops.end() ? 0.0 : it->second;
 }
 
-MfuDefault default_mfu(const Gpu& gpu, const Job& job) {
+namespace {
+
+MfuDefault cuda_mfu(const Gpu& gpu, const Job& job) {
   // Mixtures of experts compute at about half a dense model's rate: small
   // per-expert GEMMs, routing and token permutation. The median of 6
   // published MoE runs on H100/H800 (DeepSeek-V2 and V3; DGX Cloud
@@ -57,6 +59,22 @@ MfuDefault default_mfu(const Gpu& gpu, const Job& job) {
           : "the SXM cards' median of 39 published runs (tests/data/published-runs.yaml; none on PCIe cards): "
             "16th-84th percentile 45-66%";
   return {0.54, 0.45, 0.66, source};
+}
+
+}  // namespace
+
+MfuDefault default_mfu(const Gpu& gpu, const Job& job) {
+  MfuDefault d = cuda_mfu(gpu, job);
+  if (gpu.software == "cuda") return d;
+  // Every run the defaults come from ran on CUDA. On another stack (Ascend's
+  // CANN) the same figure is only a guess, and its low end is left wide open:
+  // half the value, so that a plan's margin covers a stack that does worse.
+  d.low = d.value / 2;
+  d.source = fmt::format(
+      "assumption: not calibrated on {} (all of gpuplan's published runs are on CUDA); the CUDA default ({}), low "
+      "end halved; measure a trial run and use `gpuplan fit mfu`",
+      gpu.software, d.source);
+  return d;
 }
 
 }  // namespace gpuplan

@@ -57,7 +57,10 @@ std::optional<double> gpu_hour_price(const PlanSource& s, PlanMode m) {
   return p->units() / (s.offer->gpus * (m == PlanMode::kMonthly ? kHoursPerMonth : 1.0));
 }
 
-std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, const CurrencyConverter& fx) {
+// Every offer and, when buying, every card with a price; `left_out`: cards
+// restricted in the market that --exclude-restricted leaves out.
+std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, const CurrencyConverter& fx,
+                                      std::vector<std::string>& left_out) {
   std::vector<PlanSource> out;
   for (const Offer& o : cat.offers) {
     const Gpu* g = cat.find_gpu(o.gpu);
@@ -85,6 +88,13 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
       PlanSource s;
       s.gpu = &g;
       s.card = card;
+      if (const MarketStatus* m = g.availability_in(in.market); m && m->status != Availability::kAvailable) {
+        if (m->status == Availability::kRestricted && in.exclude_restricted) {
+          left_out.push_back(g.id);
+          continue;
+        }
+        s.availability = m;
+      }
       s.card_price = fx.convert(card->price.amount).scaled(in.price_factor);
       s.shape = server_shape(g, in.cluster.gpus_per_node, in.cluster.network_bandwidth, fabric_of(in.cluster.network));
       s.notes.push_back(fmt::format("card price {} {} (catalog {}: {})", to_plain_string(s.card_price),
@@ -410,6 +420,8 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
                       Seconds(std::max(0.0, available)), in.trials, in.seed);
   }
   if (simulate && in.deadline) d.on_time = on_time(in, model, s, c, d, measured);
+  if (c.mode == PlanMode::kBuy && s.availability)
+    d.notes.push_back(fmt::format("{} in {}", to_string(s.availability->status), in.market));
   if (c.zero_stage > in.job.zero_stage)
     d.notes.push_back(fmt::format("ZeRO-{} to fit in memory", static_cast<int>(c.zero_stage)));
   if (c.recompute != in.job.recompute)
@@ -799,6 +811,7 @@ void apply_job(const ResolvedJob& rj, PlanInputs& in) {
   in.budget = p.budget;
   in.allow_spot = p.allow_spot;
   in.include_buy = p.include_buy;
+  in.exclude_restricted = p.exclude_restricted;
   in.max_gpus = p.max_gpus;
   in.objective = p.objective;
   in.confidence = p.confidence;
@@ -808,11 +821,52 @@ void apply_job(const ResolvedJob& rj, PlanInputs& in) {
   in.market = p.market;
 }
 
+namespace {
+
+// Cards whose purchase the market restricts (or leaves open), grouped by
+// reason, each with its source; and the ones --exclude-restricted left out.
+void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<std::string>& left_out) {
+  std::map<const MarketStatus*, std::vector<std::string>> by_status;
+  std::map<std::string, const MarketStatus*> by_reason;  // one note per reason, in a stable order
+  for (const PlanSource& src : r.sources)
+    if (src.availability) {
+      const MarketStatus*& first = by_reason[src.availability->reason];
+      if (!first) first = src.availability;
+      by_status[first].push_back(src.gpu->id);
+    }
+  for (const auto& [reason, m] : by_reason)
+    r.notes.push_back(fmt::format("Buying {} in {} is {}: {} ({}).{}", fmt::join(by_status[m], ", "), in.market,
+                                  to_string(m->status), m->reason, cite(m->provenance),
+                                  m->status == Availability::kRestricted && !in.exclude_restricted
+                                      ? " --exclude-restricted leaves such cards out."
+                                      : ""));
+  std::vector<std::string> other_stack;
+  for (const PlanSource& src : r.sources)
+    if (src.gpu->software != "cuda" &&
+        std::find(other_stack.begin(), other_stack.end(), src.gpu->id) == other_stack.end())
+      other_stack.push_back(src.gpu->id);
+  if (!other_stack.empty() && !in.job.mfu)
+    r.notes.push_back(
+        fmt::format("{}: not CUDA cards; the MFU default is not calibrated there (its low end is "
+                    "halved): measure a trial run and give --mfu.",
+                    fmt::join(other_stack, ", ")));
+  if (!left_out.empty())
+    r.notes.push_back(
+        fmt::format("Left out as restricted in {} (--exclude-restricted): {}.", in.market, fmt::join(left_out, ", ")));
+  if (r.recommended && r.recommended->source->availability && r.recommended->config.mode == PlanMode::kBuy)
+    r.warnings.push_back(fmt::format("the recommendation buys {}, {} in {}: {}", r.recommended->source->gpu->id,
+                                     to_string(r.recommended->source->availability->status), in.market,
+                                     r.recommended->source->availability->reason));
+}
+
+}  // namespace
+
 PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConverter& fx) {
   validate(in);
   const TrainingModel model(in.job);
   PlanResult r;
-  r.sources = build_sources(in, catalog, fx);
+  std::vector<std::string> left_out;
+  r.sources = build_sources(in, catalog, fx, left_out);
   const Search s{in,
                  model,
                  catalog,
@@ -831,6 +885,7 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
   r.recommendation = recommendation(s, r, risky, cheap);
   if (r.feasible.empty() && !r.valid.empty()) r.near_misses = near_misses(s, r);
   explain(s, cheap, r);
+  availability_notes(in, r, left_out);
   if (in.scaling)
     r.notes.push_back(
         fmt::format("Scaling measured ({}): σ = {:.4g}, κ = {:.3g} replace the analytic communication "

@@ -49,6 +49,7 @@ struct PlanInputs {
   std::optional<Money> budget{};           ///< in the display currency
   bool allow_spot = false;
   bool include_buy = false;
+  bool exclude_restricted = false;       ///< buying: leave out cards restricted in `market`
   std::vector<std::string> gpus{};       ///< GPU filters (prefix match, as `prices --gpu`); empty: all
   std::vector<std::string> providers{};  ///< empty: all
   std::vector<std::string> regions{};    ///< empty: all
@@ -85,6 +86,8 @@ struct PlanSource {
   double residual_share = 0;  ///< resale value at the end of the useful life
   Seconds useful_life = Years(3);
   std::vector<std::string> notes{};  ///< where the buying figures came from
+  /// Buying: the card's status in the market when it is not plainly available.
+  const MarketStatus* availability = nullptr;
 };
 
 /// One evaluated configuration, compact (a search holds many).
@@ -177,6 +180,7 @@ struct PlanResult {
   std::vector<NearMiss> near_misses{};  ///< when nothing is feasible
   std::vector<Rejected> explained{};
   std::vector<std::string> notes{};
+  std::vector<std::string> warnings{};  ///< the recommendation buys a restricted card
   bool feasible_any() const { return !feasible.empty(); }
 };
 

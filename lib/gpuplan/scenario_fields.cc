@@ -146,7 +146,7 @@ std::optional<Fallback> default_gpu(const Scenario& s, const FieldContext& ctx) 
     if (const Gpu* g = ctx.catalog->find_gpu("A800-80G"))
       return Fallback{g->id, g->id,
                       "default for region CN: the A100's China version (A100 exports to China are restricted "
-                      "since 2022)"};
+                      "since 2022; the A800 since 2023-11-17, so new cards come from in-country stock)"};
   if (const Gpu* g = ctx.catalog->find_gpu("A100-80G")) return Fallback{g->id, g->id, "default"};
   return std::nullopt;
 }

@@ -320,8 +320,16 @@ std::optional<std::string> spot_note(const Comparison& c) {
 }
 
 // What may make the answer wrong goes to stderr too, whatever the format.
-void compare_warnings(Report& rep, const Comparison& c) {
+void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) {
   if (c.cheapest.empty() || c.options.size() == 1) rep.warnings.push_back(c.recommendation);
+  // Buying a card the market restricts (export controls) is not a plain purchase: said, with the source.
+  if (const Gpu* g = catalog.find_gpu(c.scenario.own.gpu))
+    if (const MarketStatus* m = g->availability_in(c.scenario.region); m && m->status != Availability::kAvailable) {
+      rep.warnings.push_back(
+          fmt::format("buy: {} is {} in {}: {}", g->id, to_string(m->status), c.scenario.region, m->reason));
+      rep.notes.push_back(
+          fmt::format("buy: {} {} in {}: {}.", g->id, to_string(m->status), c.scenario.region, cite(m->provenance)));
+    }
   for (const std::string& n : c.options.front().notes)
     if (n.starts_with("no rental to bridge") || n.starts_with("the hardware is resold for more"))
       rep.warnings.push_back("buy: " + n);
@@ -384,7 +392,7 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   rep.extra = compare_extra(rs, c);
   rep.xlsx = [rs, c] { return compare_workbook(rs, c); };
   compare_notes(rep, rs, c, q, ctx);
-  compare_warnings(rep, c);
+  compare_warnings(rep, c, ctx.catalog());
   return rep;
 }
 

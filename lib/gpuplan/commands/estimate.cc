@@ -435,6 +435,11 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
                     const CurrencyConverter& fx, bool explain) {
   rep.warnings = rj.warnings;
   for (std::string& w : deciding_defaults(rj, e)) rep.warnings.push_back(std::move(w));
+  if (!rj.job.mfu && rj.cluster.gpu->software != "cuda")
+    rep.warnings.push_back(
+        fmt::format("the MFU default is not calibrated for {} (software stack {}): every published run behind it "
+                    "is on CUDA; measure a trial run and give --mfu (gpuplan fit mfu)",
+                    rj.cluster.gpu->id, rj.cluster.gpu->software));
   if (!e.memory.fits)
     rep.notes.push_back(fmt::format(
         "Does not fit: {:.1f} GB per GPU needed at best ({}), {:.1f} GB usable on {}. "

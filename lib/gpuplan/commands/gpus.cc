@@ -7,11 +7,28 @@
 
 namespace gpuplan {
 
+namespace {
+
+// "CN restricted": each market the catalog states, for the brief column.
+Cell buying(const Gpu& g) {
+  if (g.availability.empty()) return Cell{};
+  std::string out;
+  for (const MarketStatus& m : g.availability)
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", m.market, to_string(m.status));
+  return out;
+}
+
+}  // namespace
+
 Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) {
   for (const std::string& f : filters)
     if (std::none_of(ctx.catalog().gpus.begin(), ctx.catalog().gpus.end(),
                      [&](const Gpu& g) { return gpu_matches(f, g.id); }))
       throw InputError(SourceLocation{"--gpu"}, "", fmt::format("'{}' matches no GPU in the catalog", f));
+  const auto shown = [&](const Gpu& g) {
+    return filters.empty() ||
+           std::any_of(filters.begin(), filters.end(), [&](const std::string& f) { return gpu_matches(f, g.id); });
+  };
   Table t;
   t.name = "gpus";
   t.columns = {{"gpu", "gpu"},
@@ -27,22 +44,23 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
                {"tdp_w", "TDP W", 0},
                {"nvlink_gbs", "NVLink GB/s", 0},
                {"pcie_gen", "PCIe"},
+               {"software", "stack"},
+               {"availability", "buying"},
                {"as_of", "as_of"},
                {"confidence", "confidence", 0, false},
                {"source", "source", 0, false}};
   for (const Gpu& g : ctx.catalog().gpus) {
-    if (!filters.empty() &&
-        std::none_of(filters.begin(), filters.end(), [&](const std::string& f) { return gpu_matches(f, g.id); }))
-      continue;
+    if (!shown(g)) continue;
     const auto tf = [&](Precision p) -> Cell {
       const auto it = g.dense_tflops.find(p);
       return it == g.dense_tflops.end() ? Cell{} : Cell{it->second};
     };
     t.add_row({g.id, g.name, g.form_factor.empty() ? Cell{} : Cell{g.form_factor}, g.memory.value() / kGB,
-               g.memory_bandwidth.value() / kGB, tf(Precision::kFp32), tf(Precision::kTf32), tf(Precision::kBf16),
-               tf(Precision::kFp16), tf(Precision::kFp8), g.tdp.value(),
+               g.memory_bandwidth ? Cell{g.memory_bandwidth->value() / kGB} : Cell{}, tf(Precision::kFp32),
+               tf(Precision::kTf32), tf(Precision::kBf16), tf(Precision::kFp16), tf(Precision::kFp8), g.tdp.value(),
                g.nvlink ? Cell{g.nvlink->value() / kGB} : Cell{},
-               g.pcie_gen ? Cell{static_cast<std::int64_t>(g.pcie_gen)} : Cell{}, format_date(g.provenance.as_of),
+               g.pcie_gen ? Cell{static_cast<std::int64_t>(g.pcie_gen)} : Cell{}, g.software, buying(g),
+               format_date(g.provenance.as_of),
                g.provenance.confidence.empty() ? Cell{} : Cell{std::string(g.provenance.confidence)},
                std::string(g.provenance.source)});
   }
@@ -60,6 +78,20 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
                       ". '-' = not supported or not in any source. NVLink is total bidirectional per GPU. mem GB "
                       "is 10^9 bytes of what a job can allocate (nvidia-smi's total where the catalog has one): a "
                       "card sold as 80GB holds 80 GiB, 85.9 GB.");
+  bool restricted = false, other_stack = false;  // over the rows shown
+  for (const Gpu& g : ctx.catalog().gpus) {
+    if (!shown(g)) continue;
+    restricted = restricted || !g.availability.empty();
+    other_stack = other_stack || g.software != "cuda";
+  }
+  if (restricted)
+    rep.notes.push_back(
+        "buying: whether new cards can be bought in a market (restricted: export controls; the reasons and sources "
+        "are in `plan --include-buy` notes and the catalog); '-' = not known to be restricted.");
+  if (other_stack)
+    rep.notes.push_back(
+        "stack: the software a card runs; gpuplan's MFU defaults are calibrated on CUDA runs only, so on any other "
+        "stack they are an assumption: measure a trial run and use `fit mfu`.");
   rep.notes.push_back("Sources: --format csv or json.");
   return rep;
 }

@@ -127,6 +127,8 @@ ResolvedPlan resolve_plan(const Context& ctx, const PlanQuery& q) {
   if (!q.regions.empty()) flags.push_back({"--region", "plan.regions", join(q.regions)});
   if (q.allow_spot) flags.push_back({"--allow-spot", "plan.allow_spot", *q.allow_spot ? "true" : "false"});
   if (q.include_buy) flags.push_back({"--include-buy", "plan.include_buy", *q.include_buy ? "true" : "false"});
+  if (q.exclude_restricted)
+    flags.push_back({"--exclude-restricted", "plan.exclude_restricted", *q.exclude_restricted ? "true" : "false"});
   const ResolvedJob rj = load_job_with_flags(q.job_file, q.sets, flags, ctx, JobUse::kPlan);
 
   ResolvedPlan out;
@@ -438,6 +440,7 @@ void plan_notes(Report& rep, const ResolvedPlan& rp, const PlanResult& r, const 
                 const CurrencyConverter& fx) {
   const PlanInputs& in = rp.inputs;
   rep.warnings = rp.warnings;
+  for (const auto& w : r.warnings) rep.warnings.push_back(w);
   if (!r.recommendation.empty()) rep.notes.push_back(r.recommendation);
   if (r.feasible.empty()) infeasible_notes(rep, in, r, ctx.currency);
   search_notes(rep, in, r);

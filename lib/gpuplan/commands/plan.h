@@ -24,6 +24,7 @@ struct PlanQuery {
   std::vector<std::string> gpus{}, providers{}, regions{};
   std::optional<bool> allow_spot{};  ///< given: overrides plan.allow_spot (--allow-spot=false too)
   std::optional<bool> include_buy{};
+  std::optional<bool> exclude_restricted{};
   bool explain = false;
   std::optional<std::string> scaling_file{};  ///< a saved `fit scaling` JSON
   std::optional<std::string> trials{};        ///< Monte Carlo trials per spot plan (default 1000)

@@ -1,0 +1,146 @@
+// Export controls and other software stacks: a card's status per market, what
+// `plan --include-buy` does with it, and the MFU default off CUDA.
+#include <catch2/catch.hpp>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/context.h"
+#include "gpuplan/efficiency.h"
+#include "gpuplan/error.h"
+#include "gpuplan/plan.h"
+
+using namespace gpuplan;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// Two cards with a purchase price each; R is restricted in CN, O is not.
+const char* kCards = R"(schema_version: 1
+gpus:
+  - id: R
+    name: Restricted card
+    form_factor: pcie
+    memory: 80GB
+    tflops: {bf16: 200}
+    tdp: 400W
+    pcie_gen: 4
+    availability:
+      - {market: CN, status: restricted, reason: "export licence required", source: "rule", as_of: 2023-10-17}
+      - {market: US, status: available, source: "shop", as_of: 2024-01-01}
+    source: test
+    as_of: 2026-11-01
+  - {id: O, name: Open card, form_factor: pcie, memory: 80GB, tflops: {bf16: 100}, tdp: 300W, pcie_gen: 4, source: test, as_of: 2026-11-01}
+purchases:
+  - {id: r-cn, kind: card, gpu: R, price: 10000, currency: CNY, region: CN, source: quote, as_of: 2026-11-01}
+  - {id: o-cn, kind: card, gpu: O, price: 10000, currency: CNY, region: CN, source: quote, as_of: 2026-11-01}
+)";
+
+PlanInputs buy_job() {
+  PlanInputs in;
+  in.job.forward_flops_per_sample = 1e12;
+  in.job.samples = 3.6e6;
+  in.job.global_batch = 64;
+  in.job.parameters = 0;
+  in.include_buy = true;
+  in.max_gpus = 8;
+  in.market = "CN";
+  in.deadline = Days(400);
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("availability: a card's status per market, read and checked", "[availability]") {
+  const Catalog c = parse_catalog(kCards, "cards.yaml");
+  const Gpu* r = c.find_gpu("R");
+  REQUIRE(r);
+  REQUIRE(r->availability.size() == 2);
+  CHECK(r->availability_in("cn")->status == Availability::kRestricted);  // markets compare case-insensitively
+  CHECK(r->availability_in("CN")->reason == "export licence required");
+  CHECK(format_date(r->availability_in("CN")->provenance.as_of) == "2023-10-17");
+  CHECK(r->availability_in("US")->status == Availability::kAvailable);
+  CHECK(r->availability_in("DE") == nullptr);  // not stated: not known to be restricted
+  CHECK_FALSE(r->memory_bandwidth);            // optional: left out where no source agrees
+  CHECK(r->software == "cuda");
+}
+
+TEST_CASE("plan --include-buy: a restricted card is marked, or left out and named", "[availability][plan]") {
+  const Catalog c = parse_catalog(kCards, "cards.yaml");
+  const CurrencyConverter fx(c, kCny);
+  PlanInputs in = buy_job();
+  PlanResult r = plan(in, c, fx);
+  bool r_seen = false;
+  for (const PlanSource& s : r.sources) {
+    if (s.gpu->id == "R") {
+      r_seen = true;
+      REQUIRE(s.availability);
+      CHECK(s.availability->status == Availability::kRestricted);
+    } else {
+      CHECK_FALSE(s.availability);
+    }
+  }
+  CHECK(r_seen);
+  const auto notes = [&] {
+    std::string all;
+    for (const auto& n : r.notes) all += n + "\n";
+    return all;
+  };
+  CHECK_THAT(notes(), Contains("Buying R in CN is restricted: export licence required (rule, as_of 2023-10-17)"));
+  // The fast restricted card is the recommendation here: marked in its row, and warned about.
+  REQUIRE(r.recommended);
+  CHECK(r.recommended->source->gpu->id == "R");
+  CHECK(std::find(r.recommended->notes.begin(), r.recommended->notes.end(), "restricted in CN") !=
+        r.recommended->notes.end());
+  REQUIRE(r.warnings.size() == 1);
+  CHECK_THAT(r.warnings[0], Contains("the recommendation buys R, restricted in CN"));
+
+  in.exclude_restricted = true;
+  r = plan(in, c, fx);
+  for (const PlanSource& s : r.sources) CHECK(s.gpu->id != "R");
+  CHECK_THAT(notes(), Contains("Left out as restricted in CN (--exclude-restricted): R."));
+  REQUIRE(r.recommended);
+  CHECK(r.recommended->source->gpu->id == "O");
+  CHECK(r.warnings.empty());
+
+  // In a market where R is available, nothing is said.
+  in.exclude_restricted = false;
+  in.market = "US";
+  r = plan(in, c, fx);
+  CHECK(r.warnings.empty());
+  CHECK(notes().find("restricted") == std::string::npos);
+}
+
+TEST_CASE("MFU default off CUDA: the same figure, said to be uncalibrated, with its low end halved",
+          "[availability][efficiency]") {
+  Gpu cuda;
+  cuda.form_factor = "sxm";
+  Gpu cann = cuda;
+  cann.software = "cann";
+  const Job job;
+  const MfuDefault a = default_mfu(cuda, job), b = default_mfu(cann, job);
+  CHECK(b.value == a.value);
+  CHECK(b.high == a.high);
+  CHECK(b.low == Approx(a.value / 2));
+  CHECK_THAT(b.source, Contains("not calibrated on cann") && Contains("fit mfu"));
+  CHECK(a.source.find("not calibrated") == std::string::npos);
+}
+
+TEST_CASE("the built-in catalog: an Ascend card with sources, and the export-controlled cards marked in CN",
+          "[availability][catalog]") {
+  const Catalog& c = builtin_catalog();
+  const Gpu* ascend = c.find_gpu("Ascend910B");
+  REQUIRE(ascend);
+  CHECK(ascend->software == "cann");
+  CHECK_FALSE(ascend->provenance.source.empty());
+  CHECK(ascend->provenance.confidence == "low");
+  REQUIRE(ascend->availability_in("CN"));
+  CHECK(ascend->availability_in("CN")->status == Availability::kAvailable);
+  for (const char* id : {"A100-80G", "H100", "H800", "A800-80G", "RTX4090", "L40S"}) {
+    INFO(id);
+    const MarketStatus* m = c.find_gpu(id)->availability_in("CN");
+    REQUIRE(m);
+    CHECK(m->status == Availability::kRestricted);
+    CHECK_THAT(std::string(m->provenance.source), Contains("8-K"));
+  }
+  CHECK(c.find_gpu("H20")->availability_in("CN")->status == Availability::kUnknown);
+  CHECK(c.find_gpu("V100-32G")->availability_in("CN") == nullptr);
+}
