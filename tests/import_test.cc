@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <set>
 
 #include "gpuplan/catalog_import.h"
 #include "gpuplan/commands/catalog_import.h"
@@ -331,4 +332,48 @@ offers:
   // 100 → 81 over 730 days: (0.81)^(365/730) − 1 = 0.9 − 1 = −10% a year.
   CHECK(std::get<double>(at(2, "yearly_trend")) == Approx(-0.1).epsilon(1e-9));
   CHECK(std::holds_alternative<std::monostate>(at(1, "yearly_trend")));
+}
+
+TEST_CASE("quotes: a misspelt column, two prices of one date, an undated price that must not inherit a rating",
+          "[import]") {
+  const Context ctx = fixture_context();
+  CHECK_THROWS_WITH(import_quotes({kData + "/import/quotes/misspelt.csv"}, options(ctx), ctx.catalog()),
+                    Contains("misspelt.csv:1: confidnce: is not a column of the quote CSV"));
+  const ImportResult r = import_quotes({kData + "/import/quotes/undated.csv"}, options(ctx), ctx.catalog());
+  const Catalog c = parse_catalog(to_catalog_yaml(r, "test"), "<import>", &ctx.catalog());
+  REQUIRE(c.offers.size() == 1);
+  CHECK(c.offers[0].hourly->provenance.confidence == "high");
+  CHECK(c.offers[0].monthly->provenance.confidence.empty());  // unrated, not the hourly quote's "high"
+  CHECK_FALSE(c.offers[0].monthly->provenance.as_of);
+  // The same quote twice: which is the price cannot be told.
+  CHECK_THROWS_WITH(import_quotes({kData + "/import/quotes/collide.csv", kData + "/import/quotes/collide.csv"},
+                                  options(ctx), ctx.catalog()),
+                    Contains("collide.csv:2:1: as_of: a second hourly price of RTX 4090 按量 dated 2026-10-04"));
+}
+
+TEST_CASE("skypilot: shared cards and unpriced rows are counted and said; a zone listed twice is named once",
+          "[import]") {
+  const Context ctx = fixture_context();
+  ImportOptions o = options(ctx);
+  o.provider = "aws";
+  const ImportResult r = import_skypilot({kData + "/../hostile/files/import_sky_fraction.csv"}, o, ctx.catalog());
+  REQUIRE(r.notes.size() == 1);
+  CHECK_THAT(r.notes[0], Contains("1 rows with a fraction of a GPU (a shared card) left out"));
+  const ImportResult twice = import_skypilot({kRunpod, kRunpod}, options(ctx), ctx.catalog());
+  for (const ImportedOffer& offer : twice.offers) {
+    std::set<std::string> zones(offer.zones.begin(), offer.zones.end());
+    CHECK(zones.size() == offer.zones.size());
+  }
+}
+
+TEST_CASE("mapping files: a name mapped twice and a provider the catalog lacks are errors", "[import]") {
+  const Context ctx = fixture_context();
+  try {
+    load_gpu_mappings(kData + "/../hostile/files/import_map_twice.yaml", ctx.catalog());
+    FAIL("no error");
+  } catch (const InputErrors& e) {
+    REQUIRE(e.problems().size() == 2);
+    CHECK_THAT(e.problems()[0].what(), Contains(":3:") && Contains("maps a100 a second time (first at line 2)"));
+    CHECK_THAT(e.problems()[1].what(), Contains(":4:") && Contains("'lamda' is not a provider"));
+  }
 }

@@ -76,6 +76,14 @@ const MarketStatus* Gpu::availability_in(std::string_view market) const {
   return nullptr;
 }
 
+std::optional<PurchaseCaveat> purchase_caveat(const Catalog& c, std::string_view gpu, std::string_view market) {
+  const Gpu* g = c.find_gpu(gpu);
+  const MarketStatus* m = g ? g->availability_in(market) : nullptr;
+  if (!m || m->status == Availability::kAvailable) return std::nullopt;
+  return PurchaseCaveat{fmt::format("buy: {} is {} in {}: {}", g->id, to_string(m->status), market, m->reason),
+                        fmt::format("buy: {} {} in {}: {}.", g->id, to_string(m->status), market, cite(m->provenance))};
+}
+
 std::string_view to_string(PurchaseKind k) {
   switch (k) {
     case PurchaseKind::kCard:

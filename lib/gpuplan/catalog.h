@@ -271,6 +271,15 @@ void check_filters(const Catalog& c, const std::vector<std::string>& gpus, const
 /// price that cannot have been seen yet), one problem each at its place.
 std::vector<InputError> future_dates(const Catalog& c, Date today);
 
+/// Buying `gpu` in `market` when the catalog says it is not plainly available
+/// (export controls): the warning ("A100-80G is restricted in CN: …") and the
+/// note that names its source. nullopt for an available card or one not stated.
+struct PurchaseCaveat {
+  std::string warning{};
+  std::string source_note{};
+};
+std::optional<PurchaseCaveat> purchase_caveat(const Catalog& c, std::string_view gpu, std::string_view market);
+
 /// Case-insensitive equality of ids.
 bool id_equals(std::string_view a, std::string_view b);
 

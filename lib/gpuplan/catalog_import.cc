@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -69,8 +70,9 @@ std::string memory_mismatch(const Gpu& gpu, std::optional<double> mib) {
 }
 
 struct Resolution {
-  std::string gpu{};     ///< empty: not resolved
-  std::string reason{};  ///< why not
+  std::string gpu{};                    ///< empty: not resolved
+  std::string reason{};                 ///< why not
+  const GpuMapping* mapping = nullptr;  ///< the user's mapping that decided it
 };
 
 bool mapping_applies(const GpuMapping& m, std::string_view provider, std::string_view name, std::string_view instance) {
@@ -97,10 +99,10 @@ std::string gib(double mib) { return fmt::format("{:g} GiB", mib / 1024); }
 
 Resolution resolve_gpu(const Catalog& catalog, const std::vector<GpuMapping>& user, std::string_view provider,
                        std::string_view name, std::string_view instance, std::optional<double> mib) {
-  if (const GpuMapping* m = find_mapping(user, provider, name, instance)) return {m->gpu, ""};
+  if (const GpuMapping* m = find_mapping(user, provider, name, instance)) return {m->gpu, "", m};
   if (const GpuMapping* m = find_mapping(builtin_skypilot_mappings(), provider, name, instance);
       m && catalog.find_gpu(m->gpu))
-    return {m->gpu, ""};
+    return {m->gpu, "", nullptr};
   // An exact id is taken only when no variant shares it ("H100" beside "H100-PCIe" could be either).
   const Gpu* exact = catalog.find_gpu(name);
   std::vector<std::string> candidates;
@@ -109,7 +111,7 @@ Resolution resolve_gpu(const Catalog& catalog, const std::vector<GpuMapping>& us
     if (g.id.size() > name.size() && id_equals(std::string_view(g.id).substr(0, name.size()), name) &&
         g.id[name.size()] == '-')
       candidates.push_back(g.id);
-  if (exact && candidates.size() == 1) return {exact->id, ""};
+  if (exact && candidates.size() == 1) return {exact->id, "", nullptr};
   if (candidates.empty()) return {"", "no catalog GPU of that name: map it with --map, or add the GPU to a catalog"};
   // Cards whose memory cannot be the one the file states are no candidates at all.
   std::vector<std::string> fitting;
@@ -198,7 +200,12 @@ std::optional<int> gpu_count(const std::string& text) {
   return static_cast<int>(n);
 }
 
-std::vector<SkyRow> read_skypilot_rows(const CsvTable& t, Problems& problems, std::int64_t& cpu_rows) {
+// Rows read but left out, by reason, for the notes.
+struct RowCounts {
+  std::int64_t cpu = 0, fraction = 0, unpriced = 0;
+};
+
+std::vector<SkyRow> read_skypilot_rows(const CsvTable& t, Problems& problems, RowCounts& left) {
   for (const char* c : {"InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"})
     if (!t.has(c)) t.text(c);  // throws, naming the columns there are
   const auto col = [&](const char* c) { return t.has(c) ? t.text(c) : std::vector<std::string>(t.rows()); };
@@ -208,7 +215,7 @@ std::vector<SkyRow> read_skypilot_rows(const CsvTable& t, Problems& problems, st
   std::vector<SkyRow> rows;
   for (std::size_t r = 0; r < t.rows(); ++r) {
     if (name[r].empty()) {
-      ++cpu_rows;  // a CPU instance
+      ++left.cpu;  // a CPU instance
       continue;
     }
     SkyRow row{instance[r],
@@ -221,6 +228,12 @@ std::vector<SkyRow> read_skypilot_rows(const CsvTable& t, Problems& problems, st
                gpu_info_mib(info[r]),
                SourceLocation{t.file(), t.line(r), 1}};
     const auto n = gpu_count(count[r]);
+    double share = 0;
+    if (!n && std::from_chars(count[r].data(), count[r].data() + count[r].size(), share).ec == std::errc() &&
+        share > 0 && share < 1) {
+      ++left.fraction;  // a share of a card (AWS g6f): no instance a job can be planned on
+      continue;
+    }
     if (!n) {
       problems.add(t.file(), t.place(r, "AcceleratorCount"), "AcceleratorCount",
                    fmt::format("'{}' is not a whole number of GPUs from 1 to 1024", count[r]));
@@ -234,7 +247,10 @@ std::vector<SkyRow> read_skypilot_rows(const CsvTable& t, Problems& problems, st
     }
     row.price = price_cell(t, r, "Price", price[r], problems);
     if (t.has("SpotPrice")) row.spot = price_cell(t, r, "SpotPrice", spot[r], problems);
-    if (row.price.empty() && row.spot.empty()) continue;  // listed without a price: nothing to import
+    if (row.price.empty() && row.spot.empty()) {
+      ++left.unpriced;  // listed without a price: nothing to import
+      continue;
+    }
     rows.push_back(std::move(row));
   }
   return rows;
@@ -267,13 +283,18 @@ void fold_skypilot(const std::vector<SkyRow>& rows, const std::string& provider,
     const std::string region_key = fmt::format("{}\n{}\n{}", provider, row.region, row.instance);
     const std::string key = fmt::format("{}\n{}\n{}", region_key, row.price, row.spot);
     if (const auto it = index.find(key); it != index.end()) {
-      if (!row.zone.empty()) out.offers[it->second].zones.push_back(row.zone);
+      std::vector<std::string>& zones = out.offers[it->second].zones;
+      if (!row.zone.empty() && std::find(zones.begin(), zones.end(), row.zone) == zones.end())
+        zones.push_back(row.zone);
       continue;
     }
     const bool region_seen = !regions.insert(region_key).second;
     const std::string id = ids.unique(to_id(fmt::format("{}-{}-{}{}", provider, row.region, row.instance,
                                                         region_seen && !row.zone.empty() ? "-" + row.zone : "")));
-    ImportedOffer offer{id, provider, row.region, row.instance, res.gpu, row.gpus, "USD", {}, {}, row.where};
+    ImportedOffer offer{id, provider, row.region, row.instance, res.gpu, row.gpus, "USD", {}, {}, {}, row.where};
+    if (res.mapping)
+      offer.mapped = fmt::format("GPU by --map {}{}", to_string(res.mapping->where),
+                                 res.mapping->why.empty() ? "" : ": " + res.mapping->why);
     if (!row.zone.empty()) offer.zones.push_back(row.zone);
     const auto add = [&](BillingMode m, const std::string& amount) {
       if (!amount.empty()) offer.prices.push_back(ImportedPrice{m, amount, prov.as_of, source, "", "", row.where});
@@ -299,8 +320,10 @@ const std::vector<GpuMapping>& builtin_skypilot_mappings() {
       {"runpod", "A100-80GB-SXM", "", "A100-80G", "RunPod's A100 80GB SXM"},
       {"runpod", "H100-SXM", "", "H100", "RunPod's H100 SXM"},
       {"runpod", "H100-PCIe", "", "H100-PCIe", "RunPod's H100 PCIe"},
-      // SkyPilot's own accelerator names on the hyperscalers (p4de, a2-ultragpu: SXM).
-      {"", "A100-80GB", "", "A100-80G", "SkyPilot's A100-80GB on AWS p4de and GCP a2-ultragpu: SXM4"},
+      // SkyPilot's A100-80GB on AWS (p4de) and GCP (a2-ultragpu) is the SXM4 card; on
+      // other clouds it may be PCIe (Azure's NC A100 v4), so it is mapped per provider.
+      {"aws", "A100-80GB", "", "A100-80G", "AWS p4de.24xlarge: 8x A100 80GB SXM4"},
+      {"gcp", "A100-80GB", "", "A100-80G", "GCP a2-ultragpu: A100 80GB SXM4"},
   };
   return kMap;
 }
@@ -332,6 +355,14 @@ std::vector<GpuMapping> load_gpu_mappings(const std::string& path, const Catalog
       }
       if (m.name.empty() == m.instance.empty())
         f.fail(list[i], f.path(), "give exactly one of name (an accelerator name) or instance (an instance type)");
+      if (!m.provider.empty() && !catalog.find_provider(m.provider))
+        f.fail(f.get("provider", false), f.field("provider"),
+               fmt::format("'{}' is not a provider of the catalog: the entry would never apply", m.provider));
+      for (const GpuMapping& before : out)
+        if (id_equals(before.provider, m.provider) && id_equals(before.name, m.name) && before.instance == m.instance)
+          f.fail(list[i], f.path(),
+                 fmt::format("maps {} a second time (first at line {}): one entry per name or instance",
+                             m.name.empty() ? m.instance : m.name, before.where.line));
       f.finish();
       if (f.ok()) out.push_back(std::move(m));
     }
@@ -362,9 +393,14 @@ ImportResult import_skypilot(const std::vector<std::string>& files, const Import
                       "give --as-of for the snapshot's date)",
                       file, format_date(prov.as_of)));
     const std::string source = fmt::format("{}SkyPilot catalog CSV {}", o.source.empty() ? "" : o.source + "; ", file);
-    std::int64_t cpu_rows = 0;
-    const std::vector<SkyRow> rows = read_skypilot_rows(t, problems, cpu_rows);
-    if (cpu_rows > 0) out.notes.push_back(fmt::format("{}: {} rows without an accelerator left out", file, cpu_rows));
+    RowCounts left;
+    const std::vector<SkyRow> rows = read_skypilot_rows(t, problems, left);
+    if (left.cpu > 0) out.notes.push_back(fmt::format("{}: {} rows without an accelerator left out", file, left.cpu));
+    if (left.fraction > 0)
+      out.notes.push_back(
+          fmt::format("{}: {} rows with a fraction of a GPU (a shared card) left out", file, left.fraction));
+    if (left.unpriced > 0)
+      out.notes.push_back(fmt::format("{}: {} rows with neither Price nor SpotPrice left out", file, left.unpriced));
     fold_skypilot(rows, provider, prov, source, o, catalog, out, skips, ids);
   }
   problems.throw_if_any();
@@ -444,6 +480,7 @@ void read_quote_row(const CsvTable& t, std::size_t r, const std::map<std::string
                       cell("currency"),
                       {},
                       {},
+                      {},
                       where});
   ImportedOffer& offer = out.offers[it->second];
   if (offer.gpu != gpu.gpu || offer.gpus != *gpus || offer.currency != cell("currency")) {
@@ -470,15 +507,35 @@ ImportResult import_quotes(const std::vector<std::string>& files, const ImportOp
     for (const char* c : QuoteColumns::kRequired) cols[c] = t.text(c);  // a missing column throws, naming them
     for (const char* c : {"note", "confidence"})
       if (t.has(c)) cols[c] = t.text(c);
+    // A misspelt optional column ("confidnce") would be dropped without a word: refused instead.
+    for (const std::string& h : t.header())
+      if (!std::any_of(cols.begin(), cols.end(), [&](const auto& c) { return id_equals(c.first, h); }))
+        problems.list.emplace_back(SourceLocation{t.file(), t.header_line(), 0}, h,
+                                   fmt::format("is not a column of the quote CSV (columns: {}, and note, confidence)",
+                                               fmt::join(QuoteColumns::kRequired, ", ")));
     for (std::size_t r = 0; r < t.rows(); ++r) read_quote_row(t, r, cols, o, catalog, problems, index, ids, out);
   }
   problems.throw_if_any();
   // Per mode, the newest price is the offer's; the others stay as its history, newest first.
-  for (ImportedOffer& offer : out.offers)
+  for (ImportedOffer& offer : out.offers) {
     std::stable_sort(offer.prices.begin(), offer.prices.end(), [](const ImportedPrice& a, const ImportedPrice& b) {
       if (a.mode != b.mode) return a.mode < b.mode;
       return a.as_of.value_or(Date::min()) > b.as_of.value_or(Date::min());
     });
+    // Two prices of one mode on one date (or both undated): which is the price cannot be told.
+    for (std::size_t i = 1; i < offer.prices.size(); ++i) {
+      const ImportedPrice &a = offer.prices[i - 1], &b = offer.prices[i];
+      if (a.mode == b.mode && a.as_of == b.as_of) {
+        const ImportedPrice& later = a.where.line > b.where.line ? a : b;
+        const ImportedPrice& first = a.where.line > b.where.line ? b : a;
+        problems.list.emplace_back(
+            later.where, "as_of",
+            fmt::format("a second {} price of {} dated {} (the first at line {}): one price per mode and date",
+                        to_string(b.mode), offer.instance, format_date(b.as_of), first.where.line));
+      }
+    }
+  }
+  problems.throw_if_any();
   return out;
 }
 
@@ -493,8 +550,9 @@ std::string yaml_text(std::string_view text) { return json_quote(text); }
 
 namespace {
 
-std::string price_yaml(const ImportedPrice& p, const ImportedPrice& record) {
-  const bool same = p.source == record.source && p.as_of == record.as_of && p.note.empty() && p.confidence.empty();
+std::string price_yaml(const ImportedPrice& p, const ImportedPrice& record, const std::string& confidence) {
+  const bool same =
+      p.source == record.source && p.as_of == record.as_of && p.note.empty() && p.confidence == confidence;
   if (same) return p.amount;
   std::string out = fmt::format("{{price: {}, source: {}, as_of: {}", p.amount, yaml_text(p.source),
                                 p.as_of ? format_date(*p.as_of) : "unknown");
@@ -506,6 +564,10 @@ std::string price_yaml(const ImportedPrice& p, const ImportedPrice& record) {
 void offer_yaml(const ImportedOffer& o, std::string& out) {
   // The record's provenance: its first current price's (hourly, else monthly, else spot).
   const ImportedPrice& record = o.prices.front();
+  // The record's confidence only when every price has it: prices without one must not inherit it.
+  std::string confidence = record.confidence;
+  for (const ImportedPrice& p : o.prices)
+    if (p.confidence != confidence) confidence.clear();
   out += fmt::format("  - id: {}\n    provider: {}\n    region: {}\n    instance: {}\n    gpu: {}\n    gpus: {}\n",
                      yaml_text(o.id), o.provider, yaml_text(o.region), yaml_text(o.instance), o.gpu, o.gpus);
   out += fmt::format("    currency: {}\n", o.currency);
@@ -516,19 +578,22 @@ void offer_yaml(const ImportedOffer& o, std::string& out) {
       history.push_back(&p);
       continue;
     }
-    out += fmt::format("    {}: {}\n", to_string(p.mode), price_yaml(p, record));
+    out += fmt::format("    {}: {}\n", to_string(p.mode), price_yaml(p, record, confidence));
   }
   if (!history.empty()) {
     out += "    history:\n";
     for (const ImportedPrice* p : history)
-      out += fmt::format("      - {{mode: {}, price: {}, source: {}, as_of: {}}}\n", to_string(p->mode), p->amount,
-                         yaml_text(p->source), p->as_of ? format_date(*p->as_of) : "unknown");
+      out += fmt::format("      - {{mode: {}, price: {}, source: {}, as_of: {}{}{}}}\n", to_string(p->mode), p->amount,
+                         yaml_text(p->source), p->as_of ? format_date(*p->as_of) : "unknown",
+                         p->confidence.empty() ? "" : ", confidence: " + p->confidence,
+                         p->note.empty() ? "" : ", note: " + yaml_text(p->note));
   }
   out += fmt::format("    source: {}\n    as_of: {}\n", yaml_text(record.source),
                      record.as_of ? format_date(*record.as_of) : "unknown");
-  if (!record.confidence.empty()) out += fmt::format("    confidence: {}\n", record.confidence);
-  if (!o.zones.empty())
-    out += fmt::format("    note: {}\n", yaml_text("zones " + fmt::format("{}", fmt::join(o.zones, ", "))));
+  if (!confidence.empty()) out += fmt::format("    confidence: {}\n", confidence);
+  std::string note = o.mapped;
+  if (!o.zones.empty()) note += fmt::format("{}zones {}", note.empty() ? "" : "; ", fmt::join(o.zones, ", "));
+  if (!note.empty()) out += fmt::format("    note: {}\n", yaml_text(note));
   out += "\n";
 }
 
@@ -540,6 +605,44 @@ std::string comment(std::string_view text) {
 }
 
 }  // namespace
+
+void check_imported(const ImportResult& r, const Catalog& catalog) {
+  // A catalog file is read whole, a million YAML values at most (about 25 an
+  // offer): more offers would make a file --catalog refuses.
+  constexpr std::size_t kMaxOffers = 30000;
+  if (r.offers.size() > kMaxOffers)
+    throw InputError({}, "",
+                     fmt::format("{} offers are more than one catalog file holds (at most {}): import a "
+                                 "part of the file (a region, a GPU) at a time",
+                                 r.offers.size(), kMaxOffers));
+  std::vector<InputError> problems;
+  const auto place = [&](const InputError& e) {
+    // "offers[2].spot": the offer and, when a price, its mode's row.
+    const std::string& field = e.field();
+    std::size_t i = 0;
+    if (std::sscanf(field.c_str(), "offers[%zu]", &i) != 1 || i >= r.offers.size()) {
+      problems.push_back(e);
+      return;
+    }
+    const ImportedOffer& o = r.offers[i];
+    const std::string rest = field.substr(std::min(field.size(), field.find(']') + 2));
+    SourceLocation where = o.where;
+    for (const ImportedPrice& p : o.prices)
+      if (to_string(p.mode) == rest) {
+        where = p.where;
+        break;
+      }
+    problems.emplace_back(where, rest.empty() ? o.instance : fmt::format("{} {}", o.instance, rest), e.message());
+  };
+  try {
+    parse_catalog(to_catalog_yaml(r, ""), "<catalog import>", &catalog);
+  } catch (const InputErrors& e) {
+    for (const InputError& p : e.problems()) place(p);
+  } catch (const InputError& e) {
+    place(e);
+  }
+  if (!problems.empty()) throw InputErrors(problems);
+}
 
 std::string describe(const SkippedName& s) {
   return fmt::format("{} '{}' ({} row{}, the first at {}): {}", s.provider, s.name, s.rows, s.rows == 1 ? "" : "s",

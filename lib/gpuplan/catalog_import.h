@@ -62,6 +62,7 @@ struct ImportedOffer {
   std::string currency{};
   std::vector<ImportedPrice> prices{};  ///< the newest per mode; older ones are its history
   std::vector<std::string> zones{};     ///< SkyPilot availability zones folded into the region
+  std::string mapped{};                 ///< "GPU by --map FILE:LINE: why", when the user's map decided it
   SourceLocation where{};               ///< the first row
 };
 
@@ -84,6 +85,11 @@ struct ImportResult {
 ImportResult import_skypilot(const std::vector<std::string>& files, const ImportOptions& options,
                              const Catalog& catalog);
 ImportResult import_quotes(const std::vector<std::string>& files, const ImportOptions& options, const Catalog& catalog);
+
+/// Checks what would be written against the catalog's own rules (a price per
+/// GPU-hour that no offer has, …) over `catalog`; a problem is an InputError at
+/// the file row the offer's price came from. Throws InputErrors.
+void check_imported(const ImportResult& result, const Catalog& catalog);
 
 /// "lambda 'V100' (15 rows, the first at FILE:2): no catalog GPU of that name: …"
 std::string describe(const SkippedName& s);

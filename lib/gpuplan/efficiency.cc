@@ -71,8 +71,8 @@ MfuDefault default_mfu(const Gpu& gpu, const Job& job) {
   // half the value, so that a plan's margin covers a stack that does worse.
   d.low = d.value / 2;
   d.source = fmt::format(
-      "assumption: not calibrated on {} (all of gpuplan's published runs are on CUDA); the CUDA default ({}), low "
-      "end halved; measure a trial run and use `gpuplan fit mfu`",
+      "assumption: not calibrated on {} (all of gpuplan's published runs are on CUDA); the CUDA default ({}), the "
+      "band's low end at half the value; measure a trial run and use `gpuplan fit mfu`",
       gpu.software, d.source);
   return d;
 }

@@ -735,6 +735,8 @@ Rejected explained(const Search& s, const PlanResult& r, std::string what, const
   Rejected x;
   x.what = std::move(what);
   if (c) {
+    if (const PlanSource& src = r.sources[c->source]; c->mode == PlanMode::kBuy && src.availability)
+      x.what += fmt::format(" ({} in {})", to_string(src.availability->status), s.in.market);
     x.plan = describe(s.in, r, *c, false);
     x.why = is_recommended(r, *c) ? "recommended" : why_not(s, r, *c);
   } else {
@@ -840,15 +842,16 @@ void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<s
                                   m->status == Availability::kRestricted && !in.exclude_restricted
                                       ? " --exclude-restricted leaves such cards out."
                                       : ""));
+  // Cards off CUDA that can run the job at all: their MFU default is a guess.
   std::vector<std::string> other_stack;
   for (const PlanSource& src : r.sources)
-    if (src.gpu->software != "cuda" &&
+    if (src.gpu->software != "cuda" && src.gpu->dense_tflops.contains(in.job.precision) &&
         std::find(other_stack.begin(), other_stack.end(), src.gpu->id) == other_stack.end())
       other_stack.push_back(src.gpu->id);
   if (!other_stack.empty() && !in.job.mfu)
     r.notes.push_back(
-        fmt::format("{}: not CUDA cards; the MFU default is not calibrated there (its low end is "
-                    "halved): measure a trial run and give --mfu.",
+        fmt::format("Not CUDA: {}; the MFU default is not calibrated there (its low end is set to half "
+                    "the value): measure a trial run and give --mfu.",
                     fmt::join(other_stack, ", ")));
   if (!left_out.empty())
     r.notes.push_back(

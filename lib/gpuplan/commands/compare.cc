@@ -323,13 +323,10 @@ std::optional<std::string> spot_note(const Comparison& c) {
 void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) {
   if (c.cheapest.empty() || c.options.size() == 1) rep.warnings.push_back(c.recommendation);
   // Buying a card the market restricts (export controls) is not a plain purchase: said, with the source.
-  if (const Gpu* g = catalog.find_gpu(c.scenario.own.gpu))
-    if (const MarketStatus* m = g->availability_in(c.scenario.region); m && m->status != Availability::kAvailable) {
-      rep.warnings.push_back(
-          fmt::format("buy: {} is {} in {}: {}", g->id, to_string(m->status), c.scenario.region, m->reason));
-      rep.notes.push_back(
-          fmt::format("buy: {} {} in {}: {}.", g->id, to_string(m->status), c.scenario.region, cite(m->provenance)));
-    }
+  if (auto caveat = purchase_caveat(catalog, c.scenario.own.gpu, c.scenario.region)) {
+    rep.warnings.push_back(std::move(caveat->warning));
+    rep.notes.push_back(std::move(caveat->source_note));
+  }
   for (const std::string& n : c.options.front().notes)
     if (n.starts_with("no rental to bridge") || n.starts_with("the hardware is resold for more"))
       rep.warnings.push_back("buy: " + n);

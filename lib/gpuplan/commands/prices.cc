@@ -285,6 +285,7 @@ Table history_table(const std::vector<Timeline>& lines, Currency currency, const
                {"change", "change", 3, true, true},
                {"yearly_trend", "yearly trend", 3, true, true},
                {"gpu_hour", CUR + "/GPU-h", 3},
+               {"note", "note", 0, false},
                {"source", "source", 0, false}};
   for (const Timeline& line : lines) {
     const std::optional<double> trend = yearly_trend(line);
@@ -299,13 +300,17 @@ Table history_table(const std::vector<Timeline>& lines, Currency currency, const
       t.add_row({line.offer->id, line.offer->gpu, static_cast<std::int64_t>(line.offer->gpus),
                  std::string(to_string(line.mode)), format_date(p.provenance.as_of), current, p.amount,
                  std::string(p.amount.currency().code()), change, current && trend ? Cell{*trend} : Cell{},
-                 fx.convert(p.amount).scaled(1.0 / (hours * line.offer->gpus)), std::string(p.provenance.source)});
+                 fx.convert(p.amount).scaled(1.0 / (hours * line.offer->gpus)),
+                 p.provenance.note.empty() ? Cell{} : Cell{std::string(p.provenance.note)},
+                 std::string(p.provenance.source)});
     }
   }
   return t;
 }
 
 Report history_report(const Context& ctx, const PricesQuery& q) {
+  if (q.stale_only || q.sort != "gpu_hour")
+    throw UsageError("--history lists every dated price, oldest first: --stale and --sort do not apply to it");
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   const std::vector<Timeline> lines = timelines(ctx, q);
   Report rep;
@@ -313,7 +318,8 @@ Report history_report(const Context& ctx, const PricesQuery& q) {
   rep.currency = ctx.currency;
   std::set<std::string> offers;
   for (const Timeline& l : lines) offers.insert(l.offer->id);
-  rep.title = fmt::format("Price history: {} offers with earlier prices, oldest first", offers.size());
+  rep.title = fmt::format("Price history: {} offer{} with earlier prices, oldest first", offers.size(),
+                          offers.size() == 1 ? "" : "s");
   rep.inputs = prices_echo(ctx, q);
   rep.inputs["history"] = true;
   rep.tables.push_back(history_table(lines, ctx.currency, fx));
@@ -321,7 +327,8 @@ Report history_report(const Context& ctx, const PricesQuery& q) {
   rep.extra["fx_rates_used"] = fx.used_json();
   rep.notes.push_back(ctx.catalog_note() + ". Only offers that keep earlier prices (history: in the catalog).");
   rep.notes.push_back(
-      "change: against the price before, in the list currency. yearly trend: (newest / oldest)^(365 / days) - 1 "
+      "change: against the price before, in the list currency; notes on the prices (a one-off cut, an unsure "
+      "date): --format csv or json. yearly trend: (newest / oldest)^(365 / days) - 1 "
       "over the dated prices, at least 180 days apart; shares (0.143 = +14.3%); evidence for a price-drift assumption, "
       "which no model takes "
       "from here.");

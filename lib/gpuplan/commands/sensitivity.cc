@@ -107,6 +107,7 @@ struct Subject {
   ScenarioSubject inputs{};
   std::string metric_key{}, metric_label{}, name{}, decision_what{}, source{};
   std::vector<std::string> defaults{}, fx_notes{};
+  std::vector<std::string> warnings{};  ///< what may make the answer wrong (a restricted purchase)
   Json echo{};
   Currency currency = kCny;
 };
@@ -148,6 +149,10 @@ Subject scenario_subject_of(const Context& ctx, const SensitivityQuery& q) {
   sub.fx_notes = rs.fx_notes;
   sub.echo = ctx.echo();
   append(sub.echo, rs.inputs);
+  if (auto caveat = purchase_caveat(ctx.catalog(), rs.scenario.own.gpu, rs.scenario.region)) {
+    sub.warnings.push_back(std::move(caveat->warning));
+    sub.fx_notes.push_back(std::move(caveat->source_note));
+  }
   return sub;
 }
 
@@ -229,6 +234,7 @@ void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, do
   if (!s.not_varied.empty())
     rep.notes.push_back(fmt::format("Not varied (zero in the base case): {}.", fmt::join(s.not_varied, ", ")));
   rep.notes.push_back(fmt::format("{}: {}. {}", sub.job ? "Job" : "Scenario", sub.source, ctx.catalog_note()));
+  for (const auto& w : sub.warnings) rep.warnings.push_back(w);
   if (fx)
     for (auto& n : fx->notes()) rep.notes.push_back(std::move(n));
   for (const auto& n : sub.fx_notes) rep.notes.push_back(n);
