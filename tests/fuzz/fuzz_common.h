@@ -4,7 +4,11 @@
 // escaping, a crash, a hang or a sanitizer report is a finding.
 #pragma once
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstdio>
 #include <string>
@@ -34,6 +38,16 @@ inline void expect_finite(double v, const char* what) {
     std::fprintf(stderr, "non-finite %s\n", what);
     std::abort();
   }
+}
+
+/// The input as a file a reader can open: an in-memory file, rewritten per input.
+inline std::string as_file(const std::uint8_t* data, std::size_t size) {
+  static const int fd = ::memfd_create("fuzz-input", 0);
+  if (fd < 0 || ::ftruncate(fd, 0) != 0 || (size > 0 && ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size))) {
+    std::perror("memfd");
+    std::abort();
+  }
+  return "/proc/self/fd/" + std::to_string(fd);
 }
 
 }  // namespace gpuplan_fuzz

@@ -27,16 +27,6 @@ namespace {
   std::abort();
 }
 
-// The input as a file the stream can open: an in-memory file, rewritten per input.
-std::string as_file(const std::uint8_t* data, std::size_t size) {
-  static const int fd = ::memfd_create("fuzz.csv", 0);
-  if (fd < 0 || ::ftruncate(fd, 0) != 0 || (size > 0 && ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size))) {
-    std::perror("memfd");
-    std::abort();
-  }
-  return "/proc/self/fd/" + std::to_string(fd);
-}
-
 // A cell's number as the general parser reads it, or none.
 std::optional<double> general(std::string_view cell) {
   try {
@@ -86,7 +76,7 @@ void compare_readers(const std::string& text, const std::string& path) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   // Lines over 1 MiB are refused by the stream alone; fuzz inputs are far shorter.
-  if (size < (1u << 20)) compare_readers(text, as_file(data, size));
+  if (size < (1u << 20)) compare_readers(text, gpuplan_fuzz::as_file(data, size));
   gpuplan_fuzz::expect_handled([&] {
     const gpuplan::CsvTable t = gpuplan::CsvTable::parse(text, "fuzz.csv");
     std::vector<std::vector<double>> columns;

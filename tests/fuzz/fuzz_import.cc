@@ -3,8 +3,6 @@
 // Bad input must end in a documented error; whatever is imported must load
 // back as a catalog over the built-in one (catalog import promises its output
 // always passes `catalog validate`), with a finite price for every offer.
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -15,25 +13,11 @@
 #include "fuzz_common.h"
 #include "gpuplan/catalog_import.h"
 
-namespace {
-
-// The input as a file the importers can open: an in-memory file, rewritten per input.
-std::string as_file(const std::uint8_t* data, std::size_t size) {
-  static const int fd = ::memfd_create("fuzz-import.csv", 0);
-  if (fd < 0 || ::ftruncate(fd, 0) != 0 || (size > 0 && ::pwrite(fd, data, size, 0) != static_cast<ssize_t>(size))) {
-    std::perror("memfd");
-    std::abort();
-  }
-  return "/proc/self/fd/" + std::to_string(fd);
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
   const gpuplan::Catalog& catalog = gpuplan::builtin_catalog();
   const bool quotes = (data[0] & 1) != 0;
-  const std::string file = as_file(data + 1, size - 1);
+  const std::string file = gpuplan_fuzz::as_file(data + 1, size - 1);
   gpuplan::ImportOptions o;
   o.provider = "runpod";
   o.as_of = gpuplan::parse_date("2026-11-30");
