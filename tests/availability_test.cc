@@ -7,6 +7,7 @@
 #include "gpuplan/efficiency.h"
 #include "gpuplan/error.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/scenario.h"
 
 using namespace gpuplan;
 using Catch::Matchers::Contains;
@@ -33,6 +34,62 @@ purchases:
   - {id: r-cn, kind: card, gpu: R, price: 10000, currency: CNY, region: CN, source: quote, as_of: 2026-11-01}
   - {id: o-cn, kind: card, gpu: O, price: 10000, currency: CNY, region: CN, source: quote, as_of: 2026-11-01}
 )";
+
+// Card O rented at two offers, one restricted for renters in CN; R bought from
+// a dealer whose own record says its in-country stock is available.
+const char* kOffers = R"(schema_version: 1
+gpus:
+  - {id: O, name: Open card, form_factor: pcie, memory: 80GB, tflops: {bf16: 100}, tdp: 300W, pcie_gen: 4, source: test, as_of: 2026-11-01}
+  - id: R
+    name: Restricted card
+    form_factor: pcie
+    memory: 80GB
+    tflops: {bf16: 200}
+    tdp: 400W
+    pcie_gen: 4
+    availability: [{market: CN, status: restricted, reason: "export licence required", source: rule, as_of: 2023-10-17}]
+    source: test
+    as_of: 2026-11-01
+providers:
+  - {id: p, name: P, kind: gpu_cloud, country: US, currency: CNY, billing_granularity: 1s, source: test, as_of: 2026-11-01}
+offers:
+  - {id: open, provider: p, region: r, instance: one, gpu: O, gpus: 1, hourly: 10, source: test, as_of: 2026-11-01}
+  - id: closed
+    provider: p
+    region: r
+    instance: one
+    gpu: O
+    gpus: 1
+    hourly: 5
+    availability: [{market: CN, status: restricted, reason: "no customers in CN", source: terms, as_of: 2026-01-01}]
+    source: test
+    as_of: 2026-11-01
+purchases:
+  - id: r-stock
+    kind: card
+    gpu: R
+    price: 10000
+    currency: CNY
+    region: CN
+    availability: [{market: CN, status: available, source: "dealer", as_of: 2023-09-01}]
+    source: quote
+    as_of: 2026-11-01
+  - id: o-card
+    kind: card
+    gpu: O
+    price: 10000
+    currency: CNY
+    region: CN
+    availability: [{market: CN, status: unknown, reason: "dealer cannot confirm", source: "dealer", as_of: 2026-11-01}]
+    source: quote
+    as_of: 2026-11-01
+)";
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string all;
+  for (const auto& n : lines) all += n + "\n";
+  return all;
+}
 
 PlanInputs buy_job() {
   PlanInputs in;
@@ -143,4 +200,90 @@ TEST_CASE("the built-in catalog: an Ascend card with sources, and the export-con
   }
   CHECK(c.find_gpu("H20")->availability_in("CN")->status == Availability::kUnknown);
   CHECK(c.find_gpu("V100-32G")->availability_in("CN") == nullptr);
+}
+
+TEST_CASE("an offer's own status: plan marks and warns, or leaves it out and names it", "[availability][plan]") {
+  const Catalog c = parse_catalog(kOffers, "offers.yaml");
+  REQUIRE(c.find_offer("closed")->availability.size() == 1);
+  CHECK(c.find_offer("open")->availability.empty());
+  const CurrencyConverter fx(c, kCny);
+  PlanInputs in = buy_job();
+  in.include_buy = false;
+  in.gpus = {"O"};
+  PlanResult r = plan(in, c, fx);
+  REQUIRE(r.recommended);
+  CHECK(r.recommended->source->offer->id == "closed");  // half the price
+  CHECK(std::find(r.recommended->notes.begin(), r.recommended->notes.end(), "restricted in CN") !=
+        r.recommended->notes.end());
+  CHECK_THAT(joined(r.notes), Contains("Renting closed in CN is restricted: no customers in CN (terms, as_of "
+                                       "2026-01-01). --exclude-restricted leaves them out."));
+  REQUIRE(r.warnings.size() == 1);
+  CHECK_THAT(r.warnings[0], Contains("the recommendation rents closed, restricted in CN: no customers in CN"));
+
+  in.exclude_restricted = true;
+  r = plan(in, c, fx);
+  REQUIRE(r.recommended);
+  CHECK(r.recommended->source->offer->id == "open");
+  CHECK(r.warnings.empty());
+  CHECK_THAT(joined(r.notes), Contains("Left out as restricted in CN (--exclude-restricted): offer closed."));
+
+  // Renters elsewhere are not concerned.
+  in.exclude_restricted = false;
+  in.market = "US";
+  r = plan(in, c, fx);
+  CHECK(r.recommended->source->offer->id == "closed");
+  CHECK(r.warnings.empty());
+}
+
+TEST_CASE("a purchase record's own status wins over its card's", "[availability][plan]") {
+  const Catalog c = parse_catalog(kOffers, "offers.yaml");
+  const Gpu& r_card = *c.find_gpu("R");
+  const Purchase* stock = find_purchase(c, PurchaseKind::kCard, "R", "CN");
+  REQUIRE(stock);
+  CHECK(purchase_status(r_card, stock, "CN")->status == Availability::kAvailable);
+  CHECK(purchase_status(r_card, nullptr, "CN")->status == Availability::kRestricted);
+  CHECK(purchase_status(r_card, stock, "US") == nullptr);
+
+  const CurrencyConverter fx(c, kCny);
+  PlanInputs in = buy_job();
+  in.providers = {"none-such"};  // buying only
+  in.exclude_restricted = true;
+  const PlanResult r = plan(in, c, fx);
+  bool bought_r = false;
+  for (const PlanSource& s : r.sources) {
+    if (s.gpu->id == "R") {
+      bought_r = true;
+      CHECK_FALSE(s.availability);  // the dealer's stock is available: not left out, not marked
+    } else {
+      REQUIRE(s.availability);  // O's record is unsure, over a card with no status
+      CHECK(s.availability->status == Availability::kUnknown);
+    }
+  }
+  CHECK(bought_r);
+  CHECK_THAT(joined(r.notes), Contains("Buying O in CN is unknown: dealer cannot confirm (dealer, as_of 2026-11-01)."));
+  CHECK(joined(r.notes).find("Left out") == std::string::npos);
+}
+
+TEST_CASE("compare and sensitivity: every option of the scenario that is not plainly available is said",
+          "[availability][compare]") {
+  const Catalog c = parse_catalog(kOffers, "offers.yaml");
+  Scenario s;
+  s.region = "CN";
+  s.own.gpu = "O";
+  s.hourly.emplace();
+  s.hourly->rent.offer = "closed";
+  s.monthly.emplace();
+  s.monthly->offer = "open";
+  std::vector<AvailabilityCaveat> v = availability_caveats(c, s);
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].warning == "buy: O is unknown in CN: dealer cannot confirm");
+  CHECK(v[1].warning == "rent_hourly: offer closed is restricted in CN: no customers in CN");
+  CHECK(v[1].source_note == "rent_hourly: offer closed restricted in CN: terms, as_of 2026-01-01.");
+
+  s.own.gpu = "R";  // the dealer's stock is available
+  s.region = "US";  // and nothing is stated for US renters
+  CHECK(availability_caveats(c, s).empty());
+  s.region = "CN";
+  s.hourly->rent.offer = "";  // a price given directly has no offer to judge
+  CHECK(availability_caveats(c, s).empty());
 }

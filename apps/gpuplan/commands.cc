@@ -81,7 +81,7 @@ void plan_flags(CLI::App& sub, gpuplan::PlanQuery& q) {
       "consider buying the cards, after the purchase lead time (=false: not)");
   sub.add_flag_function(
       "--exclude-restricted", [&q](std::int64_t n) { q.exclude_restricted = n > 0; },
-      "buying: leave out cards restricted in plan.market (export controls) instead of marking them");
+      "leave out offers and cards restricted in plan.market (export controls) instead of marking them");
   sub.add_option("--gpu", q.gpus, "GPU ids or families to consider (default: all)")->delimiter(',');
   sub.add_option("--provider", q.providers, "providers to consider (default: all)")->delimiter(',');
   sub.add_option("--region", q.regions, "regions to consider (default: all)")->delimiter(',');

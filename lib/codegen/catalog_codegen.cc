@@ -51,6 +51,16 @@ std::string price(const Price& p) {
 
 std::string opt_price(const std::optional<Price>& p) { return p ? price(*p) : "std::nullopt"; }
 
+// "    g.availability.push_back(MarketStatus{…});" for each stated market of record `var`.
+std::string statuses(std::string_view var, const std::vector<MarketStatus>& list) {
+  std::string out;
+  for (const MarketStatus& m : list)
+    out +=
+        fmt::format("    {}.availability.push_back(MarketStatus{{{}, static_cast<Availability>({}), {}, {}, {}}});\n",
+                    var, lit(m.market), static_cast<int>(m.status), lit(m.reason), prov(m.provenance), where(m.where));
+  return out;
+}
+
 void emit(std::ostream& out, const Catalog& c) {
   out << fmt::format("  c.stale_after = Seconds({});\n  c.stale_after_given = {};\n", dbl(c.stale_after.count()),
                      c.stale_after_given);
@@ -118,14 +128,16 @@ void emit(std::ostream& out, const Catalog& c) {
     if (o.network) out << fmt::format("    o.network = BytesPerSecond({});\n", dbl(o.network->value()));
     out << fmt::format("    o.fabric = {};\n    o.interconnect = {};\n", lit(o.fabric), lit(o.interconnect));
     if (o.max_instances) out << fmt::format("    o.max_instances = {};\n", *o.max_instances);
+    out << statuses("o", o.availability);
     out << fmt::format("    o.provenance = {};\n    o.where = {};\n", prov(o.provenance), where(o.where));
     out << "    c.offers.push_back(std::move(o));\n  }\n";
   }
-  for (const Purchase& p : c.purchases)
-    out << fmt::format(
-        "  c.purchases.push_back(Purchase{{{}, static_cast<PurchaseKind>({}), {}, {}, {}, {}, {}, {}, {}}});\n",
-        lit(p.id), static_cast<int>(p.kind), lit(p.gpu), p.gpus, price(p.price), lit(p.region), lit(p.description),
-        prov(p.provenance), where(p.where));
+  for (const Purchase& p : c.purchases) {
+    out << fmt::format("  {{\n    Purchase p{{{}, static_cast<PurchaseKind>({}), {}, {}, {}, {}, {}, {}, {}}};\n",
+                       lit(p.id), static_cast<int>(p.kind), lit(p.gpu), p.gpus, price(p.price), lit(p.region),
+                       lit(p.description), prov(p.provenance), where(p.where));
+    out << statuses("p", p.availability) << "    c.purchases.push_back(std::move(p));\n  }\n";
+  }
   for (const OperatingCost& o : c.operating)
     out << fmt::format(
         "  c.operating.push_back(OperatingCost{{{}, static_cast<OperatingKind>({}), {}, {}, {}, {}, {}, {}}});\n",

@@ -70,18 +70,41 @@ std::string_view to_string(Availability a) {
   return "unknown";
 }
 
-const MarketStatus* Gpu::availability_in(std::string_view market) const {
-  for (const MarketStatus& m : availability)
+const MarketStatus* status_in(const std::vector<MarketStatus>& list, std::string_view market) {
+  for (const MarketStatus& m : list)
     if (id_equals(m.market, market)) return &m;
   return nullptr;
 }
 
-std::optional<PurchaseCaveat> purchase_caveat(const Catalog& c, std::string_view gpu, std::string_view market) {
-  const Gpu* g = c.find_gpu(gpu);
-  const MarketStatus* m = g ? g->availability_in(market) : nullptr;
+const MarketStatus* Gpu::availability_in(std::string_view market) const { return status_in(availability, market); }
+
+const MarketStatus* purchase_status(const Gpu& g, const Purchase* record, std::string_view market) {
+  if (const MarketStatus* m = record ? status_in(record->availability, market) : nullptr) return m;
+  return g.availability_in(market);
+}
+
+namespace {
+std::optional<AvailabilityCaveat> caveat(std::string_view option, std::string_view what, const MarketStatus* m,
+                                         std::string_view market) {
   if (!m || m->status == Availability::kAvailable) return std::nullopt;
-  return PurchaseCaveat{fmt::format("buy: {} is {} in {}: {}", g->id, to_string(m->status), market, m->reason),
-                        fmt::format("buy: {} {} in {}: {}.", g->id, to_string(m->status), market, cite(m->provenance))};
+  return AvailabilityCaveat{
+      fmt::format("{}: {} is {} in {}: {}", option, what, to_string(m->status), market, m->reason),
+      fmt::format("{}: {} {} in {}: {}.", option, what, to_string(m->status), market, cite(m->provenance))};
+}
+}  // namespace
+
+std::optional<AvailabilityCaveat> purchase_caveat(const Catalog& c, std::string_view gpu, std::string_view market) {
+  const Gpu* g = c.find_gpu(gpu);
+  if (!g) return std::nullopt;
+  const Purchase* record = find_purchase(c, PurchaseKind::kCard, g->id, market);
+  if (!record) record = find_purchase(c, PurchaseKind::kServer, g->id, market);
+  return caveat("buy", g->id, purchase_status(*g, record, market), market);
+}
+
+std::optional<AvailabilityCaveat> rental_caveat(const Catalog& c, std::string_view option, std::string_view offer,
+                                                std::string_view market) {
+  const Offer* o = offer.empty() ? nullptr : c.find_offer(offer);
+  return o ? caveat(option, fmt::format("offer {}", o->id), status_in(o->availability, market), market) : std::nullopt;
 }
 
 std::string_view to_string(PurchaseKind k) {

@@ -161,6 +161,9 @@ struct Offer {
 
   /// The price of one instance for `mode` (per hour, or per month for kMonthly).
   const std::optional<Price>& price(BillingMode mode) const;
+
+  /// Whether it can be rented from a market ("CN"), where the catalog says.
+  std::vector<MarketStatus> availability{};
 };
 
 enum class PurchaseKind { kCard, kServer, kServerBase, kNetwork };
@@ -177,7 +180,12 @@ struct Purchase {
   Provenance provenance{};
   SourceLocation where{};
   SourceLocation currency_where{};  ///< the currency's value
+  /// This record's own status in a market (in-country stock of a restricted card), over the GPU's.
+  std::vector<MarketStatus> availability{};
 };
+
+/// The status stated for `market` (case-insensitive) in `list`, or nullptr.
+const MarketStatus* status_in(const std::vector<MarketStatus>& list, std::string_view market);
 
 enum class OperatingKind {
   kElectricityPerKwh,
@@ -271,14 +279,24 @@ void check_filters(const Catalog& c, const std::vector<std::string>& gpus, const
 /// price that cannot have been seen yet), one problem each at its place.
 std::vector<InputError> future_dates(const Catalog& c, Date today);
 
-/// Buying `gpu` in `market` when the catalog says it is not plainly available
-/// (export controls): the warning ("A100-80G is restricted in CN: …") and the
-/// note that names its source. nullopt for an available card or one not stated.
-struct PurchaseCaveat {
+/// The status of buying `g` in `market`: the purchase record's own (stock
+/// already in the country) over the card's; nullptr when neither says.
+const MarketStatus* purchase_status(const Gpu& g, const Purchase* record, std::string_view market);
+
+/// An option the catalog says is not plainly available in `market` (export
+/// controls): the warning ("buy: A100-80G is restricted in CN: …") and the
+/// note that names its source.
+struct AvailabilityCaveat {
   std::string warning{};
   std::string source_note{};
 };
-std::optional<PurchaseCaveat> purchase_caveat(const Catalog& c, std::string_view gpu, std::string_view market);
+/// Buying `gpu` in `market`, judged on the card record a scenario would price
+/// it from (purchase_status). nullopt for an available card or one not stated.
+std::optional<AvailabilityCaveat> purchase_caveat(const Catalog& c, std::string_view gpu, std::string_view market);
+/// Renting offer `offer` from `market`, as `option` ("rent_hourly"). nullopt
+/// for an available offer, one not stated, or an offer not in the catalog.
+std::optional<AvailabilityCaveat> rental_caveat(const Catalog& c, std::string_view option, std::string_view offer,
+                                                std::string_view market);
 
 /// Case-insensitive equality of ids.
 bool id_equals(std::string_view a, std::string_view b);

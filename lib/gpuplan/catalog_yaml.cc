@@ -409,6 +409,7 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
   if (auto d = f.value("minimum_term", false, positive(parse_duration))) o.minimum_term = *d;
   if (auto r = f.value("network", false, positive(parse_rate))) o.network = *r;
   read_fabric(f, o.fabric, o.max_instances);
+  read_availability(f, o.availability);
   if (o.fabric.empty() && provider) o.fabric = provider->fabric;
   if (!o.max_instances && provider && o.fabric == provider->fabric) o.max_instances = provider->max_instances;
   if (o.fabric == "none" && o.network)
@@ -494,6 +495,7 @@ std::optional<Purchase> read_purchase(Fields& f, const Refs& refs) {
   if (auto s = f.text("description", false)) p.description = *s;
   const Currency cur = read_currency(f, true, p.currency_where).value_or(kCny);
   p.provenance = read_provenance(f, nullptr);
+  read_availability(f, p.availability);
   if (auto pr = read_price(f, "price", true, cur, p.provenance, Sign::kPositive)) p.price = *pr;
   return p;
 }

@@ -23,7 +23,7 @@ struct PlanSettings {
   std::string deadline_text{};        ///< as written, for titles
   std::optional<Money> budget{};      ///< in the display currency
   bool allow_spot = false, include_buy = false;
-  bool exclude_restricted = false;  ///< leave out cards restricted in the market
+  bool exclude_restricted = false;  ///< leave out offers and cards restricted in the market
   int max_gpus = 0;
   Objective objective = Objective::kCost;
   double confidence = 0;

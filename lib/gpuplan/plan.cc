@@ -57,8 +57,21 @@ std::optional<double> gpu_hour_price(const PlanSource& s, PlanMode m) {
   return p->units() / (s.offer->gpus * (m == PlanMode::kMonthly ? kHoursPerMonth : 1.0));
 }
 
-// Every offer and, when buying, every card with a price; `left_out`: cards
-// restricted in the market that --exclude-restricted leaves out.
+// Marks `s` with a status other than available; false for a restricted one
+// that --exclude-restricted leaves out (named in `left_out`).
+bool admit(const MarketStatus* m, const PlanInputs& in, std::string_view name, PlanSource& s,
+           std::vector<std::string>& left_out) {
+  if (!m || m->status == Availability::kAvailable) return true;
+  if (m->status == Availability::kRestricted && in.exclude_restricted) {
+    left_out.emplace_back(name);
+    return false;
+  }
+  s.availability = m;
+  return true;
+}
+
+// Every offer and, when buying, every card with a price; `left_out`: offers
+// and cards restricted in the market that --exclude-restricted leaves out.
 std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, const CurrencyConverter& fx,
                                       std::vector<std::string>& left_out) {
   std::vector<PlanSource> out;
@@ -74,6 +87,7 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
     if (in.price_factor != 1.0)
       for (std::optional<Money>* p : {&s.prices.hourly, &s.prices.monthly, &s.prices.spot})
         if (*p) **p = (*p)->scaled(in.price_factor);
+    if (!admit(status_in(o.availability, in.market), in, "offer " + o.id, s, left_out)) continue;
     const OfferShape shape = offer_shape(o, *g, cat);
     s.shape = shape.shape;
     s.shape_assumed = shape.assumed;
@@ -88,17 +102,14 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
       PlanSource s;
       s.gpu = &g;
       s.card = card;
-      if (const MarketStatus* m = g.availability_in(in.market); m && m->status != Availability::kAvailable) {
-        if (m->status == Availability::kRestricted && in.exclude_restricted) {
-          left_out.push_back(g.id);
-          continue;
-        }
-        s.availability = m;
-      }
+      if (!admit(purchase_status(g, card, in.market), in, g.id, s, left_out)) continue;
       s.card_price = fx.convert(card->price.amount).scaled(in.price_factor);
       s.shape = server_shape(g, in.cluster.gpus_per_node, in.cluster.network_bandwidth, fabric_of(in.cluster.network));
-      s.notes.push_back(fmt::format("card price {} {} (catalog {}: {})", to_plain_string(s.card_price),
-                                    fx.display().code(), card->id, cite(card->provenance)));
+      s.notes.push_back(fmt::format("card price {} {} (catalog {}: {}{})", to_plain_string(s.card_price),
+                                    fx.display().code(), card->id, cite(card->provenance),
+                                    id_equals(card->region, in.market)
+                                        ? ""
+                                        : fmt::format(", priced in {}: no record for {}", card->region, in.market)));
       s.server_base = Money::zero(fx.display());
       if (const Purchase* base = find_purchase(cat, PurchaseKind::kServerBase, "", in.market)) {
         s.server_base = fx.convert(base->price.amount);
@@ -420,8 +431,7 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
                       Seconds(std::max(0.0, available)), in.trials, in.seed);
   }
   if (simulate && in.deadline) d.on_time = on_time(in, model, s, c, d, measured);
-  if (c.mode == PlanMode::kBuy && s.availability)
-    d.notes.push_back(fmt::format("{} in {}", to_string(s.availability->status), in.market));
+  if (s.availability) d.notes.push_back(fmt::format("{} in {}", to_string(s.availability->status), in.market));
   if (c.zero_stage > in.job.zero_stage)
     d.notes.push_back(fmt::format("ZeRO-{} to fit in memory", static_cast<int>(c.zero_stage)));
   if (c.recompute != in.job.recompute)
@@ -735,7 +745,7 @@ Rejected explained(const Search& s, const PlanResult& r, std::string what, const
   Rejected x;
   x.what = std::move(what);
   if (c) {
-    if (const PlanSource& src = r.sources[c->source]; c->mode == PlanMode::kBuy && src.availability)
+    if (const PlanSource& src = r.sources[c->source]; src.availability)
       x.what += fmt::format(" ({} in {})", to_string(src.availability->status), s.in.market);
     x.plan = describe(s.in, r, *c, false);
     x.why = is_recommended(r, *c) ? "recommended" : why_not(s, r, *c);
@@ -828,20 +838,22 @@ namespace {
 // Cards whose purchase the market restricts (or leaves open), grouped by
 // reason, each with its source; and the ones --exclude-restricted left out.
 void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<std::string>& left_out) {
-  std::map<const MarketStatus*, std::vector<std::string>> by_status;
-  std::map<std::string, const MarketStatus*> by_reason;  // one note per reason, in a stable order
+  // One note per reason, buying and renting apart, in a stable order: "Buying H100, A100-80G in CN is restricted: …".
+  std::map<std::pair<bool, std::string>, std::pair<const MarketStatus*, std::vector<std::string>>> by_reason;
   for (const PlanSource& src : r.sources)
     if (src.availability) {
-      const MarketStatus*& first = by_reason[src.availability->reason];
+      auto& [first, names] = by_reason[{src.offer != nullptr, src.availability->reason}];
       if (!first) first = src.availability;
-      by_status[first].push_back(src.gpu->id);
+      names.push_back(src.offer ? src.offer->id : src.gpu->id);
     }
-  for (const auto& [reason, m] : by_reason)
-    r.notes.push_back(fmt::format("Buying {} in {} is {}: {} ({}).{}", fmt::join(by_status[m], ", "), in.market,
-                                  to_string(m->status), m->reason, cite(m->provenance),
-                                  m->status == Availability::kRestricted && !in.exclude_restricted
-                                      ? " --exclude-restricted leaves such cards out."
-                                      : ""));
+  for (const auto& [key, entry] : by_reason) {
+    const auto& [m, names] = entry;
+    r.notes.push_back(fmt::format(
+        "{} {} in {} is {}: {} ({}).{}", key.first ? "Renting" : "Buying", fmt::join(names, ", "), in.market,
+        to_string(m->status), m->reason, cite(m->provenance),
+        m->status == Availability::kRestricted && !in.exclude_restricted ? " --exclude-restricted leaves them out."
+                                                                         : ""));
+  }
   // Cards off CUDA that can run the job at all: their MFU default is a guess.
   std::vector<std::string> other_stack;
   for (const PlanSource& src : r.sources)
@@ -856,10 +868,12 @@ void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<s
   if (!left_out.empty())
     r.notes.push_back(
         fmt::format("Left out as restricted in {} (--exclude-restricted): {}.", in.market, fmt::join(left_out, ", ")));
-  if (r.recommended && r.recommended->source->availability && r.recommended->config.mode == PlanMode::kBuy)
-    r.warnings.push_back(fmt::format("the recommendation buys {}, {} in {}: {}", r.recommended->source->gpu->id,
-                                     to_string(r.recommended->source->availability->status), in.market,
-                                     r.recommended->source->availability->reason));
+  if (r.recommended && r.recommended->source->availability) {
+    const PlanSource& src = *r.recommended->source;
+    r.warnings.push_back(fmt::format("the recommendation {} {}, {} in {}: {}", src.offer ? "rents" : "buys",
+                                     src.offer ? src.offer->id : src.gpu->id, to_string(src.availability->status),
+                                     in.market, src.availability->reason));
+  }
 }
 
 }  // namespace

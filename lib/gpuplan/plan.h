@@ -49,7 +49,7 @@ struct PlanInputs {
   std::optional<Money> budget{};           ///< in the display currency
   bool allow_spot = false;
   bool include_buy = false;
-  bool exclude_restricted = false;       ///< buying: leave out cards restricted in `market`
+  bool exclude_restricted = false;       ///< leave out offers and cards restricted in `market`
   std::vector<std::string> gpus{};       ///< GPU filters (prefix match, as `prices --gpu`); empty: all
   std::vector<std::string> providers{};  ///< empty: all
   std::vector<std::string> regions{};    ///< empty: all
@@ -86,7 +86,7 @@ struct PlanSource {
   double residual_share = 0;  ///< resale value at the end of the useful life
   Seconds useful_life = Years(3);
   std::vector<std::string> notes{};  ///< where the buying figures came from
-  /// Buying: the card's status in the market when it is not plainly available.
+  /// The offer's (renting) or the card record's (buying) status in the market, when not plainly available.
   const MarketStatus* availability = nullptr;
 };
 

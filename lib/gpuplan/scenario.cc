@@ -701,4 +701,16 @@ ResolvedScenario default_scenario(const Context& ctx) {
   return finish(d, std::string(kDefaultSource), fx, notes);
 }
 
+std::vector<AvailabilityCaveat> availability_caveats(const Catalog& c, const Scenario& s) {
+  std::vector<AvailabilityCaveat> out;
+  const auto add = [&](std::optional<AvailabilityCaveat> x) {
+    if (x) out.push_back(std::move(*x));
+  };
+  add(purchase_caveat(c, s.own.gpu, s.region));
+  if (s.hourly) add(rental_caveat(c, "rent_hourly", s.hourly->rent.offer, s.region));
+  if (s.monthly) add(rental_caveat(c, "rent_monthly", s.monthly->offer, s.region));
+  if (s.spot) add(rental_caveat(c, "spot", s.spot->rent.offer, s.region));
+  return out;
+}
+
 }  // namespace gpuplan

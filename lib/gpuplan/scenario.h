@@ -37,4 +37,8 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
 /// `gpuplan compare` with no file gets them.
 ResolvedScenario default_scenario(const Context& ctx);
 
+/// What the catalog says cannot plainly be bought or rented in the scenario's
+/// region: buying its card, then each rental option's offer (catalog.h).
+std::vector<AvailabilityCaveat> availability_caveats(const Catalog& c, const Scenario& s);
+
 }  // namespace gpuplan

@@ -322,10 +322,10 @@ std::optional<std::string> spot_note(const Comparison& c) {
 // What may make the answer wrong goes to stderr too, whatever the format.
 void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) {
   if (c.cheapest.empty() || c.options.size() == 1) rep.warnings.push_back(c.recommendation);
-  // Buying a card the market restricts (export controls) is not a plain purchase: said, with the source.
-  if (auto caveat = purchase_caveat(catalog, c.scenario.own.gpu, c.scenario.region)) {
-    rep.warnings.push_back(std::move(caveat->warning));
-    rep.notes.push_back(std::move(caveat->source_note));
+  // Buying or renting what the market restricts (export controls) is not plain: said, with the source.
+  for (AvailabilityCaveat& caveat : availability_caveats(catalog, c.scenario)) {
+    rep.warnings.push_back(std::move(caveat.warning));
+    rep.notes.push_back(std::move(caveat.source_note));
   }
   for (const std::string& n : c.options.front().notes)
     if (n.starts_with("no rental to bridge") || n.starts_with("the hardware is resold for more"))

@@ -149,9 +149,9 @@ Subject scenario_subject_of(const Context& ctx, const SensitivityQuery& q) {
   sub.fx_notes = rs.fx_notes;
   sub.echo = ctx.echo();
   append(sub.echo, rs.inputs);
-  if (auto caveat = purchase_caveat(ctx.catalog(), rs.scenario.own.gpu, rs.scenario.region)) {
-    sub.warnings.push_back(std::move(caveat->warning));
-    sub.fx_notes.push_back(std::move(caveat->source_note));
+  for (AvailabilityCaveat& caveat : availability_caveats(ctx.catalog(), rs.scenario)) {
+    sub.warnings.push_back(std::move(caveat.warning));
+    sub.fx_notes.push_back(std::move(caveat.source_note));
   }
   return sub;
 }
