@@ -75,10 +75,7 @@ void emit(std::ostream& out, const Catalog& c) {
     out << fmt::format("    g.memory = Bytes({});\n    g.software = {};\n", dbl(g.memory.value()), lit(g.software));
     if (g.memory_bandwidth)
       out << fmt::format("    g.memory_bandwidth = BytesPerSecond({});\n", dbl(g.memory_bandwidth->value()));
-    for (const MarketStatus& m : g.availability)
-      out << fmt::format(
-          "    g.availability.push_back(MarketStatus{{{}, static_cast<Availability>({}), {}, {}, {}}});\n",
-          lit(m.market), static_cast<int>(m.status), lit(m.reason), prov(m.provenance), where(m.where));
+    out << statuses("g", g.availability);
     for (const auto& [p, v] : g.dense_tflops)
       out << fmt::format("    g.dense_tflops[static_cast<Precision>({})] = {};\n", static_cast<int>(p), dbl(v));
     out << fmt::format("    g.tdp = Watts({});\n", dbl(g.tdp.value()));
