@@ -7,6 +7,7 @@
 #include <set>
 
 #include "gpuplan/catalog_import.h"
+#include "gpuplan/scenario.h"
 #include "gpuplan/commands/catalog_import.h"
 #include "gpuplan/commands/prices.h"
 #include "gpuplan/error.h"
@@ -376,4 +377,48 @@ TEST_CASE("mapping files: a name mapped twice and a provider the catalog lacks a
     CHECK_THAT(e.problems()[0].what(), Contains(":3:") && Contains("maps a100 a second time (first at line 2)"));
     CHECK_THAT(e.problems()[1].what(), Contains(":4:") && Contains("'lamda' is not a provider"));
   }
+}
+
+TEST_CASE("price trend: closed form, 180 days at least, and named (never applied) where compare rents the offer",
+          "[import][prices][compare]") {
+  const Context ctx = fixture_context();
+  const std::string yaml = R"(schema_version: 1
+offers:
+  - id: t
+    provider: autodl
+    region: cn
+    gpu: RTX4090
+    gpus: 1
+    hourly: 81
+    history:
+      - {mode: hourly, price: 100, source: a, as_of: 2024-10-01}
+      - {mode: hourly, price: 95, source: b, as_of: unknown}
+    source: c
+    as_of: 2026-10-01
+)";
+  const Catalog own = parse_catalog(yaml, "t.yaml", &ctx.catalog());
+  const std::optional<PriceTrend> t = price_trend(own.offers.at(0), BillingMode::kHourly);
+  REQUIRE(t);
+  CHECK(t->yearly == Approx(-0.1).epsilon(1e-9));  // (81/100)^(365/730) − 1; the undated price has no place in time
+  CHECK(format_date(t->from) == "2024-10-01");
+  CHECK_FALSE(price_trend(own.offers[0], BillingMode::kMonthly));
+  std::string close = yaml;
+  close.replace(close.find("2024-10-01"), 10, "2026-06-01");  // 122 days: noise, raised to a year
+  CHECK_FALSE(price_trend(parse_catalog(close, "t.yaml", &ctx.catalog()).offers.at(0), BillingMode::kHourly));
+
+  Context c2 = ctx;
+  c2.catalog_ptr = std::make_shared<const Catalog>(merge(ctx.catalog(), own));
+  const auto trend_line = [&](const std::vector<std::string>& sets) {
+    const ResolvedScenario rs = load_scenario("", sets, c2);
+    for (const std::string& line : rs.defaults_used)
+      if (line.starts_with("rent.price_trend")) return std::make_pair(line, rs.scenario.rent_price_trend);
+    return std::make_pair(std::string(), rs.scenario.rent_price_trend);
+  };
+  const auto [line, applied] = trend_line({"buy.gpu=RTX4090", "rent.hourly.offer=t"});
+  CHECK_THAT(line,
+             Contains("the rented offer's own: t hourly -10.0% a year from 2024-10-01 to 2026-10-01, not applied"));
+  CHECK(applied == 0.0);
+  const auto [given, value] = trend_line({"buy.gpu=RTX4090", "rent.hourly.offer=t", "rent.price_trend=-5%"});
+  CHECK(given.empty());  // given: no default line
+  CHECK(value == Approx(-0.05));
 }

@@ -1,6 +1,7 @@
 #include "gpuplan/catalog.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <set>
 
@@ -77,6 +78,20 @@ const MarketStatus* status_in(const std::vector<MarketStatus>& list, std::string
 }
 
 const MarketStatus* Gpu::availability_in(std::string_view market) const { return status_in(availability, market); }
+
+std::optional<PriceTrend> price_trend(const Offer& o, BillingMode mode) {
+  const std::optional<Price>& last = o.price(mode);
+  if (!last || !last->provenance.as_of) return std::nullopt;
+  const Price* first = nullptr;
+  for (const PastPrice& h : o.history)
+    if (h.mode == mode && h.price.provenance.as_of && (!first || *h.price.provenance.as_of < *first->provenance.as_of))
+      first = &h.price;
+  if (!first || first->amount.currency() != last->amount.currency()) return std::nullopt;
+  const auto days = (*last->provenance.as_of - *first->provenance.as_of).count();
+  if (days < 180) return std::nullopt;
+  return PriceTrend{std::pow(last->amount.units() / first->amount.units(), 365.0 / static_cast<double>(days)) - 1.0,
+                    *first->provenance.as_of, *last->provenance.as_of};
+}
 
 const MarketStatus* purchase_status(const Gpu& g, const Purchase* record, std::string_view market) {
   if (const MarketStatus* m = record ? status_in(record->availability, market) : nullptr) return m;

@@ -279,6 +279,18 @@ void check_filters(const Catalog& c, const std::vector<std::string>& gpus, const
 /// price that cannot have been seen yet), one problem each at its place.
 std::vector<InputError> future_dates(const Catalog& c, Date today);
 
+/// An offer's yearly price change in one billing mode, from its dated prices
+/// (history and current, in one currency): (newest / oldest)^(365 / days) − 1.
+/// nullopt without a current price, with fewer than two dates or under 180
+/// days apart (a jump within weeks, raised to a year, is noise). Evidence for a
+/// price-drift input, never applied by itself.
+struct PriceTrend {
+  double yearly = 0.0;
+  Date from{};
+  Date to{};
+};
+std::optional<PriceTrend> price_trend(const Offer& o, BillingMode mode);
+
 /// The status of buying `g` in `market`: the purchase record's own (stock
 /// already in the country) over the card's; nullptr when neither says.
 const MarketStatus* purchase_status(const Gpu& g, const Purchase* record, std::string_view market);

@@ -502,18 +502,29 @@ std::vector<std::string> rent_regions(Resolver& rv) {
   return {rv.scenario().region};
 }
 
+// rent.price_trend not given: none assumed, with the rented offers' own dated
+// prices named as evidence (never applied: a past cut need not repeat).
+void price_trend_default(Resolver& rv, const RentInputs* hourly, const RentInputs* monthly) {
+  const Field<Scenario>& row = *find_field(scenario_section("rent").rows, "price_trend");
+  std::string why(row.why);
+  for (const auto& [rent, mode] :
+       {std::pair{hourly, BillingMode::kHourly}, std::pair{monthly, BillingMode::kMonthly}}) {
+    const Offer* o = rent && !rent->offer.empty() ? rv.catalog().find_offer(rent->offer) : nullptr;
+    if (const std::optional<PriceTrend> t = o ? price_trend(*o, mode) : std::nullopt)
+      why += fmt::format("; the rented offer's own: {} {} {:+.1f}% a year from {} to {}, not applied", o->id,
+                         to_string(mode), t->yearly * 100, format_date(t->from), format_date(t->to));
+  }
+  rv.note("rent.price_trend", std::string(row.fallback), why);
+}
+
 void resolve_rent(Resolver& rv) {
   Scenario& s = rv.scenario();
   Draft& d = rv.draft();
   s.rent_regions = rent_regions(rv);
-  if (d.shared.price_trend) {
-    s.rent_price_trend = *d.shared.price_trend;
-  } else {
-    const Field<Scenario>& row = *find_field(scenario_section("rent").rows, "price_trend");
-    rv.note("rent.price_trend", std::string(row.fallback), std::string(row.why));
-  }
   const bool hourly = resolve_mode(rv, d.hourly, "hourly", BillingMode::kHourly, s.hourly->rent);
   const bool monthly = resolve_mode(rv, d.monthly, "monthly", BillingMode::kMonthly, *s.monthly);
+  if (d.shared.price_trend) s.rent_price_trend = *d.shared.price_trend;
+  else price_trend_default(rv, hourly ? &s.hourly->rent : nullptr, monthly ? &*s.monthly : nullptr);
   bool spot = resolve_mode(rv, d.spot, "spot", BillingMode::kSpot, s.spot->rent);
   const Seconds ready = provisioning(rv);
   for (RentInputs* r : {&s.hourly->rent, &*s.monthly, &s.spot->rent}) {

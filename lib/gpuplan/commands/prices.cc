@@ -255,20 +255,6 @@ std::vector<Timeline> timelines(const Context& ctx, const PricesQuery& q) {
   return out;
 }
 
-// (newest / oldest)^(365 / days) − 1 over the dated prices, in the list currency:
-// nullopt with fewer than two dates or under 180 days apart (a jump within weeks, raised to a year, is noise).
-std::optional<double> yearly_trend(const Timeline& t) {
-  const Price* first = nullptr;
-  for (const Price* p : t.prices)
-    if (p->provenance.as_of && !first) first = p;
-  const Price* last = t.current;
-  if (!first || !last || !last->provenance.as_of || first->amount.currency() != last->amount.currency())
-    return std::nullopt;
-  const auto days = (*last->provenance.as_of - *first->provenance.as_of).count();
-  if (days < 180) return std::nullopt;
-  return std::pow(last->amount.units() / first->amount.units(), 365.0 / static_cast<double>(days)) - 1.0;
-}
-
 Table history_table(const std::vector<Timeline>& lines, Currency currency, const CurrencyConverter& fx) {
   const std::string CUR(currency.code());
   Table t;
@@ -288,7 +274,7 @@ Table history_table(const std::vector<Timeline>& lines, Currency currency, const
                {"note", "note", 0, false},
                {"source", "source", 0, false}};
   for (const Timeline& line : lines) {
-    const std::optional<double> trend = yearly_trend(line);
+    const std::optional<PriceTrend> trend = price_trend(*line.offer, line.mode);
     const double hours = line.mode == BillingMode::kMonthly ? Months(1) / Hours(1) : 1.0;
     for (std::size_t i = 0; i < line.prices.size(); ++i) {
       const Price& p = *line.prices[i];
@@ -299,7 +285,7 @@ Table history_table(const std::vector<Timeline>& lines, Currency currency, const
                               : Cell{};
       t.add_row({line.offer->id, line.offer->gpu, static_cast<std::int64_t>(line.offer->gpus),
                  std::string(to_string(line.mode)), format_date(p.provenance.as_of), current, p.amount,
-                 std::string(p.amount.currency().code()), change, current && trend ? Cell{*trend} : Cell{},
+                 std::string(p.amount.currency().code()), change, current && trend ? Cell{trend->yearly} : Cell{},
                  fx.convert(p.amount).scaled(1.0 / (hours * line.offer->gpus)),
                  p.provenance.note.empty() ? Cell{} : Cell{std::string(p.provenance.note)},
                  std::string(p.provenance.source)});
