@@ -431,6 +431,18 @@ Json estimate_extra(const Estimate& e, const Job& job, const Cluster& cl, const 
   return ex;
 }
 
+// An empty cost table is said, with what the catalog does have: a price to buy the card.
+void no_offer_note(Report& rep, const Gpu& gpu, std::string_view market, const Context& ctx,
+                   const CurrencyConverter& fx) {
+  std::string buy = "nor a purchase price";
+  if (const Purchase* card = find_purchase(ctx.catalog(), PurchaseKind::kCard, gpu.id, market))
+    buy = fmt::format("to buy, card {} at {} {} (catalog {}: {}); gpuplan compare --set buy.gpu={} weighs owning it",
+                      card->region.empty() ? "" : "in " + card->region, to_pretty_string(fx.convert(card->price.amount)),
+                      fx.display().code(), card->id, cite(card->provenance), gpu.id);
+  rep.notes.insert(rep.notes.begin(),
+                   fmt::format("No cost rows: the catalog has no offer that rents {}; {}.", gpu.id, buy));
+}
+
 void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const CostRows& costs, const Context& ctx,
                     const CurrencyConverter& fx, bool explain) {
   rep.warnings = rj.warnings;
@@ -454,6 +466,7 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
       "interruptions (Daly's complete model: failures at cluster.gpu_mtbf per GPU, restart cluster.restart); FLOPs = "
       "6·N + 12·L·s·h a token (PaLM's model FLOPs; 4/6 of it for LoRA, 8/6 with full recompute). Each cost row is "
       "timed on its own offer's instance shape with the best layout there.");
+  if (costs.rows.empty() && costs.left_out.empty()) no_offer_note(rep, *rj.cluster.gpu, rj.plan.market, ctx, fx);
   if (!costs.left_out.empty())
     rep.notes.push_back(fmt::format("{} offer(s) cannot run this job on {} GPUs: listed without a price.",
                                     costs.left_out.size(), rj.cluster.gpus));
