@@ -301,7 +301,8 @@ const std::array kCommands = {
     Command{"catalog import", "Turn price files (SkyPilot catalog CSV, a team's quote CSV) into a catalog, offline",
             "  gpuplan catalog import skypilot catalogs/v6/lambda/vms.csv --as-of 2026-11-30 -o lambda.yaml\n"
             "  gpuplan catalog import skypilot vms.csv --provider runpod --map my-gpus.yaml --format csv\n"
-            "  gpuplan catalog import quotes examples/team-quotes.csv -o quotes.yaml",
+            "  gpuplan catalog import quotes examples/team-quotes.csv -o quotes.yaml\n"
+            "Prices keep the currency of their file: --currency converts nothing here.",
             import_options, import_run, import_inputs, "yaml"},
     Command{"fit", "Fit measured runs: scaling (Amdahl, USL), progress (rate, ETA), MFU",
             "  gpuplan fit scaling examples/scaling-a100.csv --predict 32,64\n"
