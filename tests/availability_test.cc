@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/compare.h"
 #include "gpuplan/context.h"
 #include "gpuplan/efficiency.h"
 #include "gpuplan/error.h"
@@ -286,4 +287,36 @@ TEST_CASE("compare and sensitivity: every option of the scenario that is not pla
   s.region = "CN";
   s.hourly->rent.offer = "";  // a price given directly has no offer to judge
   CHECK(availability_caveats(c, s).empty());
+}
+
+TEST_CASE("compare: exclude_restricted leaves a restricted purchase out of the decision, never out of the table",
+          "[availability][compare]") {
+  GlobalOptions g;
+  g.today = "2026-12-02";
+  g.no_default_catalog = true;
+  g.catalog_files = {GPUPLAN_SOURCE_DIR "/tests/data/catalog-fixture.yaml",
+                     GPUPLAN_SOURCE_DIR "/tests/data/restricted-a100.yaml"};
+  const Context ctx = make_context(g);
+  const std::string path = GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml";
+  const ResolvedScenario marked = load_scenario(path, {}, ctx);
+  CHECK(marked.scenario.excluded.empty());
+  const Comparison before = compare(marked.scenario);
+  REQUIRE(before.cheapest == "buy");  // the example's utilisation makes owning cheapest
+
+  const ResolvedScenario left_out = load_scenario(path, {"exclude_restricted=true"}, ctx);
+  REQUIRE(left_out.scenario.excluded.size() == 1);
+  const Comparison after = compare(left_out.scenario);
+  CHECK(after.cheapest != "buy");
+  CHECK_FALSE(after.options.front().available);
+  CHECK(after.options.front().total == before.options.front().total);  // still priced and shown
+  for (std::size_t i = 1; i < after.options.size(); ++i) {
+    CHECK(after.options[i].available == before.options[i].available);
+    CHECK(after.options[i].total == before.options[i].total);
+  }
+  CHECK_THAT(after.recommendation, Contains("buying is left out: A100-80G is restricted in CN"));
+  CHECK(after.deciding_input == "exclude_restricted");
+
+  // Where the card is not restricted, the flag changes nothing.
+  const ResolvedScenario us = load_scenario(path, {"exclude_restricted=true", "region=US"}, ctx);
+  CHECK(us.scenario.excluded.empty());
 }

@@ -102,8 +102,10 @@ namespace {
 std::optional<AvailabilityCaveat> caveat(std::string_view option, std::string_view what, const MarketStatus* m,
                                          std::string_view market) {
   if (!m || m->status == Availability::kAvailable) return std::nullopt;
+  std::string detail = fmt::format("{} is {} in {}: {}", what, to_string(m->status), market, m->reason);
+  std::string warning = fmt::format("{}: {}", option, detail);
   return AvailabilityCaveat{
-      fmt::format("{}: {} is {} in {}: {}", option, what, to_string(m->status), market, m->reason),
+      std::string(option), m->status, std::move(detail), std::move(warning),
       fmt::format("{}: {} {} in {}: {}.", option, what, to_string(m->status), market, cite(m->provenance))};
 }
 }  // namespace

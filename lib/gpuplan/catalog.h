@@ -299,7 +299,10 @@ const MarketStatus* purchase_status(const Gpu& g, const Purchase* record, std::s
 /// controls): the warning ("buy: A100-80G is restricted in CN: …") and the
 /// note that names its source.
 struct AvailabilityCaveat {
-  std::string warning{};
+  std::string option{};  ///< "buy", "rent_hourly", …
+  Availability status = Availability::kUnknown;
+  std::string detail{};   ///< "A100-80G is restricted in CN: …"
+  std::string warning{};  ///< option: detail
   std::string source_note{};
 };
 /// Buying `gpu` in `market`, judged on the card record a scenario would price

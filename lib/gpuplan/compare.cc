@@ -659,7 +659,12 @@ std::string recommendation(Comparison& c, const OptionResult& win) {
   const OptionResult& buy = c.options.front();
   const double u = s.workload.utilisation;
   std::string why;
-  if (!buy.available) {
+  const auto excluded = std::find_if(s.excluded.begin(), s.excluded.end(),
+                                     [](const Scenario::Exclusion& x) { return x.option == "buy"; });
+  if (excluded != s.excluded.end()) {
+    c.deciding_input = "exclude_restricted";
+    why = "buying is left out: " + excluded->why;
+  } else if (!buy.available) {
     c.deciding_input = "buy.lead_time";
     why = fmt::format("buying is left out: the hardware arrives after the {}-month horizon", s.horizon_months);
   } else if (c.break_even_utilisation) {
@@ -716,6 +721,12 @@ Comparison compare(const Scenario& given) {
   }
   const SpotOverhead* ov = c.spot_overhead ? &*c.spot_overhead : nullptr;
   c.options = build_all(s, s.workload.utilisation, ov, &c.own);
+  for (const Scenario::Exclusion& x : s.excluded)
+    for (OptionResult& o : c.options)
+      if (o.key == x.option) {
+        o.available = false;
+        o.notes.push_back(fmt::format("left out of the decision: {}", x.why));
+      }
   // The cheapest option by NPV (equal to the total at a zero rate), among those that can deliver.
   const OptionResult* win = nullptr;
   for (const OptionResult& o : c.options)

@@ -150,6 +150,14 @@ struct Scenario {
   std::optional<RentInputs> monthly{};
   std::optional<SpotInputs> spot{};
   std::optional<HybridInputs> hybrid{};
+  /// Options left out of the decision whatever they cost (a purchase the
+  /// market restricts, with exclude_restricted): each shown, never cheapest.
+  struct Exclusion {
+    std::string option{};  ///< "buy", "rent_hourly", …
+    std::string why{};
+  };
+  bool exclude_restricted = false;
+  std::vector<Exclusion> excluded{};
 };
 
 /// One labelled part of an option's cost over the horizon ("compute", "power").

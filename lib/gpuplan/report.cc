@@ -371,8 +371,8 @@ std::string render(const Report& report, Format format, const RenderOptions& opt
       return report.xlsx();
     case Format::kYaml:
       if (report.yaml.empty())
-        throw UsageError(fmt::format("--format yaml: `gpuplan {}` writes no YAML (catalog import does)",
-                                     report.command));
+        throw UsageError(
+            fmt::format("--format yaml: `gpuplan {}` writes no YAML (catalog import does)", report.command));
       return report.yaml;
     case Format::kMd: {
       std::string out;

@@ -560,11 +560,19 @@ void resolve_hybrid(Resolver& rv) {
                 : "needs rent.hourly for the rented part");
 }
 
+// exclude_restricted: the options the catalog restricts in the region leave the decision.
+void exclude_restricted(Scenario& s, const Catalog& c) {
+  if (!s.exclude_restricted) return;
+  for (const AvailabilityCaveat& x : availability_caveats(c, s))
+    if (x.status == Availability::kRestricted) s.excluded.push_back({x.option, x.detail + " (exclude_restricted)"});
+}
+
 void resolve(Resolver& rv) {
   for (const char* section : {"", "workload", "buy", "tax"}) rv.defaults(section);
   check_buy(rv);
   resolve_rent(rv);
   resolve_hybrid(rv);
+  exclude_restricted(rv.scenario(), rv.catalog());
 }
 
 // ---- echo ----

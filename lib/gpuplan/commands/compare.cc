@@ -325,6 +325,8 @@ void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) 
   // Buying or renting what the market restricts (export controls) is not plain: said, with the source.
   for (AvailabilityCaveat& caveat : availability_caveats(catalog, c.scenario)) {
     rep.warnings.push_back(std::move(caveat.warning));
+    if (caveat.status == Availability::kRestricted && !c.scenario.exclude_restricted)
+      caveat.source_note += " --set exclude_restricted=true leaves it out of the decision.";
     rep.notes.push_back(std::move(caveat.source_note));
   }
   for (const std::string& n : c.options.front().notes)
