@@ -92,6 +92,15 @@ std::string joined(const std::vector<std::string>& lines) {
   return all;
 }
 
+// The fixture catalog with `overlay` merged over it.
+Context fixture_with(const char* overlay) {
+  GlobalOptions g;
+  g.today = "2026-12-02";
+  g.no_default_catalog = true;
+  g.catalog_files = {GPUPLAN_SOURCE_DIR "/tests/data/catalog-fixture.yaml", overlay};
+  return make_context(g);
+}
+
 PlanInputs buy_job() {
   PlanInputs in;
   in.job.forward_flops_per_sample = 1e12;
@@ -154,7 +163,7 @@ TEST_CASE("plan --include-buy: a restricted card is marked, or left out and name
   in.exclude_restricted = true;
   r = plan(in, c, fx);
   for (const PlanSource& s : r.sources) CHECK(s.gpu->id != "R");
-  CHECK_THAT(notes(), Contains("Left out as restricted in CN (--exclude-restricted): R."));
+  CHECK_THAT(notes(), Contains("Left out as restricted in CN (--exclude-restricted): buying R."));
   REQUIRE(r.recommended);
   CHECK(r.recommended->source->gpu->id == "O");
   CHECK(r.warnings.empty());
@@ -217,7 +226,7 @@ TEST_CASE("an offer's own status: plan marks and warns, or leaves it out and nam
   CHECK(std::find(r.recommended->notes.begin(), r.recommended->notes.end(), "restricted in CN") !=
         r.recommended->notes.end());
   CHECK_THAT(joined(r.notes), Contains("Renting closed in CN is restricted: no customers in CN (terms, as_of "
-                                       "2026-01-01). --exclude-restricted leaves them out."));
+                                       "2026-01-01). --exclude-restricted leaves it out."));
   REQUIRE(r.warnings.size() == 1);
   CHECK_THAT(r.warnings[0], Contains("the recommendation rents closed, restricted in CN: no customers in CN"));
 
@@ -228,12 +237,16 @@ TEST_CASE("an offer's own status: plan marks and warns, or leaves it out and nam
   CHECK(r.warnings.empty());
   CHECK_THAT(joined(r.notes), Contains("Left out as restricted in CN (--exclude-restricted): offer closed."));
 
-  // Renters elsewhere are not concerned.
+  // The data leaves CN for p's US nodes: said.
+  CHECK_THAT(joined(r.notes), Contains("The recommendation rents on p r, outside CN: the training data leaves CN"));
+
+  // Renters elsewhere are not concerned, and p is a US provider.
   in.exclude_restricted = false;
   in.market = "US";
   r = plan(in, c, fx);
   CHECK(r.recommended->source->offer->id == "closed");
   CHECK(r.warnings.empty());
+  CHECK(joined(r.notes).find("outside") == std::string::npos);
 }
 
 TEST_CASE("a purchase record's own status wins over its card's", "[availability][plan]") {
@@ -261,7 +274,8 @@ TEST_CASE("a purchase record's own status wins over its card's", "[availability]
     }
   }
   CHECK(bought_r);
-  CHECK_THAT(joined(r.notes), Contains("Buying O in CN is unknown: dealer cannot confirm (dealer, as_of 2026-11-01)."));
+  CHECK_THAT(joined(r.notes), Contains("Whether buying O in CN is allowed is unknown: dealer cannot confirm (dealer, "
+                                       "as_of 2026-11-01). --exclude-restricted leaves out restricted options only."));
   CHECK(joined(r.notes).find("Left out") == std::string::npos);
 }
 
@@ -291,12 +305,7 @@ TEST_CASE("compare and sensitivity: every option of the scenario that is not pla
 
 TEST_CASE("compare: exclude_restricted leaves a restricted purchase out of the decision, never out of the table",
           "[availability][compare]") {
-  GlobalOptions g;
-  g.today = "2026-12-02";
-  g.no_default_catalog = true;
-  g.catalog_files = {GPUPLAN_SOURCE_DIR "/tests/data/catalog-fixture.yaml",
-                     GPUPLAN_SOURCE_DIR "/tests/data/restricted-a100.yaml"};
-  const Context ctx = make_context(g);
+  const Context ctx = fixture_with(GPUPLAN_SOURCE_DIR "/tests/data/restricted-a100.yaml");
   const std::string path = GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml";
   const ResolvedScenario marked = load_scenario(path, {}, ctx);
   CHECK(marked.scenario.excluded.empty());
@@ -319,4 +328,18 @@ TEST_CASE("compare: exclude_restricted leaves a restricted purchase out of the d
   // Where the card is not restricted, the flag changes nothing.
   const ResolvedScenario us = load_scenario(path, {"exclude_restricted=true", "region=US"}, ctx);
   CHECK(us.scenario.excluded.empty());
+}
+
+TEST_CASE("compare: a rental left out of the decision bridges no lead time and is named in the recommendation",
+          "[availability][compare]") {
+  const Context ctx = fixture_with(GPUPLAN_SOURCE_DIR "/tests/data/restricted-offer.yaml");
+  const std::string path = GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml";
+  const std::vector<std::string> sets = {"rent.hourly.offer=lambda-us-8x-a100-sxm-80gb", "workload.utilisation=5%",
+                                         "exclude_restricted=true"};
+  const Comparison c = compare(load_scenario(path, sets, ctx).scenario);
+  const std::string buy_notes = joined(c.options.front().notes);
+  CHECK_THAT(buy_notes, Contains("bridged by renting by the month"));
+  CHECK(buy_notes.find("by the hour") == std::string::npos);
+  CHECK_THAT(c.recommendation, Contains("Left out of the decision as restricted in CN: rent_hourly, spot."));
+  CHECK_FALSE(c.break_even_utilisation);  // against an option out of the decision: not shown
 }

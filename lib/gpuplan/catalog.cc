@@ -79,6 +79,13 @@ const MarketStatus* status_in(const std::vector<MarketStatus>& list, std::string
 
 const MarketStatus* Gpu::availability_in(std::string_view market) const { return status_in(availability, market); }
 
+bool offer_in_region(const Catalog& c, const Offer& o, std::string_view region) {
+  const Provider* p = c.find_provider(o.provider);
+  if ((p && id_equals(p->country, region)) || id_equals(o.region, region)) return true;
+  return o.region.size() > region.size() && o.region[region.size()] == '-' &&
+         id_equals(std::string_view(o.region).substr(0, region.size()), region);
+}
+
 std::optional<PriceTrend> price_trend(const Offer& o, BillingMode mode) {
   const std::optional<Price>& last = o.price(mode);
   if (!last || !last->provenance.as_of) return std::nullopt;
@@ -344,14 +351,29 @@ std::vector<InputError> future_dates(const Catalog& c, Date today) {
                        fmt::format("{} is after today ({}): a price cannot be dated in the future",
                                    format_date(p.as_of), format_date(today)));
   };
-  for (const Gpu& g : c.gpus) check(g.provenance, g.where, "gpu " + g.id);
+  // A market status cannot have been seen yet either.
+  const auto statuses = [&](const std::vector<MarketStatus>& list, const std::string& what) {
+    for (const MarketStatus& m : list)
+      if (m.provenance.as_of > today)
+        out.emplace_back(m.where, what + ".availability " + m.market + ".as_of",
+                         fmt::format("{} is after today ({}): a status cannot be dated in the future",
+                                     format_date(m.provenance.as_of), format_date(today)));
+  };
+  for (const Gpu& g : c.gpus) {
+    check(g.provenance, g.where, "gpu " + g.id);
+    statuses(g.availability, "gpu " + g.id);
+  }
   for (const Provider& p : c.providers) check(p.provenance, p.where, "provider " + p.id);
   for (const Offer& o : c.offers) {
     check(o.provenance, o.where, "offer " + o.id);
+    statuses(o.availability, "offer " + o.id);
     for (const auto* price : {&o.hourly, &o.monthly, &o.spot})
       if (*price) check((*price)->provenance, (*price)->where, "offer " + o.id);
   }
-  for (const Purchase& p : c.purchases) check(p.price.provenance, p.where, "purchase " + p.id);
+  for (const Purchase& p : c.purchases) {
+    check(p.price.provenance, p.where, "purchase " + p.id);
+    statuses(p.availability, "purchase " + p.id);
+  }
   for (const FxRate& r : c.fx_rates) check(r.provenance, r.where, "fx rate " + r.id);
   return out;
 }

@@ -279,6 +279,10 @@ void check_filters(const Catalog& c, const std::vector<std::string>& gpus, const
 /// price that cannot have been seen yet), one problem each at its place.
 std::vector<InputError> future_dates(const Catalog& c, Date today);
 
+/// Whether an offer's nodes are in `region`: its provider's country, or its
+/// own region (exactly, or as a prefix: cn matches cn-north-1).
+bool offer_in_region(const Catalog& c, const Offer& o, std::string_view region);
+
 /// An offer's yearly price change in one billing mode, from its dated prices
 /// (history and current, in one currency): (newest / oldest)^(365 / days) − 1.
 /// nullopt without a current price, with fewer than two dates or under 180

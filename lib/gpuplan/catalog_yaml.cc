@@ -208,7 +208,14 @@ void read_availability(Fields& f, std::vector<MarketStatus>& out) {
     }
     MarketStatus m;
     m.where = f.diagnostics().at(list[i]);
-    if (auto s = af.text("market", true)) m.market = *s;
+    if (auto s = af.text("market", true)) {
+      m.market = *s;
+      // A typo ("China") would match no market and silently lift the restriction.
+      if (s->size() != 2 || !std::isalpha(static_cast<unsigned char>((*s)[0])) ||
+          !std::isalpha(static_cast<unsigned char>((*s)[1])))
+        af.fail(af.get("market", false), af.field("market"),
+                fmt::format("'{}' is not an ISO 3166 code like CN or US", *s));
+    }
     if (auto s = af.text("status", true)) {
       if (*s == "available") m.status = Availability::kAvailable;
       else if (*s == "restricted") m.status = Availability::kRestricted;
@@ -217,7 +224,11 @@ void read_availability(Fields& f, std::vector<MarketStatus>& out) {
         af.fail(af.get("status", false), af.field("status"),
                 fmt::format("'{}' is not available, restricted or unknown", *s));
     }
-    if (auto s = af.text("reason", m.status != Availability::kAvailable)) m.reason = *s;
+    if (auto s = af.text("reason", m.status != Availability::kAvailable)) {
+      m.reason = *s;
+      if (m.reason.find_first_not_of(" \t") == std::string::npos)
+        af.fail(af.get("reason", false), af.field("reason"), "is empty: say why (the rule, the licence, the stock)");
+    }
     m.provenance = read_provenance(af, nullptr);
     af.finish();
     for (const MarketStatus& before : out)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <stdexcept>
 
@@ -272,17 +273,24 @@ struct Bridge {
   const char* mode;  ///< "by the hour", "by the month"
 };
 
+const Scenario::Exclusion* exclusion(const Scenario& s, std::string_view option) {
+  for (const Scenario::Exclusion& x : s.excluded)
+    if (x.option == option) return &x;
+  return nullptr;
+}
+
 // Renting while the hardware is on order, for the `waiting` share of a month:
 // by the hour for that share, or a whole monthly package (a package is sold by
-// the month), whichever costs less. A committed term cannot bridge.
+// the month), whichever costs less. A committed term cannot bridge, nor an
+// option left out of the decision (exclude_restricted).
 std::optional<Bridge> cheapest_bridge(const Scenario& s, double u, double waiting, int month) {
   std::optional<Bridge> best;
   const double f = rent_drift(s, month);
-  if (s.hourly) {
+  if (s.hourly && !exclusion(s, "rent_hourly")) {
     const HourlyMonth hm = hourly_month(*s.hourly, s.workload, u, 1.0, f);
     best = Bridge{bridge_month(s, s.hourly->rent, hm.compute + hm.idle, f).scaled(waiting), "by the hour"};
   }
-  if (s.monthly && (s.monthly->commitment_months == 0 || !s.hourly)) {
+  if (s.monthly && !exclusion(s, "rent_monthly") && (s.monthly->commitment_months == 0 || !s.hourly)) {
     const RentInputs& r = *s.monthly;
     const double fm = r.commitment_months > 0 ? 1.0 : f;
     const Money full = bridge_month(s, r, r.price.scaled(instances_for(s.workload.gpus, r.gpus_per_instance) * fm), fm);
@@ -659,11 +667,9 @@ std::string recommendation(Comparison& c, const OptionResult& win) {
   const OptionResult& buy = c.options.front();
   const double u = s.workload.utilisation;
   std::string why;
-  const auto excluded = std::find_if(s.excluded.begin(), s.excluded.end(),
-                                     [](const Scenario::Exclusion& x) { return x.option == "buy"; });
-  if (excluded != s.excluded.end()) {
+  if (const Scenario::Exclusion* x = exclusion(s, "buy")) {
     c.deciding_input = "exclude_restricted";
-    why = "buying is left out: " + excluded->why;
+    why = "buying is left out: " + x->why;
   } else if (!buy.available) {
     c.deciding_input = "buy.lead_time";
     why = fmt::format("buying is left out: the hardware arrives after the {}-month horizon", s.horizon_months);
@@ -672,7 +678,7 @@ std::string recommendation(Comparison& c, const OptionResult& win) {
     c.deciding_input = "workload.utilisation";
     why = fmt::format("at {:.0f}% utilisation; buying beats renting by the hour {} {:.0f}%", u * 100,
                       ub > u ? "only above" : "from", ub * 100);
-  } else if (s.hourly) {
+  } else if (s.hourly && !exclusion(s, "rent_hourly")) {
     c.deciding_input = "workload.utilisation";
     const OptionResult& hourly = c.options.at(1);
     why = fmt::format("at {:.0f}% utilisation; buying is {} than renting by the hour at any utilisation", u * 100,
@@ -689,8 +695,14 @@ std::string recommendation(Comparison& c, const OptionResult& win) {
                : fmt::format("{}owning is still behind {} at the {}-month horizon, counting the hardware's value", sep,
                              c.break_even_versus, s.horizon_months);
   }
-  return fmt::format("{} is cheapest (NPV {:.0f} {}){}{}.", win.label, win.npv, s.currency.code(),
-                     why.empty() ? "" : ": ", why);
+  std::string out = fmt::format("{} is cheapest (NPV {:.0f} {}){}{}.", win.label, win.npv, s.currency.code(),
+                                why.empty() ? "" : ": ", why);
+  std::vector<std::string> rentals_out;  // buying's exclusion is the why above
+  for (const Scenario::Exclusion& x : s.excluded)
+    if (x.option != "buy") rentals_out.push_back(x.option);
+  if (!rentals_out.empty())
+    out += fmt::format(" Left out of the decision as restricted in {}: {}.", s.region, fmt::join(rentals_out, ", "));
+  return out;
 }
 
 }  // namespace
@@ -721,23 +733,27 @@ Comparison compare(const Scenario& given) {
   }
   const SpotOverhead* ov = c.spot_overhead ? &*c.spot_overhead : nullptr;
   c.options = build_all(s, s.workload.utilisation, ov, &c.own);
-  for (const Scenario::Exclusion& x : s.excluded)
-    for (OptionResult& o : c.options)
-      if (o.key == x.option) {
-        o.available = false;
-        o.notes.push_back(fmt::format("left out of the decision: {}", x.why));
-      }
+  for (OptionResult& o : c.options)
+    if (const Scenario::Exclusion* x = exclusion(s, o.key)) {
+      o.available = false;
+      o.notes.push_back(fmt::format("left out of the decision: {}", x->why));
+    }
   // The cheapest option by NPV (equal to the total at a zero rate), among those that can deliver.
   const OptionResult* win = nullptr;
   for (const OptionResult& o : c.options)
     if (o.available && (!win || o.npv < win->npv)) win = &o;
   if (!win) {
-    c.recommendation = "Nothing to compare: no option can deliver within the horizon (see each option's notes).";
+    c.recommendation = s.excluded.empty() ? "Nothing to compare: no option can deliver within the horizon (see each "
+                                            "option's notes)."
+                                          : "Nothing to compare: every option is left out of the decision (restricted "
+                                            "in the region, or unable to deliver within the horizon; see each "
+                                            "option's notes).";
     return c;
   }
   c.cheapest = win->key;
   break_evens(c);
-  if (s.hourly && c.options.front().available) c.break_even_utilisation = break_even_utilisation(s);
+  if (s.hourly && c.options.front().available && !exclusion(s, "rent_hourly"))
+    c.break_even_utilisation = break_even_utilisation(s);
   c.recommendation = recommendation(c, *win);
   if (c.options.size() == 1)
     c.recommendation = fmt::format("Only buying is compared: no rental option is offered (see the defaults used). {}",

@@ -1,6 +1,7 @@
 #include "gpuplan/plan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <numbers>
 #include <random>
@@ -102,7 +103,7 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
       PlanSource s;
       s.gpu = &g;
       s.card = card;
-      if (!admit(purchase_status(g, card, in.market), in, g.id, s, left_out)) continue;
+      if (!admit(purchase_status(g, card, in.market), in, "buying " + g.id, s, left_out)) continue;
       s.card_price = fx.convert(card->price.amount).scaled(in.price_factor);
       s.shape = server_shape(g, in.cluster.gpus_per_node, in.cluster.network_bandwidth, fabric_of(in.cluster.network));
       s.notes.push_back(fmt::format("card price {} {} (catalog {}: {}{})", to_plain_string(s.card_price),
@@ -835,6 +836,17 @@ void apply_job(const ResolvedJob& rj, PlanInputs& in) {
 
 namespace {
 
+// A recommendation that rents outside the market: the training data leaves the country.
+void residency_note(const PlanInputs& in, const Catalog& cat, PlanResult& r) {
+  if (in.market.empty() || !r.recommended || !r.recommended->source->offer) return;
+  const Offer& o = *r.recommended->source->offer;
+  if (offer_in_region(cat, o, in.market)) return;
+  r.notes.push_back(
+      fmt::format("The recommendation rents on {} {}, outside {}: the training data leaves {} "
+                  "(--region or --provider keeps the search in it).",
+                  o.provider, o.region, in.market, in.market));
+}
+
 // Cards whose purchase the market restricts (or leaves open), grouped by
 // reason, each with its source; and the ones --exclude-restricted left out.
 void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<std::string>& left_out) {
@@ -848,11 +860,17 @@ void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<s
     }
   for (const auto& [key, entry] : by_reason) {
     const auto& [m, names] = entry;
+    const std::string what =
+        fmt::format("{} {} in {}", key.first ? "renting" : "buying", fmt::join(names, ", "), in.market);
+    const bool restricted = m->status == Availability::kRestricted;
     r.notes.push_back(fmt::format(
-        "{} {} in {} is {}: {} ({}).{}", key.first ? "Renting" : "Buying", fmt::join(names, ", "), in.market,
-        to_string(m->status), m->reason, cite(m->provenance),
-        m->status == Availability::kRestricted && !in.exclude_restricted ? " --exclude-restricted leaves them out."
-                                                                         : ""));
+        "{}: {} ({}).{}",
+        restricted ? fmt::format("{}{} is restricted", static_cast<char>(std::toupper(what[0])), what.substr(1))
+                   : "Whether " + what + " is allowed is unknown",
+        m->reason, cite(m->provenance),
+        !restricted              ? " --exclude-restricted leaves out restricted options only."
+        : !in.exclude_restricted ? fmt::format(" --exclude-restricted leaves {} out.", names.size() > 1 ? "them" : "it")
+                                 : ""));
   }
   // Cards off CUDA that can run the job at all: their MFU default is a guess.
   std::vector<std::string> other_stack;
@@ -903,6 +921,7 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
   if (r.feasible.empty() && !r.valid.empty()) r.near_misses = near_misses(s, r);
   explain(s, cheap, r);
   availability_notes(in, r, left_out);
+  residency_note(in, catalog, r);
   if (in.scaling)
     r.notes.push_back(
         fmt::format("Scaling measured ({}): σ = {:.4g}, κ = {:.3g} replace the analytic communication "

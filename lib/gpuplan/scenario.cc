@@ -234,18 +234,10 @@ std::optional<Price> commitment_monthly(const Offer& o, Seconds term) {
   return std::nullopt;
 }
 
-// Whether an offer's nodes are where rent.regions allows: its provider's
-// country, or its own region (exactly, or as a prefix: cn matches cn-north-1).
+// Whether an offer's nodes are where rent.regions allows (offer_in_region), or anywhere.
 bool allowed_region(const Catalog& c, const Offer& o, const std::vector<std::string>& regions) {
-  const Provider* p = c.find_provider(o.provider);
-  for (const std::string& r : regions) {
-    if (id_equals(r, "any")) return true;
-    if (p && id_equals(p->country, r)) return true;
-    if (id_equals(o.region, r)) return true;
-    if (o.region.size() > r.size() && o.region[r.size()] == '-' && id_equals(o.region.substr(0, r.size()), r))
-      return true;
-  }
-  return false;
+  return std::any_of(regions.begin(), regions.end(),
+                     [&](const std::string& r) { return id_equals(r, "any") || offer_in_region(c, o, r); });
 }
 
 std::string regions_text(const std::vector<std::string>& regions) {

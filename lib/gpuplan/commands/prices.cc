@@ -280,7 +280,8 @@ Table history_table(const std::vector<Timeline>& lines, Currency currency, const
       const Price& p = *line.prices[i];
       const bool current = &p == line.current;
       const Price* before = i > 0 ? line.prices[i - 1] : nullptr;
-      const Cell change = before && before->amount.currency() == p.amount.currency()
+      // Against an undated price there is no "before": it has no place in time.
+      const Cell change = before && before->provenance.as_of && before->amount.currency() == p.amount.currency()
                               ? Cell{p.amount.units() / before->amount.units() - 1.0}
                               : Cell{};
       t.add_row({line.offer->id, line.offer->gpu, static_cast<std::int64_t>(line.offer->gpus),
@@ -313,7 +314,7 @@ Report history_report(const Context& ctx, const PricesQuery& q) {
   rep.extra["fx_rates_used"] = fx.used_json();
   rep.notes.push_back(ctx.catalog_note() + ". Only offers that keep earlier prices (history: in the catalog).");
   rep.notes.push_back(
-      "change: against the price before, in the list currency; notes on the prices (a one-off cut, an unsure "
+      "change: against the dated price before, in the list currency; notes on the prices (a one-off cut, an unsure "
       "date): --format csv or json. yearly trend: (newest / oldest)^(365 / days) - 1 "
       "over the dated prices, at least 180 days apart; shares (0.143 = +14.3%); evidence for a price-drift assumption, "
       "which no model takes "

@@ -141,7 +141,7 @@ Subject scenario_subject_of(const Context& ctx, const SensitivityQuery& q) {
   sub.inputs = scenario_subject(rs.scenario);
   sub.metric_key = "lead_npv";
   sub.metric_label = fmt::format("NPV of {} (cheapest at the base) minus the next cheapest option ({})",
-                                 sub.inputs.winner, sub.currency.code());
+                                 sub.inputs.winner.empty() ? "the option" : sub.inputs.winner, sub.currency.code());
   sub.name = rs.scenario.name;
   sub.decision_what = "the cheapest option";
   sub.source = rs.source;
@@ -153,6 +153,9 @@ Subject scenario_subject_of(const Context& ctx, const SensitivityQuery& q) {
     sub.warnings.push_back(std::move(caveat.warning));
     sub.fx_notes.push_back(std::move(caveat.source_note));
   }
+  for (const Scenario::Exclusion& x : rs.scenario.excluded)
+    sub.fx_notes.push_back(
+        fmt::format("{}: left out of the decision at every value, so its inputs move nothing: {}", x.option, x.why));
   return sub;
 }
 
