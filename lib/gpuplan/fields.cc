@@ -1,5 +1,6 @@
 #include "gpuplan/fields.h"
 
+#include <cctype>
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -277,6 +278,13 @@ Value with_number(const Value& like, double n) {
         else return x;
       },
       like);
+}
+
+Value parse_market(const std::string& text, const FieldContext&) {
+  if (text.size() != 2 || !std::isalpha(static_cast<unsigned char>(text[0])) ||
+      !std::isalpha(static_cast<unsigned char>(text[1])))
+    throw std::invalid_argument(fmt::format("'{}' is not an ISO 3166 code like CN or US", text));
+  return text;
 }
 
 }  // namespace gpuplan

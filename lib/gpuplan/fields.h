@@ -242,6 +242,11 @@ struct Section {
 Value parse_kind(ValueKind kind, const Range& range, std::span<const Choice> choices, const std::string& text,
                  const FieldContext& ctx);
 
+/// A market: an ISO 3166 code (CN, US; any case). A name ("China") would
+/// match no catalog record and silently drop the market's rules (VAT, export
+/// controls), so it is refused.
+Value parse_market(const std::string& text, const FieldContext& ctx);
+
 template <class Root>
 Value parse_field(const Field<Root>& f, const std::string& text, const FieldContext& ctx) {
   return f.parse ? f.parse(text, ctx) : parse_kind(f.kind, f.range, f.choices, text, ctx);

@@ -659,6 +659,7 @@ constexpr F kPlan[] = {
      .fallback = "CN",
      .why = "default: purchase prices and operating costs for China",
      .noted = [](const ResolvedJob& r, const FieldContext&) { return r.plan.include_buy; },
+     .parse = &parse_market,
      .label = "region of purchase prices and operating costs"},
 };
 

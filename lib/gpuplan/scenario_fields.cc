@@ -52,6 +52,7 @@ constexpr F kTop[] = {
      .at = in<&Scenario::region>,
      .fallback = "CN",
      .why = "default market for catalog defaults: the first users are in Qingdao",
+     .parse = &parse_market,
      .echo = {.skip = true},
      .label = "market for catalog purchase prices and operating costs"},
     {.key = "exclude_restricted",
