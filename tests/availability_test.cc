@@ -174,6 +174,9 @@ TEST_CASE("plan --include-buy: a restricted card is marked, or left out and name
   r = plan(in, c, fx);
   CHECK(r.warnings.empty());
   CHECK(notes().find("restricted") == std::string::npos);
+  // Its only price is a CN one: used, and said where it is from.
+  for (const PlanSource& src : r.sources)
+    if (!src.offer) CHECK_THAT(src.notes.at(0), Contains("priced in CN: no record for US"));
 }
 
 TEST_CASE("MFU default off CUDA: the same figure, said to be uncalibrated, with its low end halved",

@@ -108,7 +108,7 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
       s.shape = server_shape(g, in.cluster.gpus_per_node, in.cluster.network_bandwidth, fabric_of(in.cluster.network));
       s.notes.push_back(fmt::format("card price {} {} (catalog {}: {}{})", to_plain_string(s.card_price),
                                     fx.display().code(), card->id, cite(card->provenance),
-                                    id_equals(card->region, in.market)
+                                    card->region.empty() || id_equals(card->region, in.market)
                                         ? ""
                                         : fmt::format(", priced in {}: no record for {}", card->region, in.market)));
       s.server_base = Money::zero(fx.display());

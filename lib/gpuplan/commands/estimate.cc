@@ -437,8 +437,8 @@ void no_offer_note(Report& rep, const Gpu& gpu, std::string_view market, const C
   std::string buy = "nor a purchase price";
   if (const Purchase* card = find_purchase(ctx.catalog(), PurchaseKind::kCard, gpu.id, market))
     buy =
-        fmt::format("to buy, card {} at {} {} (catalog {}: {}); gpuplan compare --set buy.gpu={} weighs owning it",
-                    card->region.empty() ? "" : "in " + card->region, to_pretty_string(fx.convert(card->price.amount)),
+        fmt::format("to buy, a card{} at {} {} (catalog {}: {}); gpuplan compare --set buy.gpu={} weighs owning it",
+                    card->region.empty() ? "" : " in " + card->region, to_pretty_string(fx.convert(card->price.amount)),
                     fx.display().code(), card->id, cite(card->provenance), gpu.id);
   rep.notes.insert(rep.notes.begin(),
                    fmt::format("No cost rows: the catalog has no offer that rents {}; {}.", gpu.id, buy));
