@@ -314,6 +314,8 @@ TEST_CASE("compare: exclude_restricted leaves a restricted purchase out of the d
   CHECK(marked.scenario.excluded.empty());
   const Comparison before = compare(marked.scenario);
   REQUIRE(before.cheapest == "buy");  // the example's utilisation makes owning cheapest
+  // Still in the decision, and said where machine readers look (options[].notes in JSON).
+  CHECK_THAT(joined(before.options.front().notes), Contains("A100-80G is restricted in CN: US export licence"));
 
   const ResolvedScenario left_out = load_scenario(path, {"exclude_restricted=true"}, ctx);
   REQUIRE(left_out.scenario.excluded.size() == 1);

@@ -733,11 +733,14 @@ Comparison compare(const Scenario& given) {
   }
   const SpotOverhead* ov = c.spot_overhead ? &*c.spot_overhead : nullptr;
   c.options = build_all(s, s.workload.utilisation, ov, &c.own);
-  for (OptionResult& o : c.options)
+  for (OptionResult& o : c.options) {
+    for (const Scenario::Exclusion& x : s.caveats)
+      if (x.option == o.key) o.notes.push_back(x.why);
     if (const Scenario::Exclusion* x = exclusion(s, o.key)) {
       o.available = false;
       o.notes.push_back(fmt::format("left out of the decision: {}", x->why));
     }
+  }
   // The cheapest option by NPV (equal to the total at a zero rate), among those that can deliver.
   const OptionResult* win = nullptr;
   for (const OptionResult& o : c.options)

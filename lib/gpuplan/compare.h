@@ -158,6 +158,9 @@ struct Scenario {
   };
   bool exclude_restricted = false;
   std::vector<Exclusion> excluded{};
+  /// Options the catalog says are restricted (or not known to be allowed) in
+  /// the region and still in the decision: said in each one's notes.
+  std::vector<Exclusion> caveats{};
 };
 
 /// One labelled part of an option's cost over the horizon ("compute", "power").

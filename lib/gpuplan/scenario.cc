@@ -552,11 +552,14 @@ void resolve_hybrid(Resolver& rv) {
                 : "needs rent.hourly for the rented part");
 }
 
-// exclude_restricted: the options the catalog restricts in the region leave the decision.
-void exclude_restricted(Scenario& s, const Catalog& c) {
-  if (!s.exclude_restricted) return;
-  for (const AvailabilityCaveat& x : availability_caveats(c, s))
-    if (x.status == Availability::kRestricted) s.excluded.push_back({x.option, x.detail + " (exclude_restricted)"});
+// Options the catalog restricts in the region: said in their notes, or with
+// exclude_restricted left out of the decision.
+void market_caveats(Scenario& s, const Catalog& c) {
+  for (const AvailabilityCaveat& x : availability_caveats(c, s)) {
+    if (s.exclude_restricted && x.status == Availability::kRestricted)
+      s.excluded.push_back({x.option, x.detail + " (exclude_restricted)"});
+    else s.caveats.push_back({x.option, x.detail});
+  }
 }
 
 void resolve(Resolver& rv) {
@@ -564,7 +567,7 @@ void resolve(Resolver& rv) {
   check_buy(rv);
   resolve_rent(rv);
   resolve_hybrid(rv);
-  exclude_restricted(rv.scenario(), rv.catalog());
+  market_caveats(rv.scenario(), rv.catalog());
 }
 
 // ---- echo ----
