@@ -133,7 +133,7 @@ TEST_CASE("catalog errors name file, line, column and field: unknown GPU id", "[
 TEST_CASE("catalog errors name file, line, column and field: duration and size without a unit", "[catalog]") {
   CHECK(problems("bad_no_unit.yaml") ==
         std::vector<std::string>{
-            "bad_no_unit.yaml:6:26: providers[0].billing_granularity: a duration needs a unit (s, min, h, d, w, mo, y)",
+            "bad_no_unit.yaml:6:26: providers[0].billing_granularity: a duration needs a unit (ms, s, min, h, d, w, mo, y)",
             "bad_no_unit.yaml:12:13: gpus[0].memory: a size needs a unit (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)"});
 }
 

@@ -19,8 +19,8 @@ TEST_CASE("durations parse with every unit the spec lists", "[units]") {
 }
 
 TEST_CASE("a duration without a unit or with a wrong unit is refused, naming what was expected", "[units]") {
-  CHECK_THROWS_WITH(parse_duration("12"), "a duration needs a unit (s, min, h, d, w, mo, y)");
-  CHECK_THROWS_WITH(parse_duration("12GB"), "'GB' is not a duration unit (s, min, h, d, w, mo, y)");
+  CHECK_THROWS_WITH(parse_duration("12"), "a duration needs a unit (ms, s, min, h, d, w, mo, y)");
+  CHECK_THROWS_WITH(parse_duration("12GB"), "'GB' is not a duration unit (ms, s, min, h, d, w, mo, y)");
   CHECK_THROWS_WITH(parse_duration(""), "empty value");
   CHECK_THROWS_WITH(parse_duration("h"), "'h' is not a number");
 }

@@ -70,7 +70,8 @@ double scale(std::string_view text, const std::array<UnitFactor, N>& units, std:
 constexpr double kMinute = 60.0, kHour = 3600.0, kDay = 86400.0;
 constexpr double kMonth = 730.0 * kHour, kYear = 8760.0 * kHour;
 
-constexpr std::array<UnitFactor, 14> kDurationUnits{{{"s", 1.0},
+constexpr std::array<UnitFactor, 15> kDurationUnits{{{"ms", 1e-3},
+                                                     {"s", 1.0},
                                                      {"sec", 1.0},
                                                      {"min", kMinute},
                                                      {"h", kHour},
@@ -119,7 +120,7 @@ double parse_number(std::string_view text) {
 }
 
 Seconds parse_duration(std::string_view text) {
-  return Seconds(scale(text, kDurationUnits, "a duration", "s, min, h, d, w, mo, y", true));
+  return Seconds(scale(text, kDurationUnits, "a duration", "ms, s, min, h, d, w, mo, y", true));
 }
 
 Bytes parse_size(std::string_view text) {
@@ -160,8 +161,14 @@ Date parse_date(std::string_view text) {
 
 std::string format_duration(Seconds d) {
   const double s = d.count();
-  constexpr std::array<UnitFactor, 7> kUnits{
-      {{"y", kYear}, {"mo", kMonth}, {"w", 7 * kDay}, {"d", kDay}, {"h", kHour}, {"min", kMinute}, {"s", 1.0}}};
+  constexpr std::array<UnitFactor, 8> kUnits{{{"y", kYear},
+                                               {"mo", kMonth},
+                                               {"w", 7 * kDay},
+                                               {"d", kDay},
+                                               {"h", kHour},
+                                               {"min", kMinute},
+                                               {"s", 1.0},
+                                               {"ms", 1e-3}}};
   for (const UnitFactor& u : kUnits) {
     const double n = s / u.factor;
     if (n >= 1.0 && std::abs(n - std::round(n)) < 1e-9) return fmt::format("{}{}", std::llround(n), u.unit);

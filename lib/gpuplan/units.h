@@ -71,7 +71,7 @@ inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 /// leading zeros ("010": YAML 1.1 octal), "1_000", "1,200" and out-of-range values.
 double parse_number(std::string_view text);
 
-/// "90min", "12h", "3d", "2w", "6mo", "1y", "30s". A unit is required.
+/// "90min", "12h", "3d", "2w", "6mo", "1y", "30s", "50ms". A unit is required.
 Seconds parse_duration(std::string_view text);
 /// "500GB", "1.5TiB", "512MiB", "7B" (bytes). Decimal (k M G T P) and binary (Ki Mi Gi Ti Pi) prefixes.
 Bytes parse_size(std::string_view text);
