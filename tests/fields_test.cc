@@ -12,6 +12,7 @@
 #include "gpuplan/job_fields.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/scenario_fields.h"
+#include "gpuplan/serving_input.h"
 #include "gpuplan/suggest.h"
 
 using namespace gpuplan;
@@ -177,6 +178,10 @@ TEST_CASE("the estimate schema describes the echoed inputs exactly as the job's 
 
 TEST_CASE("the plan schema describes the echoed inputs exactly as the job's field tables do", "[fields]") {
   check_schema("plan", job_echo_schema(true));
+}
+
+TEST_CASE("the serve schema describes the echoed inputs exactly as the serving file's field tables do", "[fields]") {
+  check_schema("serve", serving_echo_schema());
 }
 
 TEST_CASE("the echo of the built-in defaults has exactly the schema's keys", "[fields]") {

@@ -7,6 +7,7 @@ using Catch::Matchers::Contains;
 
 TEST_CASE("durations parse with every unit the spec lists", "[units]") {
   CHECK(parse_duration("90min").count() == Approx(5400));
+  CHECK(parse_duration("50ms").count() == Approx(0.05));
   CHECK(parse_duration("12h").count() == Approx(43200));
   CHECK(parse_duration("3d").count() == Approx(259200));
   CHECK(parse_duration("2w").count() == Approx(1209600));
@@ -103,6 +104,7 @@ TEST_CASE("unit arithmetic reads like the formula", "[units]") {
 TEST_CASE("durations format to their shortest exact unit", "[units]") {
   CHECK(format_duration(Seconds(1)) == "1s");
   CHECK(format_duration(Seconds(60)) == "1min");
+  CHECK(format_duration(Seconds(0.05)) == "50ms");
   CHECK(format_duration(Seconds(3600)) == "1h");
   CHECK(format_duration(Years(1)) == "1y");
   CHECK(format_duration(Years(3)) == "3y");

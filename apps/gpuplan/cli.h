@@ -15,6 +15,7 @@
 #include "gpuplan/commands/catalog_import.h"
 #include "gpuplan/commands/compare.h"
 #include "gpuplan/commands/estimate.h"
+#include "gpuplan/commands/serve.h"
 #include "gpuplan/commands/fit.h"
 #include "gpuplan/commands/plan.h"
 #include "gpuplan/commands/prices.h"
@@ -37,6 +38,7 @@ struct Flags {
   gpuplan::PricesQuery prices;
   gpuplan::CompareQuery compare;
   gpuplan::EstimateQuery estimate;
+  gpuplan::ServeQuery serve;
   gpuplan::ScalingQuery scaling;
   gpuplan::ProgressQuery progress;
   gpuplan::MfuQuery mfu;

@@ -66,6 +66,19 @@ Outcome estimate_run(const Flags& f) {
 }
 std::vector<std::string> estimate_inputs(const Flags& f) { return some({&f.estimate.job_file}); }
 
+// ---- serve ----
+
+void serve_options(CLI::App& sub, Flags& f) {
+  sub.add_option("serving", f.serve.serving_file, "serving YAML (default: built-in defaults)");
+  sub.add_option("--set", f.serve.sets, "override a serving field: path.to.field=VALUE (repeatable)");
+}
+Outcome serve_run(const Flags& f) {
+  const Context ctx = gpuplan::make_context(f.global);
+  gpuplan::ServeOutcome o = gpuplan::serve_report(ctx, f.serve);
+  return Outcome{std::move(o.report), {}, o.feasible ? kOk : kInfeasible};
+}
+std::vector<std::string> serve_inputs(const Flags& f) { return some({&f.serve.serving_file}); }
+
 // ---- plan (its flags are sensitivity's too, for a job file) ----
 
 void plan_flags(CLI::App& sub, gpuplan::PlanQuery& q) {
@@ -279,6 +292,11 @@ const std::array kCommands = {
             "  gpuplan sensitivity examples/qingdao-8xa100.yaml --range 30% --format csv\n"
             "  gpuplan sensitivity examples/plan-deadline.yaml             # a job: what moves the plan",
             sensitivity_options, sensitivity_run, sensitivity_inputs},
+    Command{"serve", "Serving a model: batch under latency targets, tokens/s, replicas, cost per million tokens",
+            "  gpuplan serve                        # built-in defaults: Llama 2 7B for about 200 staff\n"
+            "  gpuplan serve examples/serve-7b-4090.yaml\n"
+            "  gpuplan serve examples/serve-7b-4090.yaml --set traffic.requests_per_second=2 --format csv",
+            serve_options, serve_run, serve_inputs},
     Command{"prices", "Rental offers: price per instance and per GPU-hour, by billing mode, with source and date",
             "  gpuplan prices --gpu A100-80G --mode hourly --sort gpu_hour\n"
             "  gpuplan prices --provider autodl,runpod --currency USD --format csv\n"

@@ -162,13 +162,13 @@ Date parse_date(std::string_view text) {
 std::string format_duration(Seconds d) {
   const double s = d.count();
   constexpr std::array<UnitFactor, 8> kUnits{{{"y", kYear},
-                                               {"mo", kMonth},
-                                               {"w", 7 * kDay},
-                                               {"d", kDay},
-                                               {"h", kHour},
-                                               {"min", kMinute},
-                                               {"s", 1.0},
-                                               {"ms", 1e-3}}};
+                                              {"mo", kMonth},
+                                              {"w", 7 * kDay},
+                                              {"d", kDay},
+                                              {"h", kHour},
+                                              {"min", kMinute},
+                                              {"s", 1.0},
+                                              {"ms", 1e-3}}};
   for (const UnitFactor& u : kUnits) {
     const double n = s / u.factor;
     if (n >= 1.0 && std::abs(n - std::round(n)) < 1e-9) return fmt::format("{}{}", std::llround(n), u.unit);

@@ -1,0 +1,123 @@
+// Serving a language model (SPEC "Serving"): what one replica of the model
+// holds and how fast it answers, the batch that meets the latency targets,
+// and the replicas a load needs. Prefill (reading the prompt) is bound by
+// compute, decode (one output token per step for the whole batch) by the bytes
+// each step reads: every weight once, and every cached key and value of the
+// batch. Formulas and their sources are beside the code in serving.cc.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+
+/// How weights or the KV cache are stored. int8/int4 weights are read as such
+/// and computed in bf16 (weight-only quantisation: W8A16, W4A16).
+enum class Storage { kBf16, kFp16, kFp8, kInt8, kInt4 };
+std::string_view to_string(Storage s);
+/// Bytes one value takes: 2, 2, 1, 1, 0.5.
+double bytes_per_value(Storage s);
+
+struct ServedModel {
+  double parameters = 0;         ///< every weight (a mixture of experts: all experts): what memory holds
+  double active_parameters = 0;  ///< what one token passes through (FLOPs); 0 = dense
+  int layers = 0;
+  int hidden = 0;    ///< the model width (heads × head_dim)
+  int heads = 0;     ///< query heads
+  int kv_heads = 0;  ///< key/value heads (grouped-query attention); 0 = heads
+  Storage weights = Storage::kBf16;
+  Storage kv_cache = Storage::kBf16;
+
+  double active() const { return active_parameters > 0 ? active_parameters : parameters; }
+  int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
+  double head_dim() const { return heads > 0 ? static_cast<double>(hidden) / heads : 0; }
+};
+
+/// Keys and values one token leaves in the cache: 2 · layers · kv_heads · head_dim · bytes.
+Bytes kv_bytes_per_token(const ServedModel& m);
+/// Every weight, as stored.
+Bytes weight_bytes(const ServedModel& m);
+
+/// The load, as averages (SPEC: distributions are a later step).
+struct Traffic {
+  double requests_per_second = 0;  ///< averaged over the day
+  double prompt_tokens = 0;        ///< per request
+  double output_tokens = 0;        ///< per request
+  double peak_to_average = 1;      ///< the busiest hour's rate over the day's average
+};
+
+/// Latency a user is promised; both are met by the mean of the model (no tail).
+struct ServiceTargets {
+  Seconds time_to_first_token{};
+  Seconds time_per_output_token{};
+};
+
+/// How much of the hardware an inference engine achieves (defaults with sources in serving_fields.cc).
+struct ServingEfficiency {
+  double prefill_mfu = 0;       ///< share of the dense peak reached on prompts (compute-bound)
+  double decode_bandwidth = 0;  ///< share of the memory bandwidth reached by a decode step
+  double memory_share = 0;      ///< share of each card's memory the engine may use (vLLM's gpu_memory_utilization)
+  double peak_load = 0;         ///< share of a replica's throughput the peak may use (headroom for bursts)
+};
+
+/// One copy of the model on `tp` cards of one instance, joined by `link` (each way, per GPU).
+struct ReplicaShape {
+  const Gpu* gpu = nullptr;
+  int tp = 1;
+  BytesPerSecond link{};
+  std::string link_name{};
+};
+
+/// The fixed cost of one small all-reduce inside an instance: gpt-fast's
+/// Llama 2 7B at batch 1 on 8×A100 (README @0f925b5: TP2/4/8 at 168.8, 254.0,
+/// 328.4 tokens/s) is 17-29 µs an all-reduce slower than its bandwidth bound
+/// at the same MBU as TP1 (104.9 tokens/s); the middle of that range.
+inline constexpr Seconds kAllReduceLatency{20e-6};
+
+/// What limits a replica's batch.
+enum class BatchLimit { kMemory, kTimePerToken, kTimeToFirstToken, kNone };
+std::string_view to_string(BatchLimit l);
+
+/// A replica at the batch it serves.
+struct ReplicaRun {
+  bool fits = false;           ///< the weights and one request's cache fit in memory
+  bool meets_targets = false;  ///< at batch 1 or more
+  Bytes weights_per_gpu{};
+  Bytes kv_capacity{};  ///< cache room of the replica, all cards
+  int max_batch = 0;    ///< requests whose whole context (prompt + output) fits in the cache
+  int batch = 0;        ///< the largest batch that meets both targets (1 when none does: shown, not met)
+  BatchLimit limit = BatchLimit::kNone;
+  Seconds prefill{};      ///< one prompt, alone
+  Seconds decode_step{};  ///< one step of the batch
+  bool decode_memory_bound = true;
+  Seconds time_to_first_token{};
+  Seconds time_per_output_token{};  ///< with the batch's prompts interleaved
+  double requests_per_second = 0;
+  double output_tokens_per_second = 0;
+  double tokens_per_second = 0;  ///< prompt and output tokens
+};
+
+/// The replica's numbers at `batch` (fits and max_batch set; batch not searched).
+ReplicaRun replica_at(const ServedModel& m, const Traffic& t, const ServingEfficiency& e, const ReplicaShape& r,
+                      int batch);
+/// The largest batch, up to what memory holds, that meets both targets.
+ReplicaRun size_replica(const ServedModel& m, const Traffic& t, const ServiceTargets& s, const ServingEfficiency& e,
+                        const ReplicaShape& r);
+
+/// Decode step time at `batch` with a mean context of `context` tokens a sequence.
+Seconds decode_step_time(const ServedModel& m, const ServingEfficiency& e, const ReplicaShape& r, int batch,
+                         double context, bool* memory_bound = nullptr);
+/// Prefill time of one prompt of `prompt` tokens.
+Seconds prefill_time(const ServedModel& m, const ServingEfficiency& e, const ReplicaShape& r, double prompt);
+
+/// Replicas for the busiest hour: peak rate ÷ (a replica's rate × peak_load), rounded up.
+int replicas_for(const Traffic& t, const ServingEfficiency& e, const ReplicaRun& r);
+
+/// The dense peak prefill runs at: fp8 weights on a card with fp8, else bf16 (fp16 where it has no bf16).
+double serving_peak_tflops(const Gpu& gpu, Storage weights);
+
+}  // namespace gpuplan

@@ -1,0 +1,343 @@
+#include "gpuplan/serving_input.h"
+
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "gpuplan/yaml_reader.h"
+
+namespace gpuplan {
+namespace {
+
+using F = Field<ResolvedServing>;
+using K = ValueKind;
+
+template <auto M>
+constexpr Access<ResolvedServing> model = member<&ResolvedServing::serving, &Serving::model, M>();
+template <auto M>
+constexpr Access<ResolvedServing> traffic = member<&ResolvedServing::serving, &Serving::traffic, M>();
+template <auto M>
+constexpr Access<ResolvedServing> targets = member<&ResolvedServing::serving, &Serving::targets, M>();
+template <auto M>
+constexpr Access<ResolvedServing> efficiency = member<&ResolvedServing::serving, &Serving::efficiency, M>();
+template <auto M>
+constexpr Access<ResolvedServing> serve = member<&ResolvedServing::serving, M>();
+
+constexpr Choice kWeights[] = {{"bf16", static_cast<int>(Storage::kBf16)},
+                               {"fp16", static_cast<int>(Storage::kFp16)},
+                               {"fp8", static_cast<int>(Storage::kFp8)},
+                               {"int8", static_cast<int>(Storage::kInt8)},
+                               {"int4", static_cast<int>(Storage::kInt4)}};
+constexpr Choice kCache[] = {{"bf16", static_cast<int>(Storage::kBf16)},
+                             {"fp16", static_cast<int>(Storage::kFp16)},
+                             {"fp8", static_cast<int>(Storage::kFp8)},
+                             {"int8", static_cast<int>(Storage::kInt8)}};
+
+// With no model section, the model is Llama 2 7B (Touvron et al. 2023,
+// Table 1; its config.json: 32 layers, 4,096 wide, 32 heads, no GQA): one
+// model section's defaults, all or none, so a 70B file never gets 7B's shape.
+constexpr std::string_view kBuiltInModel = "default: Llama 2 7B (Touvron et al. 2023; Hugging Face config.json)";
+template <std::string_view const& Text>
+std::optional<Fallback> built_in(const ResolvedServing& r, const FieldContext&) {
+  if (r.model_given) return std::nullopt;
+  const double v = parse_count(Text);
+  return Fallback{v, std::string(Text), std::string(kBuiltInModel)};
+}
+constexpr std::string_view kLlamaParameters = "6.74B", kLlamaLayers = "32", kLlamaHidden = "4096", kLlamaHeads = "32";
+template <std::string_view const& Text>
+std::optional<Fallback> built_in_whole(const ResolvedServing& r, const FieldContext& c) {
+  auto f = built_in<Text>(r, c);
+  if (f) f->value = static_cast<int>(std::get<double>(f->value));
+  return f;
+}
+
+// Weight-only quantised kernels read fewer bytes but dequantise on the way,
+// so they reach less of the bandwidth (batch 1, one GPU).
+std::optional<Fallback> decode_bandwidth(const ResolvedServing& r, const FieldContext&) {
+  switch (r.serving.model.weights) {
+    case Storage::kBf16:
+    case Storage::kFp16:
+      return Fallback{0.68, "68%",
+                      "gpt-fast: Llama 2 7B bf16 on A100-80GB at batch 1, 104.9 tokens/s = 1,397 GB/s of 2,039 "
+                      "(pytorch-labs/gpt-fast README @d2c5d82); torchao 70% (A100), 57% (H100); llama.cpp 82% (RTX "
+                      "4090); TensorRT-LLM 55-60% with tensor parallel (Databricks 2023)"};
+    case Storage::kFp8:
+    case Storage::kInt8:
+      return Fallback{0.55, "55%",
+                      "8-bit weight-only at batch 1: gpt-fast int8 52%, torchao int8wo 55-56% on A100 (45% H100, "
+                      "float8wo 40%) (pytorch/ao quantization README @fd6e4b1)"};
+    case Storage::kInt4:
+      return Fallback{0.40, "40%",
+                      "4-bit weight-only at batch 1: gpt-fast int4 42%, torchao int4wo-64 37% on A100 (pytorch/ao "
+                      "quantization README @fd6e4b1)"};
+  }
+  return std::nullopt;
+}
+
+constexpr F kTop[] = {
+    {.key = "name", .kind = K::kText, .at = serve<&Serving::name>, .echo = {.skip = true}, .label = "title"},
+};
+
+constexpr F kModel[] = {
+    {.key = "parameters",
+     .kind = K::kCount,
+     .at = model<&ServedModel::parameters>,
+     .range = {0, 1e14, true},
+     .derive = &built_in<kLlamaParameters>,
+     .missing = "is required: the weights every replica holds",
+     .label = "model parameters (a mixture of experts: all of them)"},
+    {.key = "active_parameters",
+     .kind = K::kCount,
+     .at = model<&ServedModel::active_parameters>,
+     .range = {0, 1e14},  // 0, as echoed for a dense model, means dense
+     .label = "MoE: parameters a token passes through (FLOPs); absent or 0: dense"},
+    {.key = "layers",
+     .kind = K::kWhole,
+     .at = model<&ServedModel::layers>,
+     .range = {1, 1000},
+     .derive = &built_in_whole<kLlamaLayers>,
+     .missing = "is required: the KV cache grows with it (config.json: num_hidden_layers)",
+     .label = "transformer layers"},
+    {.key = "hidden",
+     .kind = K::kWhole,
+     .at = model<&ServedModel::hidden>,
+     .range = {1, 1 << 20},
+     .derive = &built_in_whole<kLlamaHidden>,
+     .missing = "is required: attention FLOPs and tensor-parallel traffic grow with it (config.json: hidden_size)",
+     .label = "model width (heads × head size)"},
+    {.key = "heads",
+     .kind = K::kWhole,
+     .at = model<&ServedModel::heads>,
+     .range = {1, 4096},
+     .derive = &built_in_whole<kLlamaHeads>,
+     .missing = "is required: with hidden it gives the head size (config.json: num_attention_heads)",
+     .label = "query attention heads"},
+    {.key = "kv_heads",
+     .kind = K::kWhole,
+     .at = model<&ServedModel::kv_heads>,
+     .range = {1, 4096},
+     .derive = &built_in_whole<kLlamaHeads>,
+     .missing = "is required: the KV cache is 2·layers·kv_heads·head size bytes a token, and grouped-query "
+                "attention makes it several times smaller (config.json: num_key_value_heads; = heads without GQA)",
+     .label = "key/value heads (grouped-query attention)"},
+    {.key = "weights",
+     .kind = K::kChoice,
+     .at = model<&ServedModel::weights>,
+     .fallback = "bf16",
+     .why = "default: the weights as trained",
+     .choices = kWeights,
+     .label = "how weights are stored (int8/int4: weight-only, computed in bf16)"},
+    {.key = "kv_cache",
+     .kind = K::kChoice,
+     .at = model<&ServedModel::kv_cache>,
+     .fallback = "bf16",
+     .why = "default: the activations' type (vLLM's kv_cache_dtype auto)",
+     .choices = kCache,
+     .label = "how the KV cache is stored"},
+};
+
+constexpr F kTraffic[] = {
+    {.key = "requests_per_second",
+     .kind = K::kNumber,
+     .at = traffic<&Traffic::requests_per_second>,
+     .range = {0, 1e7, true},
+     .fallback = "0.1",
+     .why = "assumption: about 200 staff sending 40 requests a day each (8,640 a day)",
+     .vary = true,
+     .label = "requests a second, averaged over the day"},
+    {.key = "prompt_tokens",
+     .kind = K::kCount,
+     .at = traffic<&Traffic::prompt_tokens>,
+     .range = {1, 1e7},
+     .fallback = "1000",
+     .why = "assumption: a question with a page of context",
+     .vary = true,
+     .label = "prompt tokens a request (mean)"},
+    {.key = "output_tokens",
+     .kind = K::kCount,
+     .at = traffic<&Traffic::output_tokens>,
+     .range = {1, 1e7},
+     .fallback = "300",
+     .why = "assumption: a reply of a few paragraphs",
+     .vary = true,
+     .label = "output tokens a request (mean)"},
+    {.key = "peak_to_average",
+     .kind = K::kNumber,
+     .at = traffic<&Traffic::peak_to_average>,
+     .range = {1, 1000},
+     .fallback = "3",
+     .why = "assumption: a working day's requests come in about 8 of the 24 hours",
+     .vary = true,
+     .label = "the busiest hour's request rate over the day's average"},
+};
+
+constexpr F kTargets[] = {
+    {.key = "time_to_first_token",
+     .kind = K::kDuration,
+     .at = targets<&ServiceTargets::time_to_first_token>,
+     .range = {0, 3600, true},
+     .fallback = "2s",
+     .why = "assumption: an answer that starts within 2 seconds feels interactive",
+     .echo = {.key = "time_to_first_token_s"},
+     .label = "time until the first output token (mean)"},
+    {.key = "time_per_output_token",
+     .kind = K::kDuration,
+     .at = targets<&ServiceTargets::time_per_output_token>,
+     .range = {0, 60, true},
+     .fallback = "100ms",
+     .why = "assumption: 10 tokens a second, faster than people read (about 5 words a second)",
+     .echo = {.key = "time_per_output_token_s"},
+     .label = "time between output tokens (mean)"},
+};
+
+constexpr F kServe[] = {
+    {.key = "gpus", .kind = K::kList, .at = serve<&Serving::gpus>, .label = "GPU ids or families considered"},
+    {.key = "providers", .kind = K::kList, .at = serve<&Serving::providers>, .label = "providers considered"},
+    {.key = "regions", .kind = K::kList, .at = serve<&Serving::regions>, .label = "regions considered"},
+    {.key = "prefill_mfu",
+     .kind = K::kShare,
+     .at = efficiency<&ServingEfficiency::prefill_mfu>,
+     .range = {0, 1, true},
+     .fallback = "50%",
+     .why = "assumption inside the published 35-69%: TensorRT-LLM v0.5's first-token latency for Llama 2 7B on "
+            "A100 implies 69% at a 2,048-token prompt and 35% at 128; Databricks 2023, MPT-7B at 512 tokens, 48%",
+     .vary = true,
+     .label = "share of the dense bf16 peak reached on prompts"},
+    {.key = "decode_bandwidth",
+     .kind = K::kShare,
+     .at = efficiency<&ServingEfficiency::decode_bandwidth>,
+     .range = {0, 1, true},
+     .derive = &decode_bandwidth,
+     .vary = true,
+     .label = "share of the memory bandwidth a decode step reaches"},
+    {.key = "memory_share",
+     .kind = K::kShare,
+     .at = efficiency<&ServingEfficiency::memory_share>,
+     .range = {0, 1, true},
+     .fallback = "90%",
+     .why = "vLLM's default gpu_memory_utilization (0.9): the rest is left to activations and the CUDA context",
+     .vary = true,
+     .label = "share of each card's memory for weights and KV cache"},
+    {.key = "peak_load",
+     .kind = K::kShare,
+     .at = efficiency<&ServingEfficiency::peak_load>,
+     .range = {0, 1, true},
+     .fallback = "80%",
+     .why = "assumption: at most 80% of a replica's throughput in the busiest hour leaves room for bursts "
+            "(no queueing model)",
+     .vary = true,
+     .label = "share of a replica's throughput the busiest hour may use"},
+};
+
+constexpr Section<ResolvedServing> kSections[] = {
+    {"", kTop}, {"model", kModel}, {"traffic", kTraffic}, {"targets", kTargets}, {"serve", kServe}};
+
+std::vector<std::string_view> known_keys(std::string_view section) { return keys_of(serving_section(section).rows); }
+
+using Report = std::function<void(const std::string& field, const std::string& message)>;
+
+// The shape must be one a transformer can have, and a mixture of experts smaller than the whole.
+void check_model(const ServedModel& m, const Report& report) {
+  if (m.heads > 0 && m.hidden % m.heads != 0)
+    report("model.hidden", fmt::format("{} is not a multiple of the {} heads", m.hidden, m.heads));
+  if (m.kv_heads > 0 && m.heads > 0 && (m.kv_heads > m.heads || m.heads % m.kv_heads != 0))
+    report("model.kv_heads",
+           fmt::format("{} must divide the {} query heads (grouped-query attention)", m.kv_heads, m.heads));
+  if (m.active_parameters > 0 && m.active_parameters >= m.parameters)
+    report("model.active_parameters",
+           fmt::format("{:g} is not fewer than model.parameters ({:g})", m.active_parameters, m.parameters));
+}
+
+// Valid but probably a missing suffix: said on stderr, the answer still computed.
+void warn_sizes(ResolvedServing& out) {
+  const ServedModel& m = out.serving.model;
+  if (m.parameters > 0 && m.parameters < 1e6)
+    out.warnings.push_back(fmt::format("model.parameters is {:g}, not millions or billions: did you mean {:g}B?",
+                                       m.parameters, m.parameters));
+}
+
+Json echo(const ResolvedServing& out, Currency currency) {
+  Json in = Json::object();
+  in["serving_file"] = out.source;
+  in["name"] = out.serving.name;
+  for (const Section<ResolvedServing>& s : kSections)
+    if (!s.name.empty()) in[std::string(s.name)] = echo_fields(out, s.rows, currency);
+  in["defaults_used"] = Json::strings(out.defaults_used);
+  return in;
+}
+
+}  // namespace
+
+std::span<const Section<ResolvedServing>> serving_sections() { return kSections; }
+
+const Section<ResolvedServing>& serving_section(std::string_view name) {
+  for (const Section<ResolvedServing>& s : kSections)
+    if (s.name == name) return s;
+  throw std::logic_error(fmt::format("no serving section '{}'", name));
+}
+
+ResolvedServing load_serving(const std::string& path, const std::vector<std::string>& sets, const Context& ctx) {
+  ResolvedServing out;
+  out.source = path.empty() ? "built-in defaults (Llama 2 7B for about 200 staff)" : path;
+  detail::Diagnostics diag(path.empty() ? "<defaults>" : path);
+  const YAML::Node root = detail::load_with_sets(path, sets, diag);
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  FieldContext fctx;
+  fctx.catalog = &ctx.catalog();
+  fctx.fx = &fx;
+  fctx.now = ctx.now;
+  detail::Fields top(diag, root, "", known_keys(""));
+  for (const Section<ResolvedServing>& s : kSections)
+    if (!s.name.empty()) top.declare({s.name});
+  top.declare({"schema_version"});
+  if (!top.is_map()) throw InputErrors(std::move(diag.problems()));
+  if (auto v = top.text("schema_version", false); v && *v != "1")
+    top.fail(top.get("schema_version", false), "schema_version", fmt::format("{} is not supported (1 is)", *v));
+  std::vector<Given> given(std::size(kSections));
+  given[0] = detail::read_fields(top, out, kSections[0].rows, fctx);
+  for (std::size_t i = 1; i < std::size(kSections); ++i) {
+    const std::string name(kSections[i].name);
+    detail::Fields f(diag, detail::section(top, name), name, known_keys(name));
+    given[i] = detail::read_fields(f, out, kSections[i].rows, fctx);
+    // Any part of the shape given: the whole shape is the user's (`weights` alone keeps the built-in model).
+    if (name == "model")
+      for (std::size_t row = 0; row < given[i].size(); ++row)
+        out.model_given = out.model_given || (given[i][row] && kModel[row].kind != K::kChoice);
+    if (name == "serve" && ctx.catalog_ptr) {
+      for (const auto& [kind, key, list] : {std::tuple{FilterKind::kGpu, "gpus", &out.serving.gpus},
+                                            std::tuple{FilterKind::kProvider, "providers", &out.serving.providers},
+                                            std::tuple{FilterKind::kRegion, "regions", &out.serving.regions}})
+        if (const auto problem = filter_problem(ctx.catalog(), kind, *list)) {
+          const YAML::Node n = f.get(key, false);
+          f.fail(n.IsSequence() && problem->index < n.size() ? n[problem->index] : n, f.field(key), problem->message);
+        }
+    }
+    f.finish();
+  }
+  top.finish();
+  DefaultNotes notes;
+  const Report report = [&](const std::string& field, const std::string& message) {
+    diag.fail(detail::node_at(root, field), field, message);
+  };
+  for (std::size_t i = 0; i < std::size(kSections); ++i)
+    for (const MissingField& m : apply_defaults(out, kSections[i], given[i], fctx, notes)) report(m.field, m.message);
+  if (diag.count() == 0) check_model(out.serving.model, report);
+  diag.throw_if_any();
+  if (out.serving.name.empty())
+    out.serving.name = path.empty() ? "Llama 2 7B for about 200 staff (built-in defaults)" : path;
+  warn_sizes(out);
+  out.defaults_used = std::move(notes.lines);
+  out.inputs = echo(out, ctx.currency);
+  return out;
+}
+
+Json serving_echo_schema() {
+  Json p = Json::object();
+  p["serving_file"] = value_schema(K::kText, {}, "the serving file, or the built-in defaults", false);
+  p["name"] = value_schema(K::kText, {}, "title of the service", false);
+  for (const Section<ResolvedServing>& s : kSections)
+    if (!s.name.empty()) p[std::string(s.name)] = object_schema(echo_properties(s.rows));
+  p["defaults_used"] = value_schema(K::kList, {}, "every default used, with its reason and source", false);
+  return object_schema(std::move(p));
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,46 @@
+// The serving file (`gpuplan serve [SERVING]`): what is served (model), how
+// much (traffic), how fast (targets) and on what (serve), one field table per
+// section (fields.h). The schema for people is in doc/serve.md; the echo's in
+// lib/gpuplan/schemas/serve.schema.json, checked against these rows.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/context.h"
+#include "gpuplan/fields.h"
+#include "gpuplan/serving.h"
+
+namespace gpuplan {
+
+struct Serving {
+  std::string name{};
+  ServedModel model{};
+  Traffic traffic{};
+  ServiceTargets targets{};
+  ServingEfficiency efficiency{};
+  std::vector<std::string> gpus{}, providers{}, regions{};  ///< filters; empty = every one
+};
+
+struct ResolvedServing {
+  Serving serving{};
+  std::string source{};
+  bool model_given = false;  ///< the file has a model section (else the built-in Llama 2 7B)
+  std::vector<std::string> defaults_used{};
+  std::vector<std::string> warnings{};
+  Json inputs{};
+};
+
+/// Every section, in reading order: "" (the top level), model, traffic, targets, serve.
+std::span<const Section<ResolvedServing>> serving_sections();
+const Section<ResolvedServing>& serving_section(std::string_view name);
+
+/// Throws InputErrors naming file, line and field (or --set).
+ResolvedServing load_serving(const std::string& path, const std::vector<std::string>& sets, const Context& ctx);
+
+/// The JSON Schema of the echo (`inputs` of serve), from the rows.
+Json serving_echo_schema();
+
+}  // namespace gpuplan

@@ -1,0 +1,365 @@
+// Serving: the KV cache, the batch that fits, decode and prefill time, the
+// batch under latency targets, replicas and cost per million tokens, each
+// against arithmetic written out here; continuous batching against a
+// step-by-step simulation; and properties over inputs.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <deque>
+
+#include "gpuplan/commands/serve.h"
+#include "gpuplan/error.h"
+#include "gpuplan/serving.h"
+#include "gpuplan/serving_input.h"
+
+using namespace gpuplan;
+
+namespace {
+
+// A card of 80 GB at 2,000 GB/s and 300 TFLOP/s bf16.
+Gpu card() {
+  Gpu g;
+  g.id = "CARD";
+  g.memory = Bytes(80e9);
+  g.memory_bandwidth = BytesPerSecond(2000e9);
+  g.dense_tflops = {{Precision::kBf16, 300}};
+  return g;
+}
+
+// Llama 2 7B's shape (32 layers, 4,096 wide, 32 heads, no GQA), 6.74B weights in bf16.
+ServedModel llama7b() {
+  ServedModel m;
+  m.parameters = 6.74e9;
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 32;
+  return m;
+}
+
+ServingEfficiency efficiency() {
+  return {.prefill_mfu = 0.5, .decode_bandwidth = 0.68, .memory_share = 0.9, .peak_load = 0.8};
+}
+
+Traffic traffic() {
+  return {.requests_per_second = 1, .prompt_tokens = 1000, .output_tokens = 300, .peak_to_average = 3};
+}
+
+Context fixture_context() {
+  GlobalOptions o;
+  o.today = "2026-12-02";
+  o.no_default_catalog = true;
+  o.catalog_files = {GPUPLAN_SOURCE_DIR "/tests/data/catalog-fixture.yaml"};
+  return make_context(o);
+}
+
+}  // namespace
+
+TEST_CASE("KV cache bytes per token: 2 · layers · kv_heads · head size · bytes, GQA included") {
+  ServedModel m;
+  m.layers = 80;
+  m.hidden = 8192;
+  m.heads = 64;
+  m.kv_heads = 8;  // Llama 2 70B: grouped-query attention, 8 KV heads of 128
+  // 2 × 80 × 8 × 128 × 2 bytes = 327,680
+  CHECK(kv_bytes_per_token(m).value() == Approx(327680));
+  m.kv_heads = 64;  // without GQA: eight times as much
+  CHECK(kv_bytes_per_token(m).value() == Approx(2621440));
+  m.kv_heads = 8;
+  m.kv_cache = Storage::kFp8;  // one byte a value
+  CHECK(kv_bytes_per_token(m).value() == Approx(163840));
+}
+
+TEST_CASE("Weights by storage: 2, 1 and half a byte a parameter") {
+  ServedModel m = llama7b();
+  CHECK(weight_bytes(m).value() == Approx(13.48e9));
+  m.weights = Storage::kInt8;
+  CHECK(weight_bytes(m).value() == Approx(6.74e9));
+  m.weights = Storage::kInt4;
+  CHECK(weight_bytes(m).value() == Approx(3.37e9));
+}
+
+TEST_CASE("The largest batch that fits: cache room over one request's whole context") {
+  const Gpu g = card();
+  const ReplicaShape r{&g, 1};
+  const ReplicaRun run = replica_at(llama7b(), traffic(), efficiency(), r, 1);
+  // 80e9 × 0.9 = 72e9 usable; − 13.48e9 weights = 58.52e9 for the cache.
+  CHECK(run.kv_capacity.value() == Approx(58.52e9));
+  // A request holds 1,000 + 300 tokens × 524,288 bytes = 681,574,400 bytes:
+  // 58.52e9 / 681,574,400 = 85.86 → 85 requests.
+  CHECK(run.max_batch == 85);
+  CHECK(run.fits);
+  // The same on two cards (TP2): 144e9 − 13.48e9 = 130.52e9 → 191.5 → 191.
+  const ReplicaShape two{&g, 2, BytesPerSecond(300e9), "NVLink"};
+  CHECK(replica_at(llama7b(), traffic(), efficiency(), two, 1).max_batch == 191);
+}
+
+TEST_CASE("A model bigger than the card does not fit") {
+  Gpu g = card();
+  g.memory = Bytes(24e9);
+  ServedModel m = llama7b();
+  m.parameters = 13e9;  // 26 GB of bf16 weights on a 24 GB card
+  const ReplicaRun run = replica_at(m, traffic(), efficiency(), ReplicaShape{&g, 1}, 1);
+  CHECK_FALSE(run.fits);
+  CHECK(run.max_batch == 0);
+  CHECK_FALSE(size_replica(m, traffic(), {Seconds(2), Seconds(0.1)}, efficiency(), ReplicaShape{&g, 1}).meets_targets);
+}
+
+TEST_CASE("Decode step at batch 1 is bytes over bandwidth times efficiency") {
+  const Gpu g = card();
+  const ReplicaShape r{&g, 1};
+  bool memory_bound = false;
+  // Context 1,150 tokens (1,000 prompt + half of 300 output):
+  // (13.48e9 + 1,150 × 524,288) / (2,000e9 × 0.68) = 14,082,931,200 / 1.36e12 = 10.355 ms.
+  const Seconds step = decode_step_time(llama7b(), efficiency(), r, 1, 1150, &memory_bound);
+  CHECK(step.count() == Approx(14082931200.0 / 1.36e12));
+  CHECK(memory_bound);
+  // The FLOPs of that step: 2 × 6.74e9 + 4 × 32 × 1,150 × 4,096 = 1.4083e10 at 150 TFLOP/s: 0.094 ms, far less.
+}
+
+TEST_CASE("Decode turns compute-bound at a large batch") {
+  const Gpu g = card();
+  const ReplicaShape r{&g, 1};
+  bool memory_bound = true;
+  const double context = 100;
+  const int batch = 4000;
+  const Seconds step = decode_step_time(llama7b(), efficiency(), r, batch, context, &memory_bound);
+  // FLOPs: 4,000 × (2 × 6.74e9 + 4 × 32 × 100 × 4,096) = 5.4130e13 at 1.5e14 FLOP/s = 0.36087 s;
+  // bytes: 13.48e9 + 4,000 × 100 × 524,288 = 2.2319e11 at 1.36e12 = 0.16411 s.
+  CHECK_FALSE(memory_bound);
+  CHECK(step.count() == Approx(4000 * (2 * 6.74e9 + 4.0 * 32 * 100 * 4096) / 1.5e14));
+}
+
+TEST_CASE("Prefill is the prompt's FLOPs over the achieved rate") {
+  const Gpu g = card();
+  // 1,000 tokens: 2 × 6.74e9 × 1,000 + 2 × 32 × 1,000² × 4,096 = 1.348e13 + 2.62144e11 = 1.3742144e13
+  // at 300e12 × 0.5 = 1.5e14 FLOP/s: 91.6 ms.
+  CHECK(prefill_time(llama7b(), efficiency(), ReplicaShape{&g, 1}, 1000).count() == Approx(1.3742144e13 / 1.5e14));
+}
+
+TEST_CASE("Tensor parallel adds two ring all-reduces a layer") {
+  const Gpu g = card();
+  const ReplicaShape two{&g, 2, BytesPerSecond(100e9), "NVLink"};
+  const ServingEfficiency e = efficiency();
+  // Batch 8: each all-reduce carries 8 × 4,096 × 2 bytes = 65,536 bytes; a ring of 2 moves 2(2−1)/2 of it
+  // at 100 GB/s: 0.65536 µs, plus 20 µs to start; 2 × 32 layers of them = 1.322 ms. Bytes over two cards' bandwidth.
+  const double bytes = 13.48e9 + 8 * 1150.0 * 524288;
+  CHECK(decode_step_time(llama7b(), e, two, 8, 1150).count() ==
+        Approx(bytes / (2 * 2000e9 * 0.68) + 64 * (65536 / 100e9 + 20e-6)));
+}
+
+TEST_CASE("Continuous batching: throughput and latency of one replica") {
+  const Gpu g = card();
+  const ReplicaShape r{&g, 1};
+  const ReplicaRun run = replica_at(llama7b(), traffic(), efficiency(), r, 16);
+  const double step = run.decode_step.count(), prefill = run.prefill.count();
+  // A cycle: 300 steps of the batch and the 16 newcomers' prompts; it serves 16 requests.
+  const double cycle = 300 * step + 16 * prefill;
+  CHECK(run.requests_per_second == Approx(16 / cycle));
+  CHECK(run.output_tokens_per_second == Approx(16 * 300 / cycle));
+  CHECK(run.tokens_per_second == Approx(16 * 1300 / cycle));
+  CHECK(run.time_per_output_token.count() == Approx(cycle / 300));
+  CHECK(run.time_to_first_token.count() == Approx(prefill + step));
+}
+
+// An independent model of continuous batching: slots that free up when a
+// request has its last token, each refilled by running the newcomer's prompt
+// before the next step. Its long-run rate must match the closed form.
+TEST_CASE("Continuous batching matches a step-by-step simulation") {
+  for (const auto& [batch, output, step, prefill] :
+       {std::tuple{16, 300, 0.010, 0.09}, std::tuple{1, 50, 0.02, 0.5}, std::tuple{64, 20, 0.03, 0.01}}) {
+    std::deque<int> left(static_cast<std::size_t>(batch), 0);  // tokens each slot still owes; 0 = free
+    double t = 0;
+    double done = 0;
+    for (int s = 0; s < 200000; ++s) {
+      for (int& l : left)
+        if (l == 0) {
+          t += prefill;
+          l = output;
+        }
+      t += step;
+      for (int& l : left)
+        if (--l == 0) ++done;
+    }
+    const double closed = batch / (output * step + batch * prefill);
+    INFO(fmt::format("batch {} output {}", batch, output));
+    CHECK(done / t == Approx(closed).epsilon(0.01));
+  }
+}
+
+TEST_CASE("The batch under the targets: the largest that meets both") {
+  const Gpu g = card();
+  const ReplicaShape r{&g, 1};
+  const ServiceTargets s{Seconds(2), Seconds(0.03)};
+  const ReplicaRun best = size_replica(llama7b(), traffic(), s, efficiency(), r);
+  REQUIRE(best.meets_targets);
+  CHECK(best.time_per_output_token <= s.time_per_output_token);
+  CHECK(best.limit == BatchLimit::kTimePerToken);
+  const ReplicaRun next = replica_at(llama7b(), traffic(), efficiency(), r, best.batch + 1);
+  CHECK(next.time_per_output_token > s.time_per_output_token);
+  // Loose targets: memory is the limit.
+  const ReplicaRun loose = size_replica(llama7b(), traffic(), {Seconds(60), Seconds(1)}, efficiency(), r);
+  CHECK(loose.batch == loose.max_batch);
+  CHECK(loose.limit == BatchLimit::kMemory);
+  // Targets no batch can meet: batch 1, said so.
+  const ReplicaRun tight = size_replica(llama7b(), traffic(), {Seconds(2), Seconds(0.001)}, efficiency(), r);
+  CHECK_FALSE(tight.meets_targets);
+  CHECK(tight.batch == 1);
+  CHECK(tight.limit == BatchLimit::kTimePerToken);
+}
+
+TEST_CASE("Replicas for the busiest hour: peak rate over a replica's rate at peak_load, rounded up") {
+  ReplicaRun r;
+  r.requests_per_second = 0.5;
+  Traffic t = traffic();  // 1 request/s × 3 = 3 at peak; 0.5 × 0.8 = 0.4 a replica → 7.5 → 8
+  CHECK(replicas_for(t, efficiency(), r) == 8);
+  t.requests_per_second = 0.4 / 3;  // exactly one replica's worth at peak
+  CHECK(replicas_for(t, efficiency(), r) == 1);
+}
+
+TEST_CASE("Properties: more load never needs fewer replicas; looser targets never a smaller batch") {
+  const Gpu g = card();
+  const ReplicaShape r{&g, 1};
+  int last_replicas = 0;
+  for (double rps = 0.05; rps < 100; rps *= 1.7) {
+    Traffic t = traffic();
+    t.requests_per_second = rps;
+    const ReplicaRun run = size_replica(llama7b(), t, {Seconds(2), Seconds(0.05)}, efficiency(), r);
+    const int n = replicas_for(t, efficiency(), run);
+    CHECK(n >= last_replicas);
+    last_replicas = n;
+  }
+  int last_batch = 0;
+  for (double tpot = 0.011; tpot < 0.5; tpot *= 1.3) {
+    const ReplicaRun run = size_replica(llama7b(), traffic(), {Seconds(10), Seconds(tpot)}, efficiency(), r);
+    CHECK(run.batch >= last_batch);
+    last_batch = run.batch;
+  }
+  // More bandwidth: never a slower step.
+  Gpu fast = card();
+  fast.memory_bandwidth = BytesPerSecond(4000e9);
+  CHECK(decode_step_time(llama7b(), efficiency(), ReplicaShape{&fast, 1}, 8, 1150) <
+        decode_step_time(llama7b(), efficiency(), r, 8, 1150));
+}
+
+TEST_CASE("serve: cost per million output tokens at capacity is the hourly price over tokens an hour") {
+  const Context ctx = fixture_context();
+  const ServeOutcome out = serve_report(ctx, {"", {"serve.gpus=RTX4090"}});
+  const Table& offers = out.report.tables.at(1);
+  REQUIRE(offers.name == "offers");
+  const auto col = [&](std::string_view key) {
+    for (std::size_t i = 0; i < offers.columns.size(); ++i)
+      if (offers.columns[i].key == key) return i;
+    FAIL("no column " << key);
+    return std::size_t{0};
+  };
+  const ServedModel m = load_serving("", {"serve.gpus=RTX4090"}, ctx).serving.model;
+  REQUIRE_FALSE(offers.rows.empty());
+  int checked = 0;
+  for (const auto& row : offers.rows) {
+    if (std::get<std::string>(row[col("mode")]) != "hourly" ||
+        std::get<std::int64_t>(row[col("gpus_per_instance")]) != 1)
+      continue;
+    // One RTX 4090 an instance, TP1: price an hour / (output tokens/s × 3,600) × 10⁶.
+    const double price = std::get<Money>(row[col("price")]).units();
+    const Gpu& g = *ctx.catalog().find_gpu("RTX4090");
+    const ReplicaRun run = replica_at(m, {0.1, 1000, 300, 3}, {0.5, 0.68, 0.9, 0.8}, ReplicaShape{&g, 1},
+                                      static_cast<int>(std::get<std::int64_t>(row[col("batch")])));
+    const double expected = price / (run.output_tokens_per_second * 3600) * 1e6;
+    CHECK(std::get<Money>(row[col("per_million_output_tokens_at_capacity")]).units() == Approx(expected).epsilon(1e-5));
+    // Always on a month: hourly × 730 per instance; per million tokens of the month's load.
+    const double monthly = std::get<Money>(row[col("monthly")]).units();
+    CHECK(monthly ==
+          Approx(price * 730 * static_cast<double>(std::get<std::int64_t>(row[col("instances")]))).epsilon(1e-6));
+    CHECK(std::get<Money>(row[col("per_million_tokens")]).units() ==
+          Approx(monthly / (0.1 * 1300 * 730 * 3600) * 1e6).epsilon(1e-5));
+    ++checked;
+  }
+  CHECK(checked > 0);
+}
+
+TEST_CASE("serve: a price up never lowers a row's monthly cost; more traffic never lowers it") {
+  const Context ctx = fixture_context();
+  const auto monthly_of = [&](const std::vector<std::string>& sets) {
+    std::map<std::string, double> out;
+    const ServeOutcome o = serve_report(ctx, {"", sets});
+    for (const auto& row : o.report.tables.at(1).rows)
+      if (std::holds_alternative<Money>(row[11]))
+        out[std::get<std::string>(row[0]) + std::get<std::string>(row[5])] = std::get<Money>(row[11]).units();
+    return out;
+  };
+  const auto base = monthly_of({});
+  const auto busier = monthly_of({"traffic.requests_per_second=3"});
+  for (const auto& [k, v] : base)
+    if (busier.contains(k)) CHECK(busier.at(k) >= v);
+}
+
+TEST_CASE("serve file: a shape given in part is an error naming the field, never the built-in model's rest") {
+  const Context ctx = fixture_context();
+  try {
+    load_serving("", {"model.parameters=70B", "model.layers=80", "model.hidden=8192", "model.heads=64"}, ctx);
+    FAIL("no error");
+  } catch (const InputErrors& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].field() == "model.kv_heads");
+    CHECK_THAT(std::string(e.problems()[0].message()), Catch::Matchers::Contains("num_key_value_heads"));
+  }
+  // Only the storage given: the built-in model stays, stored in int4.
+  const ResolvedServing rs = load_serving("", {"model.weights=int4"}, ctx);
+  CHECK(rs.serving.model.parameters == Approx(6.74e9));
+  CHECK(rs.serving.efficiency.decode_bandwidth == Approx(0.40));
+}
+
+TEST_CASE("serve file: shapes a transformer cannot have are refused") {
+  const Context ctx = fixture_context();
+  const std::vector<std::string> shape = {"model.parameters=7B", "model.layers=32", "model.hidden=4096"};
+  const auto problem = [&](std::vector<std::string> more) {
+    std::vector<std::string> sets = shape;
+    sets.insert(sets.end(), more.begin(), more.end());
+    try {
+      load_serving("", sets, ctx);
+    } catch (const InputErrors& e) {
+      return e.problems().at(0).field() + ": " + e.problems().at(0).message();
+    }
+    return std::string("accepted");
+  };
+  CHECK(problem({"model.heads=30", "model.kv_heads=30"}) == "model.hidden: 4096 is not a multiple of the 30 heads");
+  CHECK_THAT(problem({"model.heads=32", "model.kv_heads=5"}),
+             Catch::Matchers::StartsWith("model.kv_heads: 5 must divide"));
+  CHECK_THAT(problem({"model.heads=32", "model.kv_heads=8", "model.active_parameters=9B"}),
+             Catch::Matchers::StartsWith("model.active_parameters"));
+  CHECK(problem({"model.heads=32", "model.kv_heads=8"}) == "accepted");
+  CHECK_THAT(problem({"model.heads=32", "model.kv_heads=8", "targets.time_per_output_token=50"}),
+             Catch::Matchers::Contains("needs a unit"));
+}
+
+// One key, one meaning: every echoed number given back under its key (with the
+// unit its suffix names) changes nothing.
+TEST_CASE("serve echo: --set KEY=<echoed value> changes nothing") {
+  const Context ctx = fixture_context();
+  const ResolvedServing base = load_serving("", {}, ctx);
+  std::vector<std::string> sets;
+  for (const Section<ResolvedServing>& s : serving_sections()) {
+    if (s.name.empty()) continue;
+    const Json* sec = base.inputs.find(std::string(s.name));
+    REQUIRE(sec);
+    for (const auto& [key, value] : *sec->as_object()) {
+      const std::string text = value.dump_compact();
+      if (value.is_null() || text.starts_with("[")) continue;
+      std::string k = key, unit;
+      if (k.ends_with("_s")) {
+        k.resize(k.size() - 2);
+        unit = "s";
+      }
+      std::string v = text.starts_with("\"") ? text.substr(1, text.size() - 2) : text;
+      sets.push_back(fmt::format("{}.{}={}{}", s.name, k, v, unit));
+    }
+  }
+  CHECK(sets.size() >= 15);
+  const ServeOutcome a = serve_report(ctx, {"", {}});
+  const ServeOutcome b = serve_report(ctx, {"", sets});
+  CHECK(render(a.report, Format::kCsv) == render(b.report, Format::kCsv));
+  const Json ea = a.report.inputs, eb = b.report.inputs;
+  for (const char* sec : {"model", "traffic", "targets", "serve"})
+    CHECK(ea.find(sec)->dump_compact() == eb.find(sec)->dump_compact());
+}
