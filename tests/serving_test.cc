@@ -8,6 +8,8 @@
 #include <deque>
 
 #include "gpuplan/commands/serve.h"
+#include "gpuplan/compare.h"
+#include "gpuplan/scenario.h"
 #include "gpuplan/error.h"
 #include "gpuplan/serving.h"
 #include "gpuplan/serving_input.h"
@@ -362,4 +364,82 @@ TEST_CASE("serve echo: --set KEY=<echoed value> changes nothing") {
   const Json ea = a.report.inputs, eb = b.report.inputs;
   for (const char* sec : {"model", "traffic", "targets", "serve"})
     CHECK(ea.find(sec)->dump_compact() == eb.find(sec)->dump_compact());
+}
+
+namespace {
+
+// A column of serve's offers table by key.
+std::size_t column(const Table& t, std::string_view key) {
+  for (std::size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i].key == key) return i;
+  throw std::logic_error("no column");
+}
+
+}  // namespace
+
+TEST_CASE("serve: the API break-even is where one instance costs what the API charges for that load") {
+  const Context ctx = fixture_context();
+  const std::vector<std::string> api = {"serve.gpus=RTX4090", "api.input_price_per_million=0.8",
+                                        "api.output_price_per_million=2"};
+  const ServeOutcome out = serve_report(ctx, {"", api});
+  const Table& t = out.report.tables.at(1);
+  // The API for 1 request/s a month: (1,000 × 0.8 + 300 × 2) / 10⁶ × 730 × 3,600 = 3,679.2 CNY.
+  const double per_rps = (1000 * 0.8 + 300 * 2) / 1e6 * 730 * 3600;
+  int checked = 0;
+  for (const auto& row : t.rows) {
+    if (!std::holds_alternative<double>(row[column(t, "api_break_even_rps")])) continue;
+    const double rps = std::get<double>(row[column(t, "api_break_even_rps")]);
+    const double monthly = std::get<Money>(row[column(t, "monthly")]).units();
+    const auto instances = static_cast<double>(std::get<std::int64_t>(row[column(t, "instances")]));
+    CHECK(rps == Approx(monthly / instances / per_rps));
+    // Just below it the API is cheaper, just above the instance (its cost does not move within its capacity).
+    CHECK(0.99 * rps * per_rps < monthly / instances);
+    CHECK(1.01 * rps * per_rps > monthly / instances);
+    ++checked;
+  }
+  CHECK(checked > 0);
+  // Without an API price: no break-even anywhere.
+  const ServeOutcome none = serve_report(ctx, {"", {"serve.gpus=RTX4090"}});
+  for (const auto& row : none.report.tables.at(1).rows)
+    CHECK(std::holds_alternative<std::monostate>(row[column(t, "api_break_even_rps")]));
+}
+
+TEST_CASE("serve: an API price needs both halves") {
+  const Context ctx = fixture_context();
+  try {
+    load_serving("", {"api.input_price_per_million=1"}, ctx);
+    FAIL("accepted");
+  } catch (const InputErrors& e) {
+    CHECK(e.problems().at(0).field() == "api.output_price_per_million");
+  }
+}
+
+// Owning is compare's buy option for the same cards and busy share: the row
+// and `compare --set buy.gpu=… --set buy.cards=…` agree to the cent.
+TEST_CASE("serve: owning costs what compare's buy option costs, per month of its horizon") {
+  const Context ctx = fixture_context();
+  const ServeOutcome out = serve_report(ctx, {"", {"serve.gpus=A800"}});
+  const Table& t = out.report.tables.at(1);
+  const Table& replicas = out.report.tables.at(0);
+  bool found = false;
+  for (const auto& row : t.rows) {
+    if (std::get<std::string>(row[column(t, "mode")]) != "own") continue;
+    found = true;
+    const auto cards = std::get<std::int64_t>(row[column(t, "gpus_per_instance")]);
+    const double rps = std::get<double>(replicas.rows.at(0)[column(replicas, "requests_per_s")]);
+    const auto n = std::get<std::int64_t>(replicas.rows.at(0)[column(replicas, "replicas")]);
+    // The busy share: the average load over what the replicas carry (rounded as the table shows it).
+    const double busy = 0.1 / (static_cast<double>(n) * rps);
+    const ResolvedScenario rs =
+        load_scenario("",
+                      {"buy.gpu=A800-80G", fmt::format("buy.cards={}", cards), fmt::format("workload.gpus={}", cards),
+                       fmt::format("workload.utilisation={:.6f}", busy)},
+                      ctx);
+    const Comparison c = compare(rs.scenario);
+    const Money total = c.options.at(0).total;
+    CHECK(c.options.at(0).key == "buy");
+    CHECK(std::get<Money>(row[column(t, "monthly")]).units() ==
+          Approx(total.units() / rs.scenario.horizon_months).epsilon(1e-3));
+  }
+  CHECK(found);
 }

@@ -228,8 +228,28 @@ constexpr F kServe[] = {
      .label = "share of a replica's throughput the busiest hour may use"},
 };
 
+template <auto M>
+constexpr Access<ResolvedServing> api = member<&ResolvedServing::serving, &Serving::api, M>();
+
+// No default: an API price is the user's own comparison (a dated price list they chose).
+constexpr F kApi[] = {
+    {.key = "name", .kind = K::kText, .at = api<&ApiPrice::name>, .label = "the hosted model compared with"},
+    {.key = "input_price_per_million",
+     .kind = K::kMoney,
+     .at = api<&ApiPrice::input_per_million>,
+     .range = {0},
+     .echo = {.money_decimals = -1},
+     .label = "price of a million prompt tokens (\"2 CNY\", \"0.27 USD\")"},
+    {.key = "output_price_per_million",
+     .kind = K::kMoney,
+     .at = api<&ApiPrice::output_per_million>,
+     .range = {0},
+     .echo = {.money_decimals = -1},
+     .label = "price of a million output tokens"},
+};
+
 constexpr Section<ResolvedServing> kSections[] = {
-    {"", kTop}, {"model", kModel}, {"traffic", kTraffic}, {"targets", kTargets}, {"serve", kServe}};
+    {"", kTop}, {"model", kModel}, {"traffic", kTraffic}, {"targets", kTargets}, {"serve", kServe}, {"api", kApi}};
 
 std::vector<std::string_view> known_keys(std::string_view section) { return keys_of(serving_section(section).rows); }
 
@@ -321,6 +341,9 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   for (std::size_t i = 0; i < std::size(kSections); ++i)
     for (const MissingField& m : apply_defaults(out, kSections[i], given[i], fctx, notes)) report(m.field, m.message);
   if (diag.count() == 0) check_model(out.serving.model, report);
+  if (out.serving.api.input_per_million.has_value() != out.serving.api.output_per_million.has_value())
+    report(out.serving.api.input_per_million ? "api.output_price_per_million" : "api.input_price_per_million",
+           "an API is priced by prompt and output tokens: give both prices");
   diag.throw_if_any();
   if (out.serving.name.empty())
     out.serving.name = path.empty() ? "Llama 2 7B for about 200 staff (built-in defaults)" : path;

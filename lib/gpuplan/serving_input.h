@@ -4,6 +4,7 @@
 // lib/gpuplan/schemas/serve.schema.json, checked against these rows.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,12 +16,20 @@
 
 namespace gpuplan {
 
+/// A hosted model priced per token, to weigh serving it yourself against.
+struct ApiPrice {
+  std::string name{};
+  std::optional<Money> input_per_million{};   ///< per million prompt tokens, report currency
+  std::optional<Money> output_per_million{};  ///< per million output tokens
+};
+
 struct Serving {
   std::string name{};
   ServedModel model{};
   Traffic traffic{};
   ServiceTargets targets{};
   ServingEfficiency efficiency{};
+  ApiPrice api{};
   std::vector<std::string> gpus{}, providers{}, regions{};  ///< filters; empty = every one
 };
 

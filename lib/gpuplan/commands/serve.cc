@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include "gpuplan/efficiency.h"
+#include "gpuplan/compare.h"
 #include "gpuplan/error.h"
+#include "gpuplan/scenario.h"
 #include "gpuplan/serving_input.h"
 #include "gpuplan/training.h"
 
@@ -135,37 +137,69 @@ Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t) {
   return tb;
 }
 
-// ---- per offer and billing mode ----
+// ---- per offer and billing mode, owned cards ----
 
-struct OfferRow {
-  const Offer* offer = nullptr;
-  BillingMode mode = BillingMode::kHourly;
+/// One way to run the service for a month: a rental offer in a billing mode, or cards bought.
+struct CostRow {
+  std::string option{}, provider{}, region{}, gpu{}, mode{};
+  int gpus_per_instance = 1;     ///< owned: the cards bought
+  std::optional<Money> price{};  ///< per instance-hour, or instance-month (monthly); owned: none
   Sized sized{};
-  Money price = Money::zero(kCny);  ///< per instance-hour, or instance-month (monthly)
   std::optional<Money> monthly{}, per_million{}, per_million_output{};
+  std::optional<double> api_break_even{};  ///< requests/s on average from which this beats the API
+  std::string as_of{}, note{};
 };
 
 double tokens_per_month(const Traffic& t) {
   return t.requests_per_second * (t.prompt_tokens + t.output_tokens) * kHoursPerMonth * 3600;
 }
 
-// Always on, sized for the busiest hour: hourly × 730 h or the monthly price,
-// per instance. A million tokens at the day's average load; a million output
-// tokens at a replica's full rate: price an hour ÷ (replicas an instance ×
-// output tokens/s × 3,600) × 10⁶.
-void price_row(OfferRow& r, const Traffic& t) {
-  const Sized& z = r.sized;
-  if (!z.run.meets_targets) return;
-  const double hours = r.mode == BillingMode::kMonthly ? 1.0 : kHoursPerMonth;
-  r.monthly = r.price.scaled(hours).times(z.instances);
-  r.per_million = r.monthly->scaled(1e6 / tokens_per_month(t));
-  const double per_instance = static_cast<double>(r.offer->gpus / z.shape.tp);
-  const double price_hours = r.mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
-  r.per_million_output = r.price.scaled(1e6 / (per_instance * z.run.output_tokens_per_second * 3600 * price_hours));
+// Average requests a second one instance (owned: all the cards) carries when
+// the busiest hour fills it to peak_load.
+double average_capacity(const CostRow& r, const Serving& s) {
+  const int replicas = r.mode == "own" ? r.sized.replicas : r.gpus_per_instance / r.sized.shape.tp;
+  return replicas * r.sized.run.requests_per_second * s.efficiency.peak_load / s.traffic.peak_to_average;
 }
 
-std::vector<OfferRow> offer_rows(const Context& ctx, const CurrencyConverter& fx, const Serving& s) {
-  std::vector<OfferRow> rows;
+// The API costs the same for every request, so it is dearer than one
+// instance from c ÷ (API cost of 1 request/s for a month), if one instance
+// carries that much; beyond one instance both grow in proportion, so a
+// crossing can only be in the first.
+void api_break_even(CostRow& r, const Serving& s) {
+  if (!r.monthly || !s.api.input_per_million || !s.api.output_per_million) return;
+  const double per_rps = (s.traffic.prompt_tokens * s.api.input_per_million->units() +
+                          s.traffic.output_tokens * s.api.output_per_million->units()) /
+                         1e6 * kHoursPerMonth * 3600;
+  const int units = r.mode == "own" ? 1 : r.sized.instances;
+  const double rps = r.monthly->units() / units / per_rps;
+  if (rps <= average_capacity(r, s)) r.api_break_even = rps;
+}
+
+// A million tokens at the day's average load; a million output tokens at full
+// rate: price an hour ÷ (replicas an instance × output tokens/s × 3,600) × 10⁶.
+void per_million(CostRow& r, const Serving& s, double replicas, double hours_in_price) {
+  r.per_million = r.monthly->scaled(1e6 / tokens_per_month(s.traffic));
+  const Money basis = r.price ? *r.price : *r.monthly;
+  r.per_million_output = basis.scaled(1e6 / (replicas * r.sized.run.output_tokens_per_second * 3600 * hours_in_price));
+  api_break_even(r, s);
+}
+
+// Always on, sized for the busiest hour: hourly × 730 h or the monthly price, per instance.
+void price_rental(CostRow& r, const Serving& s, BillingMode mode) {
+  const Sized& z = r.sized;
+  if (!z.run.meets_targets) return;
+  const double hours = mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
+  r.monthly = r.price->scaled(mode == BillingMode::kMonthly ? 1.0 : kHoursPerMonth).times(z.instances);
+  per_million(r, s, static_cast<double>(r.gpus_per_instance / z.shape.tp), hours);
+}
+
+bool by_monthly(const CostRow& a, const CostRow& b) {
+  if (a.monthly.has_value() != b.monthly.has_value()) return a.monthly.has_value();
+  return a.monthly && a.monthly->micros() < b.monthly->micros();
+}
+
+std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx, const Serving& s) {
+  std::vector<CostRow> rows;
   const Catalog& c = ctx.catalog();
   for (const Offer& o : c.offers) {
     const Gpu* g = c.find_gpu(o.gpu);
@@ -174,26 +208,66 @@ std::vector<OfferRow> offer_rows(const Context& ctx, const CurrencyConverter& fx
     if (!s.regions.empty() && std::none_of(s.regions.begin(), s.regions.end(),
                                            [&](const std::string& r) { return offer_in_region(c, o, r); }))
       continue;
-    const OfferShape shape = offer_shape(o, *g, c);
-    const Sized z = best_replica(s, *g, o.gpus, shape.shape);
+    const Sized z = best_replica(s, *g, o.gpus, offer_shape(o, *g, c).shape);
     for (BillingMode mode : {BillingMode::kHourly, BillingMode::kMonthly}) {
       if (!o.price(mode)) continue;
-      OfferRow r{&o, mode, z, fx.convert(o.price(mode)->amount)};
-      price_row(r, s.traffic);
+      CostRow r{
+          o.id, o.provider, o.region, o.gpu, std::string(to_string(mode)), o.gpus, fx.convert(o.price(mode)->amount),
+          z};
+      r.as_of = format_date(o.price(mode)->provenance.as_of);
+      r.note = why_not(z, s.targets);
+      price_rental(r, s, mode);
       rows.push_back(std::move(r));
     }
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const OfferRow& a, const OfferRow& b) {
-    if (a.monthly.has_value() != b.monthly.has_value()) return a.monthly.has_value();
-    return a.monthly && a.monthly->micros() < b.monthly->micros();
-  });
   return rows;
 }
 
-Table offer_table(const std::vector<OfferRow>& rows, const ServiceTargets& t, Currency cur) {
+// Owning: compare's buy option for the cards the busiest hour needs, busy
+// for the share of the month the average load keeps them, over compare's
+// horizon: its total (hardware, power, operations, what bridges the lead
+// time, less the resale value at the horizon) ÷ the horizon's months.
+std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const GpuRow& g) {
+  const Sized& z = g.sized;
+  if (!z.run.meets_targets || !find_purchase(ctx.catalog(), PurchaseKind::kCard, g.gpu->id, "")) return std::nullopt;
+  const int cards = z.replicas * z.shape.tp;
+  const double busy = std::min(1.0, s.traffic.requests_per_second / (z.replicas * z.run.requests_per_second));
+  ResolvedScenario rs;
+  try {
+    rs = load_scenario("",
+                       {"buy.gpu=" + g.gpu->id, fmt::format("buy.cards={}", cards),
+                        fmt::format("workload.gpus={}", cards), fmt::format("workload.utilisation={:.6f}", busy)},
+                       ctx);
+  } catch (const InputErrors&) {
+    return std::nullopt;  // the catalog lacks what compare needs to own this card
+  }
+  const Comparison c = compare(rs.scenario);
+  const auto buy =
+      std::find_if(c.options.begin(), c.options.end(), [](const OptionResult& o) { return o.key == "buy"; });
+  if (buy == c.options.end()) return std::nullopt;
+  CostRow r{"buy " + g.gpu->id, "", rs.scenario.region, g.gpu->id, "own", cards, std::nullopt, z};
+  r.sized.instances = 1;
+  r.monthly = buy->total.scaled(1.0 / rs.scenario.horizon_months);
+  per_million(r, s, z.replicas, kHoursPerMonth);
+  r.note = fmt::format("compare's buy option over {} months at {:.0f}% busy", rs.scenario.horizon_months, busy * 100);
+  for (const std::string& n : buy->notes)
+    if (n.find("restricted") != std::string::npos) r.note += "; " + n;
+  return r;
+}
+
+std::vector<CostRow> cost_rows(const Context& ctx, const CurrencyConverter& fx, const Serving& s,
+                               const std::vector<GpuRow>& gpus) {
+  std::vector<CostRow> rows = rental_rows(ctx, fx, s);
+  for (const GpuRow& g : gpus)
+    if (auto r = owned_row(ctx, s, g)) rows.push_back(std::move(*r));
+  std::stable_sort(rows.begin(), rows.end(), by_monthly);
+  return rows;
+}
+
+Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
   Table tb;
   tb.name = "offers";
-  tb.title = "Per rental offer and billing mode: always on, sized for the busiest hour";
+  tb.title = "Per rental offer and billing mode (always on, sized for the busiest hour), and owning the cards";
   tb.currency = cur;
   tb.columns = {{"offer", "offer"},
                 {"provider", "provider", 0, false},
@@ -209,16 +283,17 @@ Table offer_table(const std::vector<OfferRow>& rows, const ServiceTargets& t, Cu
                 {"monthly", fmt::format("{}/month", cur.code()), 0, true, true},
                 {"per_million_tokens", fmt::format("{}/M tok", cur.code()), 2, true, true},
                 {"per_million_output_tokens_at_capacity", fmt::format("{}/M out@cap", cur.code()), 2, true, true},
+                {"api_break_even_rps", "API break-even req/s", 3, false, true},
                 {"as_of", "as_of", 0, false},
                 {"note", "note", 0, false}};
-  for (const OfferRow& r : rows) {
+  for (const CostRow& r : rows) {
     const Sized& z = r.sized;
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };
     const auto money = [](const std::optional<Money>& m) { return m ? Cell{*m} : Cell{}; };
-    tb.add_row({r.offer->id, r.offer->provider, r.offer->region, r.offer->gpu, whole(r.offer->gpus),
-                std::string(to_string(r.mode)), r.price, whole(z.shape.tp), if_met(z, whole(z.run.batch)),
-                if_met(z, whole(z.replicas)), if_met(z, whole(z.instances)), money(r.monthly), money(r.per_million),
-                money(r.per_million_output), format_date(r.offer->price(r.mode)->provenance.as_of), why_not(z, t)});
+    tb.add_row({r.option, r.provider.empty() ? Cell{} : Cell{r.provider}, r.region, r.gpu, whole(r.gpus_per_instance),
+                r.mode, money(r.price), whole(z.shape.tp), if_met(z, whole(z.run.batch)), if_met(z, whole(z.replicas)),
+                if_met(z, whole(z.instances)), money(r.monthly), money(r.per_million), money(r.per_million_output),
+                r.api_break_even ? Cell{*r.api_break_even} : Cell{}, r.as_of.empty() ? Cell{} : Cell{r.as_of}, r.note});
   }
   return tb;
 }
@@ -234,19 +309,54 @@ std::string title(const Serving& s) {
       s.targets.time_to_first_token.count(), s.targets.time_per_output_token.count() * 1e3);
 }
 
-void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<OfferRow>& offers,
+const CostRow* cheapest(const std::vector<CostRow>& rows, bool owned) {
+  for (const CostRow& r : rows)
+    if (r.monthly && (r.mode == "own") == owned) return &r;
+  return nullptr;
+}
+
+std::string money_text(const Money& m, int decimals) {
+  return fmt::format("{} {}", to_pretty_string(m.rounded(), decimals), m.currency().code());
+}
+
+void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& rows, const CurrencyConverter& fx) {
+  const CostRow* rent = cheapest(rows, false);
+  const CostRow* own = cheapest(rows, true);
+  if (rent)
+    rep.notes.push_back(fmt::format(
+        "Cheapest rental: {} {} ({}), {} instance(s) of {} {}: {} a month, {} a million tokens at the average load.",
+        rent->option, rent->mode, rent->provider, rent->sized.instances, rent->gpus_per_instance, rent->gpu,
+        money_text(*rent->monthly, 0), money_text(*rent->per_million, 2)));
+  else rep.notes.push_back("No rental offer of the search meets the targets.");
+  if (own)
+    rep.notes.push_back(fmt::format("Cheapest to own: {} card(s) of {}: {} a month ({}).", own->gpus_per_instance,
+                                    own->gpu, money_text(*own->monthly, 0), own->note));
+  if (!s.api.input_per_million || !s.api.output_per_million) return;
+  const Money in = *s.api.input_per_million, out = *s.api.output_per_million;
+  const Traffic& t = s.traffic;
+  const Money api = in.scaled(t.requests_per_second * t.prompt_tokens * kHoursPerMonth * 3600 / 1e6) +
+                    out.scaled(t.requests_per_second * t.output_tokens * kHoursPerMonth * 3600 / 1e6);
+  rep.notes.push_back(fmt::format(
+      "API{}: {} a month at the average load ({} a million prompt tokens, {} a million "
+      "output tokens).",
+      s.api.name.empty() ? "" : " (" + s.api.name + ")", money_text(api, 0), money_text(in, 2), money_text(out, 2)));
+  for (const CostRow* r : {rent, own}) {
+    if (!r) continue;
+    const std::string what = r->mode == "own" ? "Owning " + r->gpu : "Renting " + r->option;
+    rep.notes.push_back(
+        r->api_break_even
+            ? fmt::format("{} beats the API from {:.3g} requests/s on average ({} a month).", what, *r->api_break_even,
+                          money_text(r->monthly->scaled(1.0 / (r->mode == "own" ? 1 : r->sized.instances)), 0))
+            : fmt::format("{} does not beat the API at any load: full, it costs {} a million output tokens.", what,
+                          money_text(*r->per_million_output, 2)));
+  }
+  (void)fx;
+}
+
+void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostRow>& rows,
                  const std::vector<std::string>& left_out, const Context& ctx, const CurrencyConverter& fx) {
   const ServedModel& m = rs.serving.model;
-  if (!offers.empty() && offers.front().monthly) {
-    const OfferRow& best = offers.front();
-    rep.notes.push_back(fmt::format(
-        "Cheapest: {} {} ({}), {} instance(s) of {} {}: {} {} a month, {} {} a million tokens at the average load.",
-        best.offer->id, to_string(best.mode), best.offer->provider, best.sized.instances, best.offer->gpus,
-        best.offer->gpu, to_pretty_string(best.monthly->rounded(), 0), fx.display().code(),
-        to_pretty_string(best.per_million->rounded()), fx.display().code()));
-  } else {
-    rep.notes.push_back("No rental offer of the search meets the targets.");
-  }
+  decision_notes(rep, rs.serving, rows, fx);
   rep.notes.push_back(fmt::format(
       "Model: weights {:.2f} GB ({}), KV cache {:.1f} KB a token ({}: 2 x {} layers x {} KV heads x {:g} head size x "
       "{:g} bytes).",
@@ -255,13 +365,14 @@ void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<Offer
   rep.notes.push_back(
       "Prefill = (2·N_active·P + 2·L·P²·h) FLOPs at prefill_mfu of the dense bf16 peak (fp8 weights: x the measured "
       "FP8 speed-up); decode step = max(bytes read: weights + the batch's cached context, over decode_bandwidth of "
-      "the memory bandwidth; FLOPs at prefill_mfu) + tensor-parallel all-reduces (2 a layer, ring). Continuous "
-      "batching: a token waits a step plus its share of the batch's prompts; replicas = busiest hour ÷ (a "
-      "replica's requests/s × peak_load).");
+      "the memory bandwidth; FLOPs at prefill_mfu) + tensor-parallel all-reduces (2 a layer, ring, 20 µs each to "
+      "start). Continuous batching: a token waits a step plus its share of the batch's prompts; replicas = busiest "
+      "hour ÷ (a replica's requests/s × peak_load). Owning: compare's buy option with its defaults (gpuplan compare "
+      "--set buy.gpu=... shows every part).");
   rep.notes.push_back(
       "Not modelled yet: latency percentiles and queueing (targets are met on the mean; peak_load is the headroom), "
       "autoscaling hourly instances to a daily load curve (hourly rows run all month), spot (reclaims break "
-      "latency targets), owned cards and per-token API prices.");
+      "latency targets), catalog entries for API prices.");
   if (!left_out.empty()) {
     std::string ids;
     for (const std::string& id : left_out) ids += (ids.empty() ? "" : ", ") + id;
@@ -272,23 +383,27 @@ void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<Offer
   add_defaults_notes(rep, rs.defaults_used);
 }
 
-Json serve_extra(const ResolvedServing& rs, const std::vector<OfferRow>& offers, const CurrencyConverter& fx) {
+Json row_json(const CostRow* r) {
+  if (!r) return Json();
+  Json j = Json::object();
+  j["offer"] = r->option;
+  j["mode"] = r->mode;
+  j["instances"] = r->sized.instances;
+  j["monthly"] = r->monthly->units();
+  j["per_million_tokens"] = r->per_million->units();
+  j["api_break_even_rps"] = r->api_break_even ? Json(*r->api_break_even) : Json();
+  return j;
+}
+
+Json serve_extra(const ResolvedServing& rs, const std::vector<CostRow>& rows, const CurrencyConverter& fx) {
   Json x = Json::object();
   const ServedModel& m = rs.serving.model;
   x["weight_bytes"] = weight_bytes(m).value();
   x["kv_bytes_per_token"] = kv_bytes_per_token(m).value();
   x["tokens_per_month"] = tokens_per_month(rs.serving.traffic);
-  Json best = Json();
-  if (!offers.empty() && offers.front().monthly) {
-    const OfferRow& r = offers.front();
-    best = Json::object();
-    best["offer"] = r.offer->id;
-    best["mode"] = std::string(to_string(r.mode));
-    best["instances"] = r.sized.instances;
-    best["monthly"] = r.monthly->units();
-    best["per_million_tokens"] = r.per_million->units();
-  }
-  x["cheapest"] = std::move(best);
+  x["cheapest"] = row_json(rows.empty() || !rows.front().monthly ? nullptr : &rows.front());
+  x["cheapest_rental"] = row_json(cheapest(rows, false));
+  x["cheapest_owned"] = row_json(cheapest(rows, true));
   x["fx_rates_used"] = fx.used_json();
   return x;
 }
@@ -301,13 +416,13 @@ ServeOutcome serve_report(const Context& ctx, const ServeQuery& q) {
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   std::vector<std::string> left_out;
   const std::vector<GpuRow> gpus = gpu_rows(ctx.catalog(), s, left_out);
-  const std::vector<OfferRow> offers = offer_rows(ctx, fx, s);
+  const std::vector<CostRow> offers = cost_rows(ctx, fx, s, gpus);
   ServeOutcome out;
   Report& rep = out.report;
   rep.command = "serve";
   rep.currency = ctx.currency;
   rep.title = title(s);
-  rep.tables = {gpu_table(gpus, s.targets), offer_table(offers, s.targets, ctx.currency)};
+  rep.tables = {gpu_table(gpus, s.targets), cost_table(offers, ctx.currency)};
   rep.primary = 1;
   Json in = ctx.echo();
   append(in, rs.inputs);
