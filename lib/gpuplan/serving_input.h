@@ -31,6 +31,7 @@ struct Serving {
   ServingEfficiency efficiency{};
   ApiPrice api{};
   std::vector<std::string> gpus{}, providers{}, regions{};  ///< filters; empty = every one
+  std::string market{};  ///< where the team buys and rents from: export controls, owned cards' prices
 };
 
 struct ResolvedServing {

@@ -148,7 +148,14 @@ struct CostRow {
   std::optional<Money> monthly{}, per_million{}, per_million_output{};
   std::optional<double> api_break_even{};  ///< requests/s on average from which this beats the API
   std::string as_of{}, note{};
+  std::optional<AvailabilityCaveat> caveat{};  ///< not plainly available in the market (export controls)
 };
+
+void add_caveat(CostRow& r, std::optional<AvailabilityCaveat> c) {
+  if (!c) return;
+  r.note = c->detail + (r.note.empty() ? "" : "; " + r.note);
+  r.caveat = std::move(c);
+}
 
 double tokens_per_month(const Traffic& t) {
   return t.requests_per_second * (t.prompt_tokens + t.output_tokens) * kHoursPerMonth * 3600;
@@ -216,6 +223,7 @@ std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx
           z};
       r.as_of = format_date(o.price(mode)->provenance.as_of);
       r.note = why_not(z, s.targets);
+      add_caveat(r, rental_caveat(c, "rent", o.id, s.market));
       price_rental(r, s, mode);
       rows.push_back(std::move(r));
     }
@@ -235,7 +243,7 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   ResolvedScenario rs;
   try {
     rs = load_scenario("",
-                       {"buy.gpu=" + g.gpu->id, fmt::format("buy.cards={}", cards),
+                       {"region=" + s.market, "buy.gpu=" + g.gpu->id, fmt::format("buy.cards={}", cards),
                         fmt::format("workload.gpus={}", cards), fmt::format("workload.utilisation={:.6f}", busy)},
                        ctx);
   } catch (const InputErrors&) {
@@ -250,8 +258,7 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   r.monthly = buy->total.scaled(1.0 / rs.scenario.horizon_months);
   per_million(r, s, z.replicas, kHoursPerMonth);
   r.note = fmt::format("compare's buy option over {} months at {:.0f}% busy", rs.scenario.horizon_months, busy * 100);
-  for (const std::string& n : buy->notes)
-    if (n.find("restricted") != std::string::npos) r.note += "; " + n;
+  add_caveat(r, purchase_caveat(ctx.catalog(), g.gpu->id, s.market));
   return r;
 }
 
@@ -331,6 +338,11 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
   if (own)
     rep.notes.push_back(fmt::format("Cheapest to own: {} card(s) of {}: {} a month ({}).", own->gpus_per_instance,
                                     own->gpu, money_text(*own->monthly, 0), own->note));
+  // What the report names as cheapest must say when the market cannot plainly have it.
+  for (const CostRow* r : {rent, own})
+    if (r && r->caveat && r->caveat->status == Availability::kRestricted)
+      rep.warnings.push_back(fmt::format("{} is the cheapest {}, and {}", r->option,
+                                         r->mode == "own" ? "way to own" : "rental", r->caveat->detail));
   if (!s.api.input_per_million || !s.api.output_per_million) return;
   const Money in = *s.api.input_per_million, out = *s.api.output_per_million;
   const Traffic& t = s.traffic;
