@@ -217,6 +217,8 @@ TEST_CASE("Replicas for the busiest hour: peak rate over a replica's rate at pea
   CHECK(replicas_for(t, efficiency(), r) == 8);
   t.requests_per_second = 0.4 / 3;  // exactly one replica's worth at peak
   CHECK(replicas_for(t, efficiency(), r) == 1);
+  t.requests_per_second = 1e7;  // 3e7 / 0.4 = 75 million replicas: no plan anyone has
+  CHECK_FALSE(replicas_for(t, efficiency(), r).has_value());
 }
 
 TEST_CASE("Properties: more load never needs fewer replicas; looser targets never a smaller batch") {
@@ -227,7 +229,7 @@ TEST_CASE("Properties: more load never needs fewer replicas; looser targets neve
     Traffic t = traffic();
     t.requests_per_second = rps;
     const ReplicaRun run = size_replica(llama7b(), t, {Seconds(2), Seconds(0.05)}, efficiency(), r);
-    const int n = replicas_for(t, efficiency(), run);
+    const int n = replicas_for(t, efficiency(), run).value();
     CHECK(n >= last_replicas);
     last_replicas = n;
   }

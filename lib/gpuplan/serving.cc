@@ -171,10 +171,12 @@ ReplicaRun size_replica(const ServedModel& m, const Traffic& t, const ServiceTar
   return best;
 }
 
-int replicas_for(const Traffic& t, const ServingEfficiency& e, const ReplicaRun& r) {
-  if (r.requests_per_second <= 0) return 0;
+std::optional<int> replicas_for(const Traffic& t, const ServingEfficiency& e, const ReplicaRun& r) {
+  if (!(r.requests_per_second > 0)) return std::nullopt;
   const double peak = t.requests_per_second * t.peak_to_average;
-  return std::max(1, static_cast<int>(std::ceil(peak / (r.requests_per_second * e.peak_load) - 1e-9)));
+  const double n = std::ceil(peak / (r.requests_per_second * e.peak_load) - 1e-9);
+  if (!(n <= kMaxReplicas)) return std::nullopt;
+  return std::max(1, static_cast<int>(n));
 }
 
 }  // namespace gpuplan

@@ -114,8 +114,12 @@ Seconds decode_step_time(const ServedModel& m, const ServingEfficiency& e, const
 /// Prefill time of one prompt of `prompt` tokens.
 Seconds prefill_time(const ServedModel& m, const ServingEfficiency& e, const ReplicaShape& r, double prompt);
 
-/// Replicas for the busiest hour: peak rate ÷ (a replica's rate × peak_load), rounded up.
-int replicas_for(const Traffic& t, const ServingEfficiency& e, const ReplicaRun& r);
+/// More replicas than this for one service is no plan anyone has: left out, said so.
+inline constexpr int kMaxReplicas = 1'000'000;
+
+/// Replicas for the busiest hour: peak rate ÷ (a replica's rate × peak_load),
+/// rounded up; nullopt beyond kMaxReplicas (or for a replica that serves nothing).
+std::optional<int> replicas_for(const Traffic& t, const ServingEfficiency& e, const ReplicaRun& r);
 
 /// The dense peak prefill runs at: fp8 weights on a card with fp8, else bf16 (fp16 where it has no bf16).
 double serving_peak_tflops(const Gpu& gpu, Storage weights);

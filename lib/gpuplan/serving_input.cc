@@ -262,6 +262,13 @@ std::vector<std::string_view> known_keys(std::string_view section) { return keys
 
 using Report = std::function<void(const std::string& field, const std::string& message)>;
 
+// "60B", "1.5T", as a count is written.
+std::string count_text(double n) {
+  for (const auto& [unit, factor] : {std::pair{"T", 1e12}, std::pair{"B", 1e9}, std::pair{"M", 1e6}})
+    if (n >= factor) return fmt::format("{:g}{}", n / factor, unit);
+  return fmt::format("{:g}", n);
+}
+
 // The shape must be one a transformer can have, and a mixture of experts smaller than the whole.
 void check_model(const ServedModel& m, const Report& report) {
   if (m.heads > 0 && m.hidden % m.heads != 0)
@@ -270,9 +277,13 @@ void check_model(const ServedModel& m, const Report& report) {
     report("model.kv_heads",
            fmt::format("{} must divide the {} query heads (grouped-query attention)", m.kv_heads, m.heads));
   if (m.active_parameters > 0 && m.active_parameters >= m.parameters)
-    report("model.active_parameters",
-           fmt::format("{:g} is not fewer than model.parameters ({:g})", m.active_parameters, m.parameters));
+    report("model.active_parameters", fmt::format("{} is not fewer than model.parameters ({})",
+                                                  count_text(m.active_parameters), count_text(m.parameters)));
 }
+
+// Why a shape field is missing although the built-in model has one.
+constexpr std::string_view kShapeInPart =
+    "; a model shape is given in part: give all of it, or none of it for the built-in Llama 2 7B";
 
 // Valid but probably a missing suffix: said on stderr, the answer still computed.
 void warn_sizes(ResolvedServing& out) {
@@ -346,7 +357,8 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
     diag.fail(detail::node_at(root, field), field, message);
   };
   for (std::size_t i = 0; i < std::size(kSections); ++i)
-    for (const MissingField& m : apply_defaults(out, kSections[i], given[i], fctx, notes)) report(m.field, m.message);
+    for (const MissingField& m : apply_defaults(out, kSections[i], given[i], fctx, notes))
+      report(m.field, kSections[i].name == "model" ? m.message + std::string(kShapeInPart) : m.message);
   if (diag.count() == 0) check_model(out.serving.model, report);
   if (out.serving.api.input_per_million.has_value() != out.serving.api.output_per_million.has_value())
     report(out.serving.api.input_per_million ? "api.output_price_per_million" : "api.input_price_per_million",

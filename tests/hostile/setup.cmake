@@ -12,6 +12,8 @@ endif()
 file(COPY_FILE ${SRC}/examples/qingdao-8xa100.yaml ${WORK}/input.yaml)
 file(CREATE_LINK ${WORK}/input.yaml ${WORK}/hardlink.yaml)
 file(CREATE_LINK ${WORK}/input.yaml ${WORK}/symlink.yaml SYMBOLIC)
+# A serving file to write over (serve reads it, then must refuse -o onto it).
+file(COPY_FILE ${SRC}/examples/serve-7b-4090.yaml ${WORK}/serving.yaml)
 # A read-only output target (-o must keep it).
 file(REMOVE ${WORK}/readonly.csv)
 file(WRITE ${WORK}/readonly.csv "kept\n")

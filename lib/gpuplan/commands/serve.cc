@@ -21,7 +21,10 @@ struct Sized {
   ReplicaShape shape{};
   ReplicaRun run{};
   int replicas = 0;
-  int instances = 0;  ///< of `per_instance` cards
+  int instances = 0;    ///< of `per_instance` cards
+  bool beyond = false;  ///< meets the targets, but the load needs more than kMaxReplicas
+  /// Meets the targets with a number of replicas: what the cost rows price.
+  bool sized() const { return run.meets_targets && !beyond; }
 };
 
 bool card_can_serve(const Gpu& g) { return g.memory_bandwidth && mfu_peak_tflops(g, Precision::kBf16) > 0; }
@@ -47,9 +50,15 @@ Sized best_replica(const Serving& s, const Gpu& g, int per_instance, const Insta
       if (!missing) missing = z;
       continue;
     }
-    z.replicas = replicas_for(s.traffic, s.efficiency, z.run);
+    const std::optional<int> n = replicas_for(s.traffic, s.efficiency, z.run);
+    z.beyond = !n;
+    z.replicas = n.value_or(0);
     const int per = per_instance / tp;
     z.instances = (z.replicas + per - 1) / per;
+    if (z.beyond) {
+      if (!missing) missing = z;
+      continue;
+    }
     if (!best || z.instances < best->instances ||
         (z.instances == best->instances && z.replicas * tp < best->replicas * best->shape.tp))
       best = z;
@@ -65,6 +74,7 @@ std::string why_not(const Sized& z, const ServiceTargets& t) {
   if (!z.run.fits)
     return fmt::format("does not fit: {:.1f} GB of weights a card on TP{}", z.run.weights_per_gpu.value() / kGB,
                        z.shape.tp);
+  if (z.beyond) return fmt::format("the busiest hour needs more than {} replicas", kMaxReplicas);
   if (!z.run.meets_targets)
     return z.run.limit == BatchLimit::kTimeToFirstToken
                ? fmt::format("misses time to first token at batch 1 ({:.2f} s > {:g} s)",
@@ -74,7 +84,7 @@ std::string why_not(const Sized& z, const ServiceTargets& t) {
   return "";
 }
 
-Cell if_met(const Sized& z, Cell c) { return z.run.meets_targets ? std::move(c) : Cell{}; }
+Cell if_met(const Sized& z, Cell c) { return z.sized() ? std::move(c) : Cell{}; }
 
 // ---- per GPU: the replica on a server of eight (or as many as fit one) ----
 
@@ -192,11 +202,20 @@ void per_million(CostRow& r, const Serving& s, double replicas, double hours_in_
 }
 
 // Always on, sized for the busiest hour: hourly × 730 h or the monthly price, per instance.
+// Amounts from a trillion up are no budget anyone has (money.h): the row stays, unpriced, and says so.
+bool plausible(CostRow& r, double monthly_units) {
+  if (monthly_units < Money::kMaxPlausibleUnits) return true;
+  r.note = "a month costs more than a trillion: left unpriced" + (r.note.empty() ? "" : "; " + r.note);
+  return false;
+}
+
 void price_rental(CostRow& r, const Serving& s, BillingMode mode) {
   const Sized& z = r.sized;
-  if (!z.run.meets_targets) return;
+  if (!z.sized()) return;
   const double hours = mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
-  r.monthly = r.price->scaled(mode == BillingMode::kMonthly ? 1.0 : kHoursPerMonth).times(z.instances);
+  const double month = mode == BillingMode::kMonthly ? 1.0 : kHoursPerMonth;
+  if (!plausible(r, r.price->units() * month * z.instances)) return;
+  r.monthly = r.price->scaled(month).times(z.instances);
   per_million(r, s, static_cast<double>(r.gpus_per_instance / z.shape.tp), hours);
 }
 
@@ -237,7 +256,7 @@ std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx
 // time, less the resale value at the horizon) ÷ the horizon's months.
 std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const GpuRow& g) {
   const Sized& z = g.sized;
-  if (!z.run.meets_targets || !find_purchase(ctx.catalog(), PurchaseKind::kCard, g.gpu->id, "")) return std::nullopt;
+  if (!z.sized() || !find_purchase(ctx.catalog(), PurchaseKind::kCard, g.gpu->id, "")) return std::nullopt;
   const int cards = z.replicas * z.shape.tp;
   const double busy = std::min(1.0, s.traffic.requests_per_second / (z.replicas * z.run.requests_per_second));
   ResolvedScenario rs;
@@ -247,7 +266,7 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
                         fmt::format("workload.gpus={}", cards), fmt::format("workload.utilisation={:.6f}", busy)},
                        ctx);
   } catch (const InputErrors&) {
-    return std::nullopt;  // the catalog lacks what compare needs to own this card
+    return std::nullopt;  // the catalog lacks what compare needs to own this card, or more cards than it allows
   }
   const Comparison c = compare(rs.scenario);
   const auto buy =
@@ -255,6 +274,7 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   if (buy == c.options.end()) return std::nullopt;
   CostRow r{"buy " + g.gpu->id, "", rs.scenario.region, g.gpu->id, "own", cards, std::nullopt, z};
   r.sized.instances = 1;
+  if (!plausible(r, buy->total.units() / rs.scenario.horizon_months)) return r;
   r.monthly = buy->total.scaled(1.0 / rs.scenario.horizon_months);
   per_million(r, s, z.replicas, kHoursPerMonth);
   r.note = fmt::format("compare's buy option over {} months at {:.0f}% busy", rs.scenario.horizon_months, busy * 100);
@@ -346,8 +366,13 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
   if (!s.api.input_per_million || !s.api.output_per_million) return;
   const Money in = *s.api.input_per_million, out = *s.api.output_per_million;
   const Traffic& t = s.traffic;
-  const Money api = in.scaled(t.requests_per_second * t.prompt_tokens * kHoursPerMonth * 3600 / 1e6) +
-                    out.scaled(t.requests_per_second * t.output_tokens * kHoursPerMonth * 3600 / 1e6);
+  const double in_millions = t.requests_per_second * t.prompt_tokens * kHoursPerMonth * 3600 / 1e6;
+  const double out_millions = t.requests_per_second * t.output_tokens * kHoursPerMonth * 3600 / 1e6;
+  if (in.units() * in_millions + out.units() * out_millions >= Money::kMaxPlausibleUnits) {
+    rep.notes.push_back("API: a month at this load costs more than a trillion.");
+    return;
+  }
+  const Money api = in.scaled(in_millions) + out.scaled(out_millions);
   rep.notes.push_back(fmt::format(
       "API{}: {} a month at the average load ({} a million prompt tokens, {} a million "
       "output tokens).",
@@ -442,7 +467,7 @@ ServeOutcome serve_report(const Context& ctx, const ServeQuery& q) {
   rep.extra = serve_extra(rs, offers, fx);
   rep.warnings = rs.warnings;
   serve_notes(rep, rs, offers, left_out, ctx, fx);
-  out.feasible = std::any_of(gpus.begin(), gpus.end(), [](const GpuRow& g) { return g.sized.run.meets_targets; });
+  out.feasible = std::any_of(gpus.begin(), gpus.end(), [](const GpuRow& g) { return g.sized.sized(); });
   return out;
 }
 
