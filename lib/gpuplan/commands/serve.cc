@@ -9,68 +9,13 @@
 #include "gpuplan/error.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/serving_input.h"
+#include "gpuplan/serving_plan.h"
 #include "gpuplan/training.h"
 
 namespace gpuplan {
 namespace {
 
-constexpr int kTensorParallel[] = {1, 2, 4, 8};
-
-/// A replica shape at its batch, and what the busiest hour needs of it.
-struct Sized {
-  ReplicaShape shape{};
-  ReplicaRun run{};
-  int replicas = 0;
-  int instances = 0;    ///< of `per_instance` cards
-  bool beyond = false;  ///< meets the targets, but the load needs more than kMaxReplicas
-  /// Meets the targets with a number of replicas: what the cost rows price.
-  bool sized() const { return run.meets_targets && !beyond; }
-};
-
-bool card_can_serve(const Gpu& g) { return g.memory_bandwidth && mfu_peak_tflops(g, Precision::kBf16) > 0; }
-
-bool wanted(const std::vector<std::string>& filters, std::string_view id,
-            bool (*match)(std::string_view, std::string_view)) {
-  return filters.empty() ||
-         std::any_of(filters.begin(), filters.end(), [&](const std::string& f) { return match(f, id); });
-}
-bool same_id(std::string_view a, std::string_view b) { return a == b; }
-
-// The replica that needs the fewest instances of `per_instance` cards (then
-// the fewest cards): tensor parallel 1, 2, 4 or 8 inside one instance. When
-// none meets the targets, the first that fits, shown as missing them.
-Sized best_replica(const Serving& s, const Gpu& g, int per_instance, const InstanceShape& inst) {
-  std::optional<Sized> best, missing;
-  for (int tp : kTensorParallel) {
-    if (tp > per_instance || per_instance % tp != 0) continue;
-    Sized z{ReplicaShape{&g, tp, inst.intra, inst.intra_name}};
-    z.run = size_replica(s.model, s.traffic, s.targets, s.efficiency, z.shape);
-    if (!z.run.fits) continue;
-    if (!z.run.meets_targets) {
-      if (!missing) missing = z;
-      continue;
-    }
-    const std::optional<int> n = replicas_for(s.traffic, s.efficiency, z.run);
-    z.beyond = !n;
-    z.replicas = n.value_or(0);
-    const int per = per_instance / tp;
-    z.instances = (z.replicas + per - 1) / per;
-    if (z.beyond) {
-      if (!missing) missing = z;
-      continue;
-    }
-    if (!best || z.instances < best->instances ||
-        (z.instances == best->instances && z.replicas * tp < best->replicas * best->shape.tp))
-      best = z;
-  }
-  if (best) return *best;
-  if (missing) return *missing;
-  Sized none{ReplicaShape{&g, std::min(per_instance, 8), inst.intra, inst.intra_name}};
-  none.run = replica_at(s.model, s.traffic, s.efficiency, none.shape, 1);
-  return none;
-}
-
-std::string why_not(const Sized& z, const ServiceTargets& t) {
+std::string why_not(const ReplicaPlan& z, const ServiceTargets& t) {
   if (!z.run.fits)
     return fmt::format("does not fit: {:.1f} GB of weights a card on TP{}", z.run.weights_per_gpu.value() / kGB,
                        z.shape.tp);
@@ -84,19 +29,19 @@ std::string why_not(const Sized& z, const ServiceTargets& t) {
   return "";
 }
 
-Cell if_met(const Sized& z, Cell c) { return z.sized() ? std::move(c) : Cell{}; }
+Cell if_met(const ReplicaPlan& z, Cell c) { return z.sized() ? std::move(c) : Cell{}; }
 
 // ---- per GPU: the replica on a server of eight (or as many as fit one) ----
 
 struct GpuRow {
   const Gpu* gpu = nullptr;
-  Sized sized{};
+  ReplicaPlan sized{};
 };
 
 std::vector<GpuRow> gpu_rows(const Catalog& c, const Serving& s, std::vector<std::string>& left_out) {
   std::vector<GpuRow> rows;
   for (const Gpu& g : c.gpus) {
-    if (!wanted(s.gpus, g.id, &gpu_matches)) continue;
+    if (!gpu_considered(s, g)) continue;
     if (!card_can_serve(g)) {
       left_out.push_back(g.id);
       continue;
@@ -133,7 +78,7 @@ Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t) {
                 {"meets_targets", "meets targets", 0, false},
                 {"note", "note", 0, false}};
   for (const GpuRow& r : rows) {
-    const Sized& z = r.sized;
+    const ReplicaPlan& z = r.sized;
     const ReplicaRun& run = z.run;
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };
     tb.add_row({r.gpu->id, whole(z.shape.tp), z.shape.link_name, run.weights_per_gpu.value() / kGB,
@@ -154,7 +99,7 @@ struct CostRow {
   std::string option{}, provider{}, region{}, gpu{}, mode{};
   int gpus_per_instance = 1;     ///< owned: the cards bought
   std::optional<Money> price{};  ///< per instance-hour, or instance-month (monthly); owned: none
-  Sized sized{};
+  ReplicaPlan sized{};
   std::optional<Money> monthly{}, per_million{}, per_million_output{};
   std::optional<double> api_break_even{};  ///< requests/s on average from which this beats the API
   std::string as_of{}, note{};
@@ -209,14 +154,15 @@ bool plausible(CostRow& r, double monthly_units) {
   return false;
 }
 
-void price_rental(CostRow& r, const Serving& s, BillingMode mode) {
-  const Sized& z = r.sized;
-  if (!z.sized()) return;
-  const double hours = mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
-  const double month = mode == BillingMode::kMonthly ? 1.0 : kHoursPerMonth;
-  if (!plausible(r, r.price->units() * month * z.instances)) return;
-  r.monthly = r.price->scaled(month).times(z.instances);
-  per_million(r, s, static_cast<double>(r.gpus_per_instance / z.shape.tp), hours);
+void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
+  if (!q.plan.sized()) return;
+  if (!q.monthly) {
+    plausible(r, Money::kMaxPlausibleUnits);
+    return;
+  }
+  r.monthly = q.monthly;
+  const double hours = q.mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
+  per_million(r, s, static_cast<double>(r.gpus_per_instance / q.plan.shape.tp), hours);
 }
 
 bool by_monthly(const CostRow& a, const CostRow& b) {
@@ -226,26 +172,14 @@ bool by_monthly(const CostRow& a, const CostRow& b) {
 
 std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx, const Serving& s) {
   std::vector<CostRow> rows;
-  const Catalog& c = ctx.catalog();
-  for (const Offer& o : c.offers) {
-    const Gpu* g = c.find_gpu(o.gpu);
-    if (!g || !card_can_serve(*g) || !wanted(s.gpus, g->id, &gpu_matches) || !wanted(s.providers, o.provider, &same_id))
-      continue;
-    if (!s.regions.empty() && std::none_of(s.regions.begin(), s.regions.end(),
-                                           [&](const std::string& r) { return offer_in_region(c, o, r); }))
-      continue;
-    const Sized z = best_replica(s, *g, o.gpus, offer_shape(o, *g, c).shape);
-    for (BillingMode mode : {BillingMode::kHourly, BillingMode::kMonthly}) {
-      if (!o.price(mode)) continue;
-      CostRow r{
-          o.id, o.provider, o.region, o.gpu, std::string(to_string(mode)), o.gpus, fx.convert(o.price(mode)->amount),
-          z};
-      r.as_of = format_date(o.price(mode)->provenance.as_of);
-      r.note = why_not(z, s.targets);
-      add_caveat(r, rental_caveat(c, "rent", o.id, s.market));
-      price_rental(r, s, mode);
-      rows.push_back(std::move(r));
-    }
+  for (const RentalQuote& q : rental_quotes(ctx.catalog(), fx, s)) {
+    const Offer& o = *q.offer;
+    CostRow r{o.id, o.provider, o.region, o.gpu, std::string(to_string(q.mode)), o.gpus, q.price, q.plan};
+    r.as_of = format_date(o.price(q.mode)->provenance.as_of);
+    r.note = why_not(q.plan, s.targets);
+    add_caveat(r, rental_caveat(ctx.catalog(), "rent", o.id, s.market));
+    price_rental(r, s, q);
+    rows.push_back(std::move(r));
   }
   return rows;
 }
@@ -255,7 +189,7 @@ std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx
 // horizon: its total (hardware, power, operations, what bridges the lead
 // time, less the resale value at the horizon) ÷ the horizon's months.
 std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const GpuRow& g) {
-  const Sized& z = g.sized;
+  const ReplicaPlan& z = g.sized;
   if (!z.sized() || !find_purchase(ctx.catalog(), PurchaseKind::kCard, g.gpu->id, "")) return std::nullopt;
   const int cards = z.replicas * z.shape.tp;
   const double busy = std::min(1.0, s.traffic.requests_per_second / (z.replicas * z.run.requests_per_second));
@@ -314,7 +248,7 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
                 {"as_of", "as_of", 0, false},
                 {"note", "note", 0, false}};
   for (const CostRow& r : rows) {
-    const Sized& z = r.sized;
+    const ReplicaPlan& z = r.sized;
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };
     const auto money = [](const std::optional<Money>& m) { return m ? Cell{*m} : Cell{}; };
     tb.add_row({r.option, r.provider.empty() ? Cell{} : Cell{r.provider}, r.region, r.gpu, whole(r.gpus_per_instance),

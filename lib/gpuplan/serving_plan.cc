@@ -1,0 +1,106 @@
+#include "gpuplan/serving_plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/context.h"
+#include "gpuplan/efficiency.h"
+
+namespace gpuplan {
+namespace {
+
+constexpr int kTensorParallel[] = {1, 2, 4, 8};
+
+bool wanted(const std::vector<std::string>& filters, std::string_view id,
+            bool (*match)(std::string_view, std::string_view)) {
+  return filters.empty() ||
+         std::any_of(filters.begin(), filters.end(), [&](const std::string& f) { return match(f, id); });
+}
+bool same_id(std::string_view a, std::string_view b) { return a == b; }
+
+}  // namespace
+
+bool gpu_considered(const Serving& s, const Gpu& g) { return wanted(s.gpus, g.id, &gpu_matches); }
+
+bool card_can_serve(const Gpu& g) { return g.memory_bandwidth && mfu_peak_tflops(g, Precision::kBf16) > 0; }
+
+ReplicaPlan best_replica(const Serving& s, const Gpu& g, int per_instance, const InstanceShape& inst) {
+  std::optional<ReplicaPlan> best, missing;
+  for (int tp : kTensorParallel) {
+    if (tp > per_instance || per_instance % tp != 0) continue;
+    ReplicaPlan z{ReplicaShape{&g, tp, inst.intra, inst.intra_name}};
+    z.run = size_replica(s.model, s.traffic, s.targets, s.efficiency, z.shape);
+    if (!z.run.fits) continue;
+    if (!z.run.meets_targets) {
+      if (!missing) missing = z;
+      continue;
+    }
+    const std::optional<int> n = replicas_for(s.traffic, s.efficiency, z.run);
+    z.beyond = !n;
+    z.replicas = n.value_or(0);
+    const int per = per_instance / tp;
+    z.instances = (z.replicas + per - 1) / per;
+    if (z.beyond) {
+      if (!missing) missing = z;
+      continue;
+    }
+    if (!best || z.instances < best->instances ||
+        (z.instances == best->instances && z.replicas * tp < best->replicas * best->shape.tp))
+      best = z;
+  }
+  if (best) return *best;
+  if (missing) return *missing;
+  ReplicaPlan none{ReplicaShape{&g, std::min(per_instance, 8), inst.intra, inst.intra_name}};
+  none.run = replica_at(s.model, s.traffic, s.efficiency, none.shape, 1);
+  return none;
+}
+
+// Always on, sized for the busiest hour. Amounts from a trillion up are no
+// budget anyone has (money.h): left unpriced.
+std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter& fx, const Serving& s) {
+  std::vector<RentalQuote> out;
+  for (const Offer& o : c.offers) {
+    const Gpu* g = c.find_gpu(o.gpu);
+    if (!g || !card_can_serve(*g) || !gpu_considered(s, *g) || !wanted(s.providers, o.provider, &same_id)) continue;
+    if (!s.regions.empty() && std::none_of(s.regions.begin(), s.regions.end(),
+                                           [&](const std::string& r) { return offer_in_region(c, o, r); }))
+      continue;
+    const ReplicaPlan plan = best_replica(s, *g, o.gpus, offer_shape(o, *g, c).shape);
+    for (BillingMode mode : {BillingMode::kHourly, BillingMode::kMonthly}) {
+      if (!o.price(mode)) continue;
+      RentalQuote q{&o, mode, plan, fx.convert(o.price(mode)->amount)};
+      const double month = mode == BillingMode::kMonthly ? 1.0 : kHoursPerMonth;
+      if (plan.sized() && q.price.units() * month * plan.instances < Money::kMaxPlausibleUnits)
+        q.monthly = q.price.scaled(month).times(plan.instances);
+      out.push_back(std::move(q));
+    }
+  }
+  return out;
+}
+
+// Owned cards hold floor(cards / TP) replicas; the tensor parallel (inside a
+// server) that carries most requests wins. Busy share = the day's average
+// rate ÷ what the replicas carry: the share of the month the cards draw
+// their busy power.
+std::optional<OwnedServing> serve_on_owned(const Serving& s, const Gpu& g, int cards, int per_server) {
+  if (!card_can_serve(g)) return std::nullopt;
+  const InstanceShape inst = server_shape(g, per_server, BytesPerSecond(0), "none");
+  std::optional<OwnedServing> best;
+  for (int tp : kTensorParallel) {
+    if (tp > per_server || per_server % tp != 0 || tp > cards) continue;
+    OwnedServing o;
+    o.plan.shape = ReplicaShape{&g, tp, inst.intra, inst.intra_name};
+    o.plan.run = size_replica(s.model, s.traffic, s.targets, s.efficiency, o.plan.shape);
+    if (!o.plan.run.meets_targets) continue;
+    o.plan.replicas = cards / tp;
+    o.capacity_rps = o.plan.replicas * o.plan.run.requests_per_second;
+    if (!best || o.capacity_rps > best->capacity_rps) best = o;
+  }
+  if (!best) return std::nullopt;
+  best->busy_share = std::min(1.0, s.traffic.requests_per_second / best->capacity_rps);
+  best->carries_peak =
+      s.traffic.requests_per_second * s.traffic.peak_to_average <= best->capacity_rps * s.efficiency.peak_load;
+  return best;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,66 @@
+// Serving plans: the replica a card (or a few, tensor parallel inside one
+// instance) runs at the batch the targets allow, the replicas the busiest hour
+// needs, what renting them costs always on, and how busy owned cards are when
+// they carry the load. `serve` prints these; `compare` uses them for a
+// scenario that serves a model on the cards it buys (workload.serving).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/money.h"
+#include "gpuplan/serving.h"
+#include "gpuplan/serving_input.h"
+#include "gpuplan/training.h"
+
+namespace gpuplan {
+
+class CurrencyConverter;
+
+/// Whether the catalog has what the serving model needs of a card: its memory bandwidth and a bf16 (or fp16) rate.
+bool card_can_serve(const Gpu& g);
+
+/// Whether serve.gpus (empty: every card) lets `g` in.
+bool gpu_considered(const Serving& s, const Gpu& g);
+
+/// A replica shape at its batch, and what the busiest hour needs of it.
+struct ReplicaPlan {
+  ReplicaShape shape{};
+  ReplicaRun run{};
+  int replicas = 0;
+  int instances = 0;    ///< of the instance's cards
+  bool beyond = false;  ///< meets the targets, but the load needs more than kMaxReplicas
+  /// Meets the targets with a number of replicas: what cost rows price.
+  bool sized() const { return run.meets_targets && !beyond; }
+};
+
+/// The replica that needs the fewest instances of `per_instance` cards (then
+/// the fewest cards): tensor parallel 1, 2, 4 or 8 inside one instance. When
+/// none meets the targets, the first that fits, shown as missing them.
+ReplicaPlan best_replica(const Serving& s, const Gpu& g, int per_instance, const InstanceShape& inst);
+
+/// One rental offer in one billing mode, sized for the load (filters of the serve section applied).
+struct RentalQuote {
+  const Offer* offer = nullptr;
+  BillingMode mode = BillingMode::kHourly;
+  ReplicaPlan plan{};
+  Money price = Money::zero(kCny);  ///< per instance-hour (monthly: instance-month), display currency
+  /// Always on for a month: hourly × 730 h or the monthly price, × instances;
+  /// nullopt when the plan does not meet the targets or the month costs a trillion or more.
+  std::optional<Money> monthly{};
+};
+std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter& fx, const Serving& s);
+
+/// Serving the load on `cards` owned cards of `g` (servers of `per_server`):
+/// the tensor parallel that carries most, its replicas, and the share of the
+/// month they are busy at the day's average load.
+struct OwnedServing {
+  ReplicaPlan plan{};         ///< replicas: what the owned cards hold
+  double capacity_rps = 0;    ///< requests/s the replicas carry, full
+  double busy_share = 0;      ///< average load ÷ capacity, at most 1
+  bool carries_peak = false;  ///< the busiest hour fits within peak_load of the capacity
+};
+std::optional<OwnedServing> serve_on_owned(const Serving& s, const Gpu& g, int cards, int per_server);
+
+}  // namespace gpuplan
