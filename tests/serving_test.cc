@@ -445,3 +445,82 @@ TEST_CASE("serve: owning costs what compare's buy option costs, per month of its
   }
   CHECK(found);
 }
+
+// ---- compare with a served model (workload.serving) ----
+
+namespace {
+
+const std::string kServingFile = GPUPLAN_SOURCE_DIR "/examples/serve-7b-4090.yaml";
+
+Comparison compare_with(const Context& ctx, std::vector<std::string> sets) {
+  return compare(load_scenario("", sets, ctx).scenario);
+}
+
+const OptionResult& option(const Comparison& c, std::string_view key) {
+  for (const OptionResult& o : c.options)
+    if (o.key == key) return o;
+  throw std::logic_error("no option");
+}
+
+}  // namespace
+
+TEST_CASE("compare with a serving load gives the busy share serve reports") {
+  const Context ctx = fixture_context();
+  // serve on one RTX 4090: its replicas, tensor parallel and busy share.
+  const ServeOutcome served = serve_report(ctx, {kServingFile, {"serve.gpus=RTX4090"}});
+  const Table& t = served.report.tables.at(0);
+  REQUIRE(t.rows.size() == 1);
+  const auto cards = std::get<std::int64_t>(t.rows[0][column(t, "gpus")]);
+  const double busy = std::get<double>(t.rows[0][column(t, "busy_share")]);
+  // compare owning exactly those cards, the same file as its serving load.
+  const ResolvedScenario rs =
+      load_scenario("",
+                    {"buy.gpu=RTX4090", fmt::format("buy.cards={}", cards), fmt::format("workload.gpus={}", cards),
+                     "workload.serving=" + kServingFile},
+                    ctx);
+  CHECK(rs.scenario.workload.serving_share == Approx(busy));
+  CHECK(busy > 0);
+}
+
+TEST_CASE("compare with a serving load: every rental pays the rented serving, owning its power and the wait") {
+  const Context ctx = fixture_context();
+  const std::vector<std::string> base = {"buy.gpu=A800-80G", "buy.cards=8", "workload.gpus=8", "rent.price_trend=0"};
+  std::vector<std::string> with = base;
+  with.push_back("workload.serving=" + kServingFile);
+  const ResolvedScenario rs = load_scenario("", with, ctx);
+  const Money rented = rs.scenario.workload.serving_rented.value();
+  const Comparison a = compare_with(ctx, base), b = compare(rs.scenario);
+  const int months = rs.scenario.horizon_months;
+  int rentals = 0;
+  for (const OptionResult& o : b.options) {
+    if (o.key == "buy" || o.key == "hybrid") continue;
+    CHECK(o.total.units() == Approx(option(a, o.key).total.units() + rented.units() * months));
+    ++rentals;
+  }
+  CHECK(rentals > 0);
+  // Buying pays the rented serving only until its cards arrive, and more power for the serving share.
+  const double lead = rs.scenario.own.lead_time / Months(1);
+  const double extra = option(b, "buy").total.units() - option(a, "buy").total.units();
+  CHECK(extra >= rented.units() * std::min(lead, static_cast<double>(months)) - 0.05);
+  CHECK(extra < rented.units() * months);
+}
+
+TEST_CASE("compare with a serving load: a file relative to the scenario, and its problems at its own place") {
+  const Context ctx = fixture_context();
+  const ResolvedScenario rs =
+      load_scenario(GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml", {"workload.serving=serve-7b-4090.yaml"}, ctx);
+  CHECK(rs.scenario.workload.serving_share > 0);
+  CHECK_THROWS_WITH(load_scenario("", {"workload.serving=no-such-serving.yaml"}, ctx),
+                    Catch::Matchers::Contains("no-such-serving.yaml: no such file"));
+  // Cards that cannot hold the model within the targets: said at workload.serving.
+  try {
+    load_scenario("",
+                  {"buy.gpu=RTX4090", "buy.cards=1", "workload.gpus=1",
+                   "workload.serving=" GPUPLAN_SOURCE_DIR "/tests/data/serve-70b.yaml"},
+                  ctx);
+    FAIL("accepted");
+  } catch (const InputErrors& e) {
+    CHECK(e.problems().at(0).field() == "workload.serving");
+    CHECK_THAT(std::string(e.problems().at(0).message()), Catch::Matchers::Contains("cannot serve it"));
+  }
+}

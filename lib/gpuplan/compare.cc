@@ -163,6 +163,12 @@ HourlyMonth hourly_month(const HourlyInputs& h, const Workload& w, double u, dou
 // today's prices in month 1.
 double rent_drift(const Scenario& s, int m) { return std::pow(1.0 + s.rent_price_trend, (m - 1) / 12.0); }
 
+// A served model (workload.serving) that a rental option must rent as well:
+// its monthly cost at the month's rental price level, for `share` of the month.
+void add_rented_serving(const Scenario& s, Month& month, double drift, double share = 1.0) {
+  if (s.workload.serving_rented) month.add("serving (rented)", s.workload.serving_rented->scaled(drift * share));
+}
+
 OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bool lean = false) {
   const Workload& w = s.workload;
   OptionBuilder b("rent_hourly",
@@ -180,6 +186,7 @@ OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bo
     b.month(m).add("compute", hm.compute);
     if (hm.idle.micros() > 0) b.month(m).add("idle (left running)", hm.idle);
     add_markups(b.month(m), h.rent, w, hm.compute + hm.idle, f);
+    add_rented_serving(s, b.month(m), f);
   }
   b.result().start_delay = rental_start_delay(h.rent, w);
   for (const auto& n : h.rent.notes) b.result().notes.push_back(n);
@@ -207,6 +214,7 @@ OptionResult build_monthly(const Scenario& s, const RentInputs& r, double u) {
     const Money compute = r.price.scaled(n * f);
     b.month(m).add("compute", compute.scaled(1.0 - upfront));
     add_markups(b.month(m), r, w, compute, f);
+    add_rented_serving(s, b.month(m), rent_drift(s, m));
   }
   if (r.commitment_months > s.horizon_months) {
     // A committed term outlasts the horizon: the remaining months are owed all the same.
@@ -235,6 +243,7 @@ OptionResult build_spot(const Scenario& s, const SpotInputs& sp, double u, const
     b.month(m).add("compute", work.compute);
     if (wall.compute != work.compute) b.month(m).add("interruption overhead", wall.compute - work.compute);
     add_markups(b.month(m), sp.rent, w, wall.compute, f);
+    add_rented_serving(s, b.month(m), f);
   }
   b.result().start_delay = rental_start_delay(sp.rent, w);
   for (const auto& n : sp.rent.notes) b.result().notes.push_back(n);
@@ -332,7 +341,9 @@ std::vector<Money> hardware_value(const Scenario& s, Money hardware) {
 void running_costs(const Scenario& s, double u, double in_service, Month& month) {
   const OwnInputs& o = s.own;
   const int servers = servers_for(o);
-  const double kwh = energy_kwh_per_month(o.gpu_busy, o.gpu_idle, o.cards, o.server * servers, o.pue, u);
+  // Training keeps the cards busy u of the month; a served model fills serving_share more of it.
+  const double busy = std::min(1.0, u + s.workload.serving_share);
+  const double kwh = energy_kwh_per_month(o.gpu_busy, o.gpu_idle, o.cards, o.server * servers, o.pue, busy);
   month.add("power", o.electricity_per_kwh.scaled(kwh * in_service));
   month.add("operations", o.operations_per_month.scaled(servers * in_service));
   month.add("colocation", o.colocation_per_month.scaled(servers * in_service));
@@ -464,6 +475,8 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
     }
     if (waiting <= 0) continue;
     const auto bridge = o.cover == LeadTimeCover::kRent ? cheapest_bridge(s, u, waiting, m) : std::nullopt;
+    // Until the cards arrive, a served model is rented as the rental options rent it.
+    add_rented_serving(s, b.month(m), rent_drift(s, m), waiting);
     if (bridge) {
       // The bridge pays what renting pays: compute, and its storage, egress and support.
       b.month(m).add("bridge rental", bridge->cost);
@@ -521,6 +534,7 @@ OptionResult build_hybrid(const Scenario& s, const HybridInputs& hy, const Hourl
     b.month(m).add("compute", hm.compute);
     if (hm.idle.micros() > 0) b.month(m).add("idle (left running)", hm.idle);
     add_markups(b.month(m), h.rent, w, hm.compute + hm.idle, f);
+    add_rented_serving(s, b.month(m), f);  // the serving load is sized for the bought cards, not the local ones
   }
   b.result().start_delay = Hours(0);
   if (wanted > 1.0)

@@ -33,6 +33,14 @@ struct Workload {
   Bytes dataset{};                    ///< kept in storage while renting, uploaded once
   Bytes egress_per_month{};           ///< results, checkpoints and logs downloaded per month
   BytesPerSecond upload_bandwidth{};  ///< measured upload rate to the provider
+  /// A model served on the owned cards (workload.serving, a `serve` file):
+  /// the share of the month it keeps them busy, added to utilisation for
+  /// their power, and what renting that serving costs a month, which every
+  /// rental option pays as "serving (rented)" (and the buy option while it waits).
+  std::string serving{};
+  double serving_share = 0.0;
+  std::optional<Money> serving_rented{};
+  std::vector<std::string> serving_notes{};  ///< how it was sized and what rents it: said in the report
 };
 
 enum class LeadTimeCover { kDelayCost, kRent };

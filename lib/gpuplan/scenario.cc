@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <functional>
 
 #include "gpuplan/io.h"
 #include "gpuplan/scenario_fields.h"
+#include "gpuplan/serving_plan.h"
 #include "gpuplan/yaml_reader.h"
 
 namespace gpuplan {
@@ -570,6 +572,51 @@ void resolve(Resolver& rv) {
   market_caveats(rv.scenario(), rv.catalog());
 }
 
+// ---- a served model (workload.serving) ----
+
+// The serving file's load on the cards bought: their busy share beside
+// training, and the cheapest way to rent the same serving, which every rental
+// option then pays (serving_plan.h). A relative path is read from the
+// scenario file's directory, as the file's author sees it.
+void resolve_serving(Resolver& rv, const Context& ctx, const std::string& scenario_path) {
+  Workload& w = rv.scenario().workload;
+  if (w.serving.empty()) return;
+  std::filesystem::path file(w.serving);
+  if (file.is_relative() && !scenario_path.empty() && scenario_path != "-")
+    file = std::filesystem::path(scenario_path).parent_path() / file;
+  const ResolvedServing served = load_serving(file.string(), {}, ctx);  // its own problems, at its own lines
+  const Serving& sv = served.serving;
+  const OwnInputs& o = rv.scenario().own;
+  const Gpu* gpu = rv.catalog().find_gpu(o.gpu);
+  const std::optional<OwnedServing> owned = gpu ? serve_on_owned(sv, *gpu, o.cards, o.cards_per_server) : std::nullopt;
+  if (!owned)
+    return rv.fail("workload.serving", fmt::format("{}: {} card(s) of {} cannot serve it within its targets (gpuplan "
+                                                   "serve {} --set serve.gpus={} says why)",
+                                                   file.string(), o.cards, o.gpu, file.string(), o.gpu));
+  w.serving_share = owned->busy_share;
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  const RentalQuote* cheapest = nullptr;
+  const std::vector<RentalQuote> quotes = rental_quotes(ctx.catalog(), fx, sv);
+  for (const RentalQuote& q : quotes)
+    if (q.monthly && (!cheapest || *q.monthly < *cheapest->monthly)) cheapest = &q;
+  if (!cheapest)
+    return rv.fail("workload.serving", fmt::format("{}: no rental offer of its search serves it within its targets, "
+                                                   "so renting cannot be compared with owning",
+                                                   file.string()));
+  w.serving_rented = *cheapest->monthly;
+  w.serving_notes.push_back(fmt::format(
+      "serves {} ({}): {} replica(s) on the {} bought {} carry {:.3g} requests/s, busy {:.1f}% of the month at the "
+      "average {:g}/s (added to utilisation for their power){}",
+      sv.name, file.string(), owned->plan.replicas, o.cards, o.gpu, owned->capacity_rps, owned->busy_share * 100,
+      sv.traffic.requests_per_second,
+      owned->carries_peak ? "" : "; they cannot carry the busiest hour within serve.peak_load: add cards"));
+  w.serving_notes.push_back(fmt::format(
+      "renting the same serving costs {} {} a month ({} {}, always on, sized for the busiest hour): every rental "
+      "option pays it as \"serving (rented)\", and buying until its cards arrive",
+      to_pretty_string(cheapest->monthly->rounded()), cheapest->monthly->currency().code(), cheapest->offer->id,
+      to_string(cheapest->mode)));
+}
+
 // ---- echo ----
 
 Json echo_mode(const Scenario& s, const RentInputs& r, std::string_view section) {
@@ -696,6 +743,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
     diag.fail(detail::node_at(root, field), field, message);
   });
   resolve(rv);
+  if (diag.count() == 0) resolve_serving(rv, h.local, path);
   diag.throw_if_any();
   return finish(d, path.empty() ? std::string(kDefaultSource) : path, fx, notes);
 }

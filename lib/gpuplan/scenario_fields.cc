@@ -136,6 +136,11 @@ constexpr F kWorkload[] = {
      .echo = {.key = "upload_bandwidth_mb_s", .divisor = 1e6},
      .vary = true,
      .label = "upload rate to the provider"},
+    {.key = "serving",
+     .kind = K::kText,
+     .at = workload<&Workload::serving>,
+     .label = "a serving file (gpuplan serve) whose load the bought cards carry beside training; relative to "
+              "the scenario file"},
 };
 
 // ---- buy ----

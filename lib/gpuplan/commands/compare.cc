@@ -304,6 +304,13 @@ Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
   }
   extra["vat"] = vat_json(c);
   extra["fx_rates_used"] = rs.fx_used;
+  if (const Workload& w = rs.scenario.workload; !w.serving.empty()) {
+    Json sv = Json::object();
+    sv["file"] = w.serving;
+    sv["busy_share"] = w.serving_share;
+    sv["rented_monthly"] = w.serving_rented ? Json(w.serving_rented->units()) : Json();
+    extra["serving"] = std::move(sv);
+  }
   return extra;
 }
 
@@ -337,6 +344,7 @@ void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) 
 void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c, const CompareQuery& q,
                    const Context& ctx) {
   rep.notes.push_back(c.recommendation);
+  for (const std::string& n : rs.scenario.workload.serving_notes) rep.notes.push_back("workload.serving: " + n);
   for (const OptionResult& o : c.options)
     for (const auto& n : o.notes) rep.notes.push_back(fmt::format("{}: {}", o.key, n));
   if (c.break_even_utilisation)
@@ -389,7 +397,13 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   in["set"] = Json::strings(q.sets);
   rep.inputs = std::move(in);
   rep.extra = compare_extra(rs, c);
-  rep.xlsx = [rs, c] { return compare_workbook(rs, c); };
+  rep.xlsx = [rs, c] {
+    // The workbook rebuilds every item with formulas; a served model is not one of them yet.
+    if (!rs.scenario.workload.serving.empty())
+      throw InputError(SourceLocation{"--format xlsx"}, "workload.serving",
+                       "the compare workbook does not model a served model yet: use --format csv or json");
+    return compare_workbook(rs, c);
+  };
   compare_notes(rep, rs, c, q, ctx);
   compare_warnings(rep, c, ctx.catalog());
   return rep;

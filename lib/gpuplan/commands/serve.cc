@@ -52,7 +52,13 @@ std::vector<GpuRow> gpu_rows(const Catalog& c, const Serving& s, std::vector<std
   return rows;
 }
 
-Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t) {
+// The share of the month the replicas are busy at the day's average load
+// (compare's workload.serving gives owned cards the same share).
+double busy_share(const ReplicaPlan& z, const Traffic& t) {
+  return std::min(1.0, t.requests_per_second / (z.replicas * z.run.requests_per_second));
+}
+
+Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t, const Traffic& traffic) {
   Table tb;
   tb.name = "replicas";
   tb.title =
@@ -75,19 +81,33 @@ Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t) {
                 {"requests_per_s", "req/s", 3, false},
                 {"replicas", "replicas", 0, true, true},
                 {"gpus", "GPUs", 0, true, true},
+                {"busy_share", "busy", 3, false, true},
                 {"meets_targets", "meets targets", 0, false},
                 {"note", "note", 0, false}};
   for (const GpuRow& r : rows) {
     const ReplicaPlan& z = r.sized;
     const ReplicaRun& run = z.run;
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };
-    tb.add_row({r.gpu->id, whole(z.shape.tp), z.shape.link_name, run.weights_per_gpu.value() / kGB,
-                run.kv_capacity.value() / kGB, whole(run.max_batch), run.fits ? whole(run.batch) : Cell{},
-                run.fits ? Cell{std::string(to_string(run.limit))} : Cell{}, run.prefill.count(),
-                run.decode_step.count() * 1e3, std::string(run.decode_memory_bound ? "memory" : "compute"),
-                run.time_to_first_token.count(), run.time_per_output_token.count() * 1e3, run.output_tokens_per_second,
-                run.requests_per_second, if_met(z, whole(z.replicas)),
-                if_met(z, whole(static_cast<long long>(z.replicas) * z.shape.tp)), run.meets_targets, why_not(z, t)});
+    tb.add_row({r.gpu->id,
+                whole(z.shape.tp),
+                z.shape.link_name,
+                run.weights_per_gpu.value() / kGB,
+                run.kv_capacity.value() / kGB,
+                whole(run.max_batch),
+                run.fits ? whole(run.batch) : Cell{},
+                run.fits ? Cell{std::string(to_string(run.limit))} : Cell{},
+                run.prefill.count(),
+                run.decode_step.count() * 1e3,
+                std::string(run.decode_memory_bound ? "memory" : "compute"),
+                run.time_to_first_token.count(),
+                run.time_per_output_token.count() * 1e3,
+                run.output_tokens_per_second,
+                run.requests_per_second,
+                if_met(z, whole(z.replicas)),
+                if_met(z, whole(static_cast<long long>(z.replicas) * z.shape.tp)),
+                if_met(z, busy_share(z, traffic)),
+                run.meets_targets,
+                why_not(z, t)});
   }
   return tb;
 }
@@ -192,7 +212,7 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   const ReplicaPlan& z = g.sized;
   if (!z.sized() || !find_purchase(ctx.catalog(), PurchaseKind::kCard, g.gpu->id, "")) return std::nullopt;
   const int cards = z.replicas * z.shape.tp;
-  const double busy = std::min(1.0, s.traffic.requests_per_second / (z.replicas * z.run.requests_per_second));
+  const double busy = busy_share(z, s.traffic);
   ResolvedScenario rs;
   try {
     rs = load_scenario("",
@@ -393,7 +413,7 @@ ServeOutcome serve_report(const Context& ctx, const ServeQuery& q) {
   rep.command = "serve";
   rep.currency = ctx.currency;
   rep.title = title(s);
-  rep.tables = {gpu_table(gpus, s.targets), cost_table(offers, ctx.currency)};
+  rep.tables = {gpu_table(gpus, s.targets, s.traffic), cost_table(offers, ctx.currency)};
   rep.primary = 1;
   Json in = ctx.echo();
   append(in, rs.inputs);

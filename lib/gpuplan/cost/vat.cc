@@ -45,6 +45,7 @@ VatClass vat_class(std::string_view item) {
       {"commitment beyond horizon", kRent},
       {"commitment paid upfront", kRent},
       {"bridge rental", kRent},
+      {"serving (rented)", kRent},
       {"operations", kServices},
       {"colocation", kServices},
       {"delay cost", kNone},
