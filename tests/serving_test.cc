@@ -423,25 +423,29 @@ TEST_CASE("serve: owning costs what compare's buy option costs, per month of its
   const ServeOutcome out = serve_report(ctx, {"", {"serve.gpus=A800"}});
   const Table& t = out.report.tables.at(1);
   const Table& replicas = out.report.tables.at(0);
+  // The lead time is served by the cheapest rental row: compare's delay cost.
+  std::optional<double> cheapest;
+  for (const auto& row : t.rows)
+    if (std::get<std::string>(row[column(t, "mode")]) != "own" &&
+        std::holds_alternative<Money>(row[column(t, "monthly")]))
+      cheapest = std::min(cheapest.value_or(1e18), std::get<Money>(row[column(t, "monthly")]).units());
+  REQUIRE(cheapest);
   bool found = false;
   for (const auto& row : t.rows) {
     if (std::get<std::string>(row[column(t, "mode")]) != "own") continue;
     found = true;
     const auto cards = std::get<std::int64_t>(row[column(t, "gpus_per_instance")]);
-    const double rps = std::get<double>(replicas.rows.at(0)[column(replicas, "requests_per_s")]);
-    const auto n = std::get<std::int64_t>(replicas.rows.at(0)[column(replicas, "replicas")]);
-    // The busy share: the average load over what the replicas carry (rounded as the table shows it).
-    const double busy = 0.1 / (static_cast<double>(n) * rps);
+    const double busy = std::get<double>(replicas.rows.at(0)[column(replicas, "busy_share")]);
     const ResolvedScenario rs =
         load_scenario("",
                       {"buy.gpu=A800-80G", fmt::format("buy.cards={}", cards), fmt::format("workload.gpus={}", cards),
-                       fmt::format("workload.utilisation={:.6f}", busy)},
+                       fmt::format("workload.utilisation={:.6f}", busy), "buy.lead_time_cover=delay_cost",
+                       fmt::format("buy.delay_cost_per_month={:.2f}", *cheapest)},
                       ctx);
     const Comparison c = compare(rs.scenario);
-    const Money total = c.options.at(0).total;
     CHECK(c.options.at(0).key == "buy");
     CHECK(std::get<Money>(row[column(t, "monthly")]).units() ==
-          Approx(total.units() / rs.scenario.horizon_months).epsilon(1e-3));
+          Approx(c.options.at(0).total.units() / rs.scenario.horizon_months).epsilon(1e-3));
   }
   CHECK(found);
 }

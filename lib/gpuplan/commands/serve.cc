@@ -206,19 +206,27 @@ std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx
 
 // Owning: compare's buy option for the cards the busiest hour needs, busy
 // for the share of the month the average load keeps them, over compare's
-// horizon: its total (hardware, power, operations, what bridges the lead
-// time, less the resale value at the horizon) ÷ the horizon's months.
-std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const GpuRow& g) {
+// horizon: its total (hardware, power, operations, less the resale value at
+// the horizon) ÷ the horizon's months. Until the cards arrive the service
+// must run somewhere: the lead time costs the cheapest rental's month
+// (compare's delay cost), not nothing.
+std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const GpuRow& g,
+                                 const std::optional<Money>& rented_month) {
   const ReplicaPlan& z = g.sized;
   if (!z.sized() || !find_purchase(ctx.catalog(), PurchaseKind::kCard, g.gpu->id, "")) return std::nullopt;
   const int cards = z.replicas * z.shape.tp;
   const double busy = busy_share(z, s.traffic);
+  std::vector<std::string> sets = {"region=" + s.market, "buy.gpu=" + g.gpu->id, fmt::format("buy.cards={}", cards),
+                                   fmt::format("workload.gpus={}", cards),
+                                   fmt::format("workload.utilisation={:.6f}", busy)};
+  if (rented_month) {
+    sets.push_back("buy.lead_time_cover=delay_cost");
+    sets.push_back(
+        fmt::format("buy.delay_cost_per_month={:.6f} {}", rented_month->units(), rented_month->currency().code()));
+  }
   ResolvedScenario rs;
   try {
-    rs = load_scenario("",
-                       {"region=" + s.market, "buy.gpu=" + g.gpu->id, fmt::format("buy.cards={}", cards),
-                        fmt::format("workload.gpus={}", cards), fmt::format("workload.utilisation={:.6f}", busy)},
-                       ctx);
+    rs = load_scenario("", sets, ctx);
   } catch (const InputErrors&) {
     return std::nullopt;  // the catalog lacks what compare needs to own this card, or more cards than it allows
   }
@@ -231,7 +239,10 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   if (!plausible(r, buy->total.units() / rs.scenario.horizon_months)) return r;
   r.monthly = buy->total.scaled(1.0 / rs.scenario.horizon_months);
   per_million(r, s, z.replicas, kHoursPerMonth);
-  r.note = fmt::format("compare's buy option over {} months at {:.0f}% busy", rs.scenario.horizon_months, busy * 100);
+  r.note = fmt::format("compare's buy option over {} months at {:.0f}% busy{}", rs.scenario.horizon_months, busy * 100,
+                       rented_month ? fmt::format(", the {:.1f}-month lead time served by the cheapest rental",
+                                                  rs.scenario.own.lead_time / Months(1))
+                                    : ", no rental to serve the lead time: it costs nothing here");
   add_caveat(r, purchase_caveat(ctx.catalog(), g.gpu->id, s.market));
   return r;
 }
@@ -239,8 +250,11 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
 std::vector<CostRow> cost_rows(const Context& ctx, const CurrencyConverter& fx, const Serving& s,
                                const std::vector<GpuRow>& gpus) {
   std::vector<CostRow> rows = rental_rows(ctx, fx, s);
+  std::optional<Money> rented;
+  for (const CostRow& r : rows)
+    if (r.monthly && (!rented || *r.monthly < *rented)) rented = r.monthly;
   for (const GpuRow& g : gpus)
-    if (auto r = owned_row(ctx, s, g)) rows.push_back(std::move(*r));
+    if (auto r = owned_row(ctx, s, g, rented)) rows.push_back(std::move(*r));
   std::stable_sort(rows.begin(), rows.end(), by_monthly);
   return rows;
 }
@@ -399,6 +413,27 @@ Json serve_extra(const ResolvedServing& rs, const std::vector<CostRow>& rows, co
   return x;
 }
 
+ServeWorkbook workbook_data(const std::string& title, const Serving& s, const std::vector<CostRow>& rows,
+                            Currency currency) {
+  ServeWorkbook w{title, currency, s.traffic, s.efficiency.peak_load};
+  for (const CostRow& r : rows) {
+    ServeWorkbookRow x{r.option, r.gpu, r.mode, r.note, r.gpus_per_instance, r.sized.shape.tp};
+    x.price = r.price ? std::optional<double>(r.price->units()) : std::nullopt;
+    if (r.monthly) {
+      x.batch = r.sized.run.batch;
+      x.replicas = r.sized.replicas;
+      x.instances = r.sized.instances;
+      x.replica_rps = r.sized.run.requests_per_second;
+      x.replica_output_tps = r.sized.run.output_tokens_per_second;
+      x.monthly = r.monthly->units();
+      x.per_million = r.per_million->units();
+      x.per_million_output = r.per_million_output->units();
+    }
+    w.rows.push_back(std::move(x));
+  }
+  return w;
+}
+
 }  // namespace
 
 ServeOutcome serve_report(const Context& ctx, const ServeQuery& q) {
@@ -414,6 +449,7 @@ ServeOutcome serve_report(const Context& ctx, const ServeQuery& q) {
   rep.currency = ctx.currency;
   rep.title = title(s);
   rep.tables = {gpu_table(gpus, s.targets, s.traffic), cost_table(offers, ctx.currency)};
+  rep.xlsx = [wbd = workbook_data(rep.title, s, offers, ctx.currency)] { return serve_workbook(wbd); };
   rep.primary = 1;
   Json in = ctx.echo();
   append(in, rs.inputs);
