@@ -294,9 +294,9 @@ TEST_CASE("compare and sensitivity: every option of the scenario that is not pla
   s.monthly->offer = "open";
   std::vector<AvailabilityCaveat> v = availability_caveats(c, s);
   REQUIRE(v.size() == 2);
-  CHECK(v[0].warning == "buy: O is unknown in CN: dealer cannot confirm");
+  CHECK(v[0].warning == "buy: whether O can be had in CN is unknown: dealer cannot confirm");
   CHECK(v[1].warning == "rent_hourly: offer closed is restricted in CN: no customers in CN");
-  CHECK(v[1].source_note == "rent_hourly: offer closed restricted in CN: terms, as_of 2026-01-01.");
+  CHECK(v[1].source_note == "rent_hourly: offer closed is restricted in CN: terms, as_of 2026-01-01.");
 
   s.own.gpu = "R";  // the dealer's stock is available
   s.region = "US";  // and nothing is stated for US renters

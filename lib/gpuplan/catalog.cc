@@ -109,11 +109,14 @@ namespace {
 std::optional<AvailabilityCaveat> caveat(std::string_view option, std::string_view what, const MarketStatus* m,
                                          std::string_view market) {
   if (!m || m->status == Availability::kAvailable) return std::nullopt;
-  std::string detail = fmt::format("{} is {} in {}: {}", what, to_string(m->status), market, m->reason);
+  // "H20 is unknown in CN" reads as if the card were; the question is what is unknown.
+  const std::string status = m->status == Availability::kUnknown
+                                 ? fmt::format("whether {} can be had in {} is unknown", what, market)
+                                 : fmt::format("{} is {} in {}", what, to_string(m->status), market);
+  std::string detail = fmt::format("{}: {}", status, m->reason);
   std::string warning = fmt::format("{}: {}", option, detail);
-  return AvailabilityCaveat{
-      std::string(option), m->status, std::move(detail), std::move(warning),
-      fmt::format("{}: {} {} in {}: {}.", option, what, to_string(m->status), market, cite(m->provenance))};
+  return AvailabilityCaveat{std::string(option), m->status, std::move(detail), std::move(warning),
+                            fmt::format("{}: {}: {}.", option, status, cite(m->provenance))};
 }
 }  // namespace
 
