@@ -160,7 +160,8 @@ TEST_CASE("Continuous batching: throughput and latency of one replica") {
   CHECK(run.requests_per_second == Approx(16 / cycle));
   CHECK(run.output_tokens_per_second == Approx(16 * 300 / cycle));
   CHECK(run.tokens_per_second == Approx(16 * 1300 / cycle));
-  CHECK(run.time_per_output_token.count() == Approx(cycle / 300));
+  // Between two of its tokens: a step, and its share of the other 15 newcomers' prompts.
+  CHECK(run.time_per_output_token.count() == Approx(step + 15 * prefill / 300));
   CHECK(run.time_to_first_token.count() == Approx(prefill + step));
 }
 
@@ -527,4 +528,61 @@ TEST_CASE("compare with a serving load: a file relative to the scenario, and its
     CHECK(e.problems().at(0).field() == "workload.serving");
     CHECK_THAT(std::string(e.problems().at(0).message()), Catch::Matchers::Contains("cannot serve it"));
   }
+}
+
+TEST_CASE("A one-token reply has no time between tokens: only its first token counts") {
+  const Gpu g = card();
+  Traffic t = traffic();
+  t.output_tokens = 1;
+  // Batch 1: no other request's prompt between its tokens; the step alone.
+  const ReplicaRun one = replica_at(llama7b(), t, efficiency(), ReplicaShape{&g, 1}, 1);
+  CHECK(one.time_per_output_token == one.decode_step);
+  // A tight time per token does not bind a one-token reply; the first token does.
+  const ReplicaRun best = size_replica(llama7b(), t, {Seconds(2), Seconds(0.001)}, efficiency(), ReplicaShape{&g, 1});
+  CHECK(best.meets_targets);
+  CHECK(best.limit != BatchLimit::kTimePerToken);
+}
+
+TEST_CASE("A mixture of experts reads the experts a step's tokens reach, not all of them") {
+  ServedModel m = llama7b();
+  m.parameters = 46.7e9;  // Mixtral 8x7B: 8 experts, top-2, 12.9B active
+  m.active_parameters = 12.9e9;
+  m.experts = 8;
+  m.experts_per_token = 2;
+  // One expert: (46.7 − 12.9) / 6 = 5.633B; shared: 12.9 − 2 × 5.633 = 1.633B.
+  // Batch 1 reaches 2 experts: 1.633 + 2 × 5.633 = 12.9B, the active parameters, × 2 bytes.
+  CHECK(weights_read(m, 1).value() == Approx(12.9e9 * 2));
+  // Batch 4 reaches 8 × (1 − (6/8)^4) = 5.469 experts on average.
+  CHECK(weights_read(m, 4).value() == Approx((1.6333e9 + 8 * (1 - std::pow(0.75, 4)) * 5.6333e9) * 2).epsilon(1e-4));
+  // A large batch reaches them all.
+  CHECK(weights_read(m, 1000).value() == Approx(46.7e9 * 2).epsilon(1e-6));
+  // Experts not stated: every expert, as for a dense model.
+  m.experts = 0;
+  m.experts_per_token = 0;
+  CHECK(weights_read(m, 1).value() == Approx(46.7e9 * 2));
+}
+
+TEST_CASE("A head size of its own sets the cache and the attention width") {
+  ServedModel m;
+  m.layers = 48;
+  m.hidden = 2048;
+  m.heads = 32;
+  m.kv_heads = 4;
+  m.head_size = 128;  // Qwen3-30B-A3B: 32 × 128 = 4,096, wider than its 2,048 residual stream
+  // 2 × 48 × 4 × 128 × 2 bytes = 98,304 (hidden ÷ heads would give 64 and half of it).
+  CHECK(kv_bytes_per_token(m).value() == Approx(98304));
+  CHECK(m.attention_width() == Approx(4096));
+}
+
+TEST_CASE("compare leaves buying out when the cards cannot carry training and serving") {
+  const Context ctx = fixture_context();
+  const ResolvedScenario rs = load_scenario("",
+                                            {"buy.gpu=A800-80G", "buy.cards=8", "workload.gpus=8",
+                                             "workload.utilisation=100%", "workload.serving=" + kServingFile},
+                                            ctx);
+  CHECK_THAT(rs.scenario.workload.serving_overload, Catch::Matchers::Contains("more than a month holds"));
+  const Comparison c = compare(rs.scenario);
+  CHECK_FALSE(option(c, "buy").available);
+  CHECK(c.cheapest != "buy");
+  CHECK_THAT(c.recommendation, Catch::Matchers::Contains("buying is left out: training (100% of the month)"));
 }

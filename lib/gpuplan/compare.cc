@@ -489,6 +489,11 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
   const std::vector<Money> value = hardware_value(s, hardware);
   b.month(s.horizon_months).add("resale value at horizon", -value.back());
   buy_notes(s, bridged, b.result());
+  // Cards that cannot carry the served model beside training do not do the work the rentals are priced for.
+  if (!w.serving_overload.empty() && !lean) {
+    b.result().available = false;
+    b.result().notes.push_back(w.serving_overload + ": buying is left out of the decision (shown as priced)");
+  }
   if (hardware < value.back())
     b.result().notes.push_back(
         fmt::format("the hardware is resold for more than it cost ({} against {}): check the "
@@ -684,6 +689,9 @@ std::string recommendation(Comparison& c, const OptionResult& win) {
   if (const Scenario::Exclusion* x = exclusion(s, "buy")) {
     c.deciding_input = "exclude_restricted";
     why = "buying is left out: " + x->why;
+  } else if (!buy.available && !s.workload.serving_overload.empty()) {
+    c.deciding_input = "buy.cards";
+    why = "buying is left out: " + s.workload.serving_overload;
   } else if (!buy.available) {
     c.deciding_input = "buy.lead_time";
     why = fmt::format("buying is left out: the hardware arrives after the {}-month horizon", s.horizon_months);

@@ -41,6 +41,8 @@ struct Workload {
   double serving_share = 0.0;
   std::optional<Money> serving_rented{};
   std::vector<std::string> serving_notes{};  ///< how it was sized and what rents it: said in the report
+  /// Why the bought cards cannot carry the served model beside training ("" = they can): buying is left out.
+  std::string serving_overload{};
 };
 
 enum class LeadTimeCover { kDelayCost, kRent };

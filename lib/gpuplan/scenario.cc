@@ -594,6 +594,16 @@ void resolve_serving(Resolver& rv, const Context& ctx, const std::string& scenar
                                                    "serve {} --set serve.gpus={} says why)",
                                                    file.string(), o.cards, o.gpu, file.string(), o.gpu));
   w.serving_share = owned->busy_share;
+  const double peak = sv.traffic.requests_per_second * sv.traffic.peak_to_average;
+  if (!owned->carries_peak)
+    w.serving_overload = fmt::format(
+        "the {} bought {} carry {:.3g} requests/s, the busiest hour of {} needs {:.3g} at serve.peak_load {:.0f}%",
+        o.cards, o.gpu, owned->capacity_rps, file.string(), peak / sv.efficiency.peak_load,
+        sv.efficiency.peak_load * 100);
+  else if (w.utilisation + owned->busy_share > 1.0 + 1e-9)
+    w.serving_overload = fmt::format(
+        "training ({:.0f}% of the month) and serving ({:.1f}%) keep the {} bought {} busy more than a month holds",
+        w.utilisation * 100, owned->busy_share * 100, o.cards, o.gpu);
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   const RentalQuote* cheapest = nullptr;
   const std::vector<RentalQuote> quotes = rental_quotes(ctx.catalog(), fx, sv);
@@ -609,7 +619,7 @@ void resolve_serving(Resolver& rv, const Context& ctx, const std::string& scenar
       "average {:g}/s (added to utilisation for their power){}",
       sv.name, file.string(), owned->plan.replicas, o.cards, o.gpu, owned->capacity_rps, owned->busy_share * 100,
       sv.traffic.requests_per_second,
-      owned->carries_peak ? "" : "; they cannot carry the busiest hour within serve.peak_load: add cards"));
+      w.serving_overload.empty() ? "" : "; " + w.serving_overload + ": add cards (buy.cards)"));
   w.serving_notes.push_back(fmt::format(
       "renting the same serving costs {} {} a month ({} {}, always on, sized for the busiest hour): every rental "
       "option pays it as \"serving (rented)\", and buying until its cards arrive",

@@ -61,8 +61,21 @@ Bytes kv_bytes_per_token(const ServedModel& m) {
 
 Bytes weight_bytes(const ServedModel& m) { return Bytes(m.parameters * bytes_per_value(m.weights)); }
 
+// total = shared + E·p and active = shared + k·p give one expert's p =
+// (total − active) ÷ (E − k) and shared = active − k·p.
+Bytes weights_read(const ServedModel& m, int batch) {
+  const int e = m.experts, k = m.experts_per_token;
+  if (m.active_parameters <= 0 || e <= 0 || k <= 0 || k >= e) return weight_bytes(m);
+  const double per_expert = (m.parameters - m.active_parameters) / (e - k);
+  const double shared = m.active_parameters - k * per_expert;
+  const double reached = e * (1.0 - std::pow(1.0 - static_cast<double>(k) / e, batch));
+  return Bytes((shared + reached * per_expert) * bytes_per_value(m.weights));
+}
+
 double serving_peak_tflops(const Gpu& gpu, Storage weights) {
-  const double bf16 = mfu_peak_tflops(gpu, Precision::kBf16);
+  // 16-bit activations: bf16, or fp16 on a card the catalog gives no bf16 rate.
+  double bf16 = mfu_peak_tflops(gpu, Precision::kBf16);
+  if (bf16 <= 0) bf16 = mfu_peak_tflops(gpu, Precision::kFp16);
   // FP8 weights and activations (W8A8) speed up the matmuls by what training
   // measures end to end, not the data sheet's 2× (efficiency.h).
   const bool fp8 = weights == Storage::kFp8 && gpu.dense_tflops.contains(Precision::kFp8);
@@ -94,10 +107,10 @@ Seconds tensor_parallel_time(const ServedModel& m, const ReplicaShape& r, double
 // serving, the tokens of a step reach them all.
 Seconds decode_step_time(const ServedModel& m, const ServingEfficiency& e, const ReplicaShape& r, int batch,
                          double context, bool* memory_bound) {
-  const Bytes read = weight_bytes(m) + kv_bytes_per_token(m) * (batch * context);
+  const Bytes read = weights_read(m, batch) + kv_bytes_per_token(m) * (batch * context);
   const BytesPerSecond bandwidth = *r.gpu->memory_bandwidth * (r.tp * e.decode_bandwidth);
   const Seconds memory = read / bandwidth;
-  const Flops work(batch * (2.0 * m.active() + 4.0 * m.layers * context * m.hidden));
+  const Flops work(batch * (2.0 * m.active() + 4.0 * m.layers * context * m.attention_width()));
   const Seconds compute = work / achieved_rate(e, r, m);
   if (memory_bound) *memory_bound = memory >= compute;
   return std::max(memory, compute) + tensor_parallel_time(m, r, batch);
@@ -106,14 +119,14 @@ Seconds decode_step_time(const ServedModel& m, const ServingEfficiency& e, const
 // A causal prompt of P tokens: 2·N_active·P for the weights and, token i
 // attending to i before it, Σ 4·L·i·h ≈ 2·L·P²·h for attention.
 Seconds prefill_time(const ServedModel& m, const ServingEfficiency& e, const ReplicaShape& r, double prompt) {
-  const Flops work(prompt * 2.0 * m.active() + 2.0 * m.layers * prompt * prompt * m.hidden);
+  const Flops work(prompt * 2.0 * m.active() + 2.0 * m.layers * prompt * prompt * m.attention_width());
   return work / achieved_rate(e, r, m) + tensor_parallel_time(m, r, prompt);
 }
 
 // Continuous batching (Yu et al. 2022, Orca; vLLM): a sequence leaves when
 // done and a new one joins, so over the O steps one request takes, the
 // replica also runs the prompts of `batch` newcomers. A cycle of O steps and
-// B prompts serves B requests; a token's wait is that cycle over O. A new
+// B prompts serves B requests. A new
 // request waits for the step in flight, then its own prompt; time queued for
 // a free slot is left to the headroom (peak_load), not modelled.
 ReplicaRun replica_at(const ServedModel& m, const Traffic& t, const ServingEfficiency& e, const ReplicaShape& r,
@@ -131,7 +144,9 @@ ReplicaRun replica_at(const ServedModel& m, const Traffic& t, const ServingEffic
   run.decode_step = decode_step_time(m, e, r, batch, context, &run.decode_memory_bound);
   run.prefill = prefill_time(m, e, r, t.prompt_tokens);
   const Seconds cycle = run.decode_step * t.output_tokens + run.prefill * batch;
-  run.time_per_output_token = cycle / t.output_tokens;
+  // Between two of its tokens a request waits a step and its share of the
+  // other B − 1 newcomers' prompts (its own came before its first token).
+  run.time_per_output_token = run.decode_step + run.prefill * ((batch - 1) / t.output_tokens);
   run.time_to_first_token = run.prefill + run.decode_step;
   run.requests_per_second = batch / cycle.count();
   run.output_tokens_per_second = run.requests_per_second * t.output_tokens;
@@ -141,8 +156,9 @@ ReplicaRun replica_at(const ServedModel& m, const Traffic& t, const ServingEffic
 
 namespace {
 
-BatchLimit missed(const ReplicaRun& r, const ServiceTargets& s) {
-  if (r.time_per_output_token > s.time_per_output_token) return BatchLimit::kTimePerToken;
+// A reply of one token has no time between tokens: only its first counts.
+BatchLimit missed(const ReplicaRun& r, const ServiceTargets& s, const Traffic& t) {
+  if (t.output_tokens > 1 && r.time_per_output_token > s.time_per_output_token) return BatchLimit::kTimePerToken;
   if (r.time_to_first_token > s.time_to_first_token) return BatchLimit::kTimeToFirstToken;
   return BatchLimit::kNone;
 }
@@ -155,19 +171,19 @@ ReplicaRun size_replica(const ServedModel& m, const Traffic& t, const ServiceTar
                         const ReplicaShape& r) {
   ReplicaRun one = replica_at(m, t, e, r, 1);
   if (!one.fits) return one;
-  if (const BatchLimit l = missed(one, s); l != BatchLimit::kNone) {
+  if (const BatchLimit l = missed(one, s, t); l != BatchLimit::kNone) {
     one.limit = l;
     return one;
   }
   int lo = 1, hi = one.max_batch;  // lo meets the targets
   while (lo < hi) {
     const int mid = lo + (hi - lo + 1) / 2;
-    if (missed(replica_at(m, t, e, r, mid), s) == BatchLimit::kNone) lo = mid;
+    if (missed(replica_at(m, t, e, r, mid), s, t) == BatchLimit::kNone) lo = mid;
     else hi = mid - 1;
   }
   ReplicaRun best = replica_at(m, t, e, r, lo);
   best.meets_targets = true;
-  best.limit = lo == best.max_batch ? BatchLimit::kMemory : missed(replica_at(m, t, e, r, lo + 1), s);
+  best.limit = lo == best.max_batch ? BatchLimit::kMemory : missed(replica_at(m, t, e, r, lo + 1), s, t);
   return best;
 }
 

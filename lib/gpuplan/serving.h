@@ -26,16 +26,30 @@ struct ServedModel {
   double parameters = 0;         ///< every weight (a mixture of experts: all experts): what memory holds
   double active_parameters = 0;  ///< what one token passes through (FLOPs); 0 = dense
   int layers = 0;
-  int hidden = 0;    ///< the model width (heads × head_dim)
-  int heads = 0;     ///< query heads
-  int kv_heads = 0;  ///< key/value heads (grouped-query attention); 0 = heads
+  int hidden = 0;             ///< the model width (the residual stream; tensor-parallel all-reduces carry it)
+  int heads = 0;              ///< query heads
+  int kv_heads = 0;           ///< key/value heads (grouped-query attention); 0 = heads
+  int head_size = 0;          ///< per head; 0 = hidden ÷ heads (Qwen3, Gemma, gpt-oss set their own)
+  int experts = 0;            ///< MoE: routed experts per layer; 0 = dense, or not stated
+  int experts_per_token = 0;  ///< MoE: top-k
   Storage weights = Storage::kBf16;
   Storage kv_cache = Storage::kBf16;
 
   double active() const { return active_parameters > 0 ? active_parameters : parameters; }
   int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
-  double head_dim() const { return heads > 0 ? static_cast<double>(hidden) / heads : 0; }
+  double head_dim() const {
+    if (head_size > 0) return head_size;
+    return heads > 0 ? static_cast<double>(hidden) / heads : 0;
+  }
+  /// The width attention works in: heads × head size.
+  double attention_width() const { return heads * head_dim(); }
 };
+
+/// Weights one decode step of `batch` sequences reads. Dense: all of them. A
+/// mixture of experts with experts and top-k stated: the shared part, and the
+/// routed experts the batch's tokens reach, E·(1 − (1 − k/E)^batch) of them
+/// a layer on average (routing taken as uniform); without them, all experts.
+Bytes weights_read(const ServedModel& m, int batch);
 
 /// Keys and values one token leaves in the cache: 2 · layers · kv_heads · head_dim · bytes.
 Bytes kv_bytes_per_token(const ServedModel& m);

@@ -103,7 +103,7 @@ constexpr F kModel[] = {
      .range = {1, 1 << 20},
      .derive = &built_in_whole<kLlamaHidden>,
      .missing = "is required: attention FLOPs and tensor-parallel traffic grow with it (config.json: hidden_size)",
-     .label = "model width (heads × head size)"},
+     .label = "model width, the residual stream (config.json: hidden_size)"},
     {.key = "heads",
      .kind = K::kWhole,
      .at = model<&ServedModel::heads>,
@@ -119,6 +119,21 @@ constexpr F kModel[] = {
      .missing = "is required: the KV cache is 2·layers·kv_heads·head size bytes a token, and grouped-query "
                 "attention makes it several times smaller (config.json: num_key_value_heads; = heads without GQA)",
      .label = "key/value heads (grouped-query attention)"},
+    {.key = "head_size",
+     .kind = K::kWhole,
+     .at = model<&ServedModel::head_size>,
+     .range = {0, 4096},
+     .label = "per attention head; absent or 0: hidden ÷ heads (config.json: head_dim, where a model sets its own)"},
+    {.key = "experts",
+     .kind = K::kWhole,
+     .at = model<&ServedModel::experts>,
+     .range = {0, 65536},
+     .label = "MoE: routed experts a layer (with experts_per_token: a small batch reads only the experts it reaches)"},
+    {.key = "experts_per_token",
+     .kind = K::kWhole,
+     .at = model<&ServedModel::experts_per_token>,
+     .range = {0, 1024},
+     .label = "MoE: routed experts each token goes to (top-k)"},
     {.key = "weights",
      .kind = K::kChoice,
      .at = model<&ServedModel::weights>,
@@ -276,6 +291,14 @@ void check_model(const ServedModel& m, const Report& report) {
   if (m.kv_heads > 0 && m.heads > 0 && (m.kv_heads > m.heads || m.heads % m.kv_heads != 0))
     report("model.kv_heads",
            fmt::format("{} must divide the {} query heads (grouped-query attention)", m.kv_heads, m.heads));
+  if ((m.experts > 0) != (m.experts_per_token > 0))
+    report(m.experts > 0 ? "model.experts_per_token" : "model.experts",
+           "a mixture of experts needs experts and experts_per_token together (or neither)");
+  else if (m.experts > 0 && m.experts_per_token >= m.experts)
+    report("model.experts_per_token",
+           fmt::format("{} is not fewer than the {} experts", m.experts_per_token, m.experts));
+  else if (m.experts > 0 && m.active_parameters <= 0)
+    report("model.active_parameters", "is required with experts: the parameters a token passes through");
   if (m.active_parameters > 0 && m.active_parameters >= m.parameters)
     report("model.active_parameters", fmt::format("{} is not fewer than model.parameters ({})",
                                                   count_text(m.active_parameters), count_text(m.parameters)));

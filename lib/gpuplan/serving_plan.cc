@@ -22,7 +22,7 @@ bool same_id(std::string_view a, std::string_view b) { return a == b; }
 
 bool gpu_considered(const Serving& s, const Gpu& g) { return wanted(s.gpus, g.id, &gpu_matches); }
 
-bool card_can_serve(const Gpu& g) { return g.memory_bandwidth && mfu_peak_tflops(g, Precision::kBf16) > 0; }
+bool card_can_serve(const Gpu& g) { return g.memory_bandwidth && serving_peak_tflops(g, Storage::kBf16) > 0; }
 
 ReplicaPlan best_replica(const Serving& s, const Gpu& g, int per_instance, const InstanceShape& inst) {
   std::optional<ReplicaPlan> best, missing;

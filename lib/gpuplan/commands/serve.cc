@@ -88,26 +88,17 @@ Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t, const 
     const ReplicaPlan& z = r.sized;
     const ReplicaRun& run = z.run;
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };
-    tb.add_row({r.gpu->id,
-                whole(z.shape.tp),
-                z.shape.link_name,
-                run.weights_per_gpu.value() / kGB,
-                run.kv_capacity.value() / kGB,
-                whole(run.max_batch),
-                run.fits ? whole(run.batch) : Cell{},
+    const auto fit = [&](Cell c) { return run.fits ? std::move(c) : Cell{}; };
+    tb.add_row({r.gpu->id, whole(z.shape.tp), z.shape.link_name, run.weights_per_gpu.value() / kGB,
+                run.kv_capacity.value() / kGB, whole(run.max_batch), run.fits ? whole(run.batch) : Cell{},
                 run.fits ? Cell{std::string(to_string(run.limit))} : Cell{},
-                run.prefill.count(),
-                run.decode_step.count() * 1e3,
-                std::string(run.decode_memory_bound ? "memory" : "compute"),
-                run.time_to_first_token.count(),
-                run.time_per_output_token.count() * 1e3,
-                run.output_tokens_per_second,
-                run.requests_per_second,
-                if_met(z, whole(z.replicas)),
-                if_met(z, whole(static_cast<long long>(z.replicas) * z.shape.tp)),
-                if_met(z, busy_share(z, traffic)),
-                run.meets_targets,
-                why_not(z, t)});
+                // A replica that does not fit has no speed to show.
+                fit(Cell{run.prefill.count()}), fit(Cell{run.decode_step.count() * 1e3}),
+                fit(Cell{std::string(run.decode_memory_bound ? "memory" : "compute")}),
+                fit(Cell{run.time_to_first_token.count()}), fit(Cell{run.time_per_output_token.count() * 1e3}),
+                fit(Cell{run.output_tokens_per_second}), fit(Cell{run.requests_per_second}),
+                if_met(z, whole(z.replicas)), if_met(z, whole(static_cast<long long>(z.replicas) * z.shape.tp)),
+                if_met(z, busy_share(z, traffic)), run.meets_targets, why_not(z, t)});
   }
   return tb;
 }
@@ -124,6 +115,7 @@ struct CostRow {
   std::optional<double> api_break_even{};  ///< requests/s on average from which this beats the API
   std::string as_of{}, note{};
   std::optional<AvailabilityCaveat> caveat{};  ///< not plainly available in the market (export controls)
+  std::string stale{};                         ///< "stale price (as_of …)" or "undated price …"; "" = fresh
 };
 
 void add_caveat(CostRow& r, std::optional<AvailabilityCaveat> c) {
@@ -195,8 +187,15 @@ std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx
   for (const RentalQuote& q : rental_quotes(ctx.catalog(), fx, s)) {
     const Offer& o = *q.offer;
     CostRow r{o.id, o.provider, o.region, o.gpu, std::string(to_string(q.mode)), o.gpus, q.price, q.plan};
-    r.as_of = format_date(o.price(q.mode)->provenance.as_of);
+    const Provenance& priced = o.price(q.mode)->provenance;
+    r.as_of = format_date(priced.as_of);
     r.note = why_not(q.plan, s.targets);
+    // A stale price is flagged wherever it is used, not only by `prices`.
+    if (is_stale(priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after))) {
+      r.stale = priced.as_of ? fmt::format("stale price (as_of {})", format_date(priced.as_of))
+                             : std::string("undated price (as_of unknown)");
+      r.note = r.stale + (r.note.empty() ? "" : "; " + r.note);
+    }
     add_caveat(r, rental_caveat(ctx.catalog(), "rent", o.id, s.market));
     price_rental(r, s, q);
     rows.push_back(std::move(r));
@@ -319,9 +318,11 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
   const CostRow* own = cheapest(rows, true);
   if (rent)
     rep.notes.push_back(fmt::format(
-        "Cheapest rental: {} {} ({}), {} instance(s) of {} {}: {} a month, {} a million tokens at the average load.",
+        "Cheapest rental: {} {} ({}), {} instance(s) of {} {}: {} a month, {} a million tokens at the average "
+        "load{}.",
         rent->option, rent->mode, rent->provider, rent->sized.instances, rent->gpus_per_instance, rent->gpu,
-        money_text(*rent->monthly, 0), money_text(*rent->per_million, 2)));
+        money_text(*rent->monthly, 0), money_text(*rent->per_million, 2),
+        rent->stale.empty() ? "" : "; its " + rent->stale + ": confirm it before relying on it"));
   else rep.notes.push_back("No rental offer of the search meets the targets.");
   if (own)
     rep.notes.push_back(fmt::format("Cheapest to own: {} card(s) of {}: {} a month ({}).", own->gpus_per_instance,
@@ -345,15 +346,27 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
       "API{}: {} a month at the average load ({} a million prompt tokens, {} a million "
       "output tokens).",
       s.api.name.empty() ? "" : " (" + s.api.name + ")", money_text(api, 0), money_text(in, 2), money_text(out, 2)));
+  const double api_per_rps =
+      (in.units() * t.prompt_tokens + out.units() * t.output_tokens) / 1e6 * kHoursPerMonth * 3600;
   for (const CostRow* r : {rent, own}) {
     if (!r) continue;
-    const std::string what = r->mode == "own" ? "Owning " + r->gpu : "Renting " + r->option;
-    rep.notes.push_back(
-        r->api_break_even
-            ? fmt::format("{} beats the API from {:.3g} requests/s on average ({} a month).", what, *r->api_break_even,
-                          money_text(r->monthly->scaled(1.0 / (r->mode == "own" ? 1 : r->sized.instances)), 0))
-            : fmt::format("{} does not beat the API at any load: full, it costs {} a million output tokens.", what,
-                          money_text(*r->per_million_output, 2)));
+    const bool owned = r->mode == "own";
+    const std::string what = owned ? fmt::format("Owning {} {}", r->gpus_per_instance, r->gpu) : "Renting " + r->option;
+    const Money unit = r->monthly->scaled(1.0 / (owned ? 1 : r->sized.instances));
+    const double cap = average_capacity(*r, s);
+    if (r->api_break_even) {
+      rep.notes.push_back(fmt::format("{} beats the API from {:.3g} requests/s on average ({} a month).", what,
+                                      *r->api_break_even, money_text(unit, 0)));
+      continue;
+    }
+    // No crossing within what it carries. A rental's instances cost in proportion, so none at any load; owned
+    // cards share a server's costs, so more of them (at a higher load) may still cross.
+    rep.notes.push_back(fmt::format(
+        "{} does not beat the API up to what {} carry ({:.3g} requests/s on average): the API costs {:.0f} {} a "
+        "month there, against {}{}.",
+        what, owned ? "the cards" : "an instance's replicas", cap, api_per_rps * cap, unit.currency().code(),
+        money_text(unit, 0),
+        owned ? "; at a higher load more cards share a server's costs: rerun at that load" : ", nor at any load"));
   }
   (void)fx;
 }
