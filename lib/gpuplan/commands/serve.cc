@@ -346,8 +346,6 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
       "API{}: {} a month at the average load ({} a million prompt tokens, {} a million "
       "output tokens).",
       s.api.name.empty() ? "" : " (" + s.api.name + ")", money_text(api, 0), money_text(in, 2), money_text(out, 2)));
-  const double api_per_rps =
-      (in.units() * t.prompt_tokens + out.units() * t.output_tokens) / 1e6 * kHoursPerMonth * 3600;
   for (const CostRow* r : {rent, own}) {
     if (!r) continue;
     const bool owned = r->mode == "own";
@@ -361,11 +359,12 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
     }
     // No crossing within what it carries. A rental's instances cost in proportion, so none at any load; owned
     // cards share a server's costs, so more of them (at a higher load) may still cross.
+    const double millions = cap * kHoursPerMonth * 3600 / 1e6;
+    const Money api_there = in.scaled(millions * t.prompt_tokens) + out.scaled(millions * t.output_tokens);
     rep.notes.push_back(fmt::format(
-        "{} does not beat the API up to what {} carry ({:.3g} requests/s on average): the API costs {:.0f} {} a "
-        "month there, against {}{}.",
-        what, owned ? "the cards" : "an instance's replicas", cap, api_per_rps * cap, unit.currency().code(),
-        money_text(unit, 0),
+        "{} does not beat the API up to what {} carry ({:.3g} requests/s on average): the API costs {} a month "
+        "there, against {}{}.",
+        what, owned ? "the cards" : "an instance's replicas", cap, money_text(api_there, 0), money_text(unit, 0),
         owned ? "; at a higher load more cards share a server's costs: rerun at that load" : ", nor at any load"));
   }
   (void)fx;
