@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <deque>
+#include <random>
 
 #include "gpuplan/commands/serve.h"
 #include "gpuplan/compare.h"
@@ -13,6 +14,7 @@
 #include "gpuplan/error.h"
 #include "gpuplan/serving.h"
 #include "gpuplan/serving_input.h"
+#include "gpuplan/serving_plan.h"
 
 using namespace gpuplan;
 
@@ -585,4 +587,33 @@ TEST_CASE("compare leaves buying out when the cards cannot carry training and se
   CHECK_FALSE(option(c, "buy").available);
   CHECK(c.cheapest != "buy");
   CHECK_THAT(c.recommendation, Catch::Matchers::Contains("buying is left out: training (100% of the month)"));
+}
+
+// A light load keeps a replica busy far more than load ÷ capacity: each
+// request holds it for its whole reply. Against a Monte Carlo of Poisson
+// arrivals, each holding the replica for W: the share of time it holds one.
+TEST_CASE("Busy share: the chance a replica holds a request, against a Monte Carlo") {
+  const Context ctx = fixture_context();
+  const Serving s = load_serving("", {"traffic.requests_per_second=0.05"}, ctx).serving;
+  const Gpu& g = *ctx.catalog().find_gpu("A800-80G");
+  const ReplicaShape shape{&g, 1};
+  const ReplicaRun run = size_replica(s.model, s.traffic, s.targets, s.efficiency, shape);
+  const ReplicaRun alone = replica_at(s.model, s.traffic, s.efficiency, shape, 1);
+  const double w = (alone.time_to_first_token + alone.decode_step * s.traffic.output_tokens).count();
+  std::mt19937_64 rng(7);
+  std::exponential_distribution<double> gap(0.05);
+  double t = 0, busy_until = 0, busy = 0;
+  const double horizon = 2e7;
+  while (t < horizon) {
+    t += gap(rng);
+    const double start = std::max(t, busy_until);
+    if (t + w > busy_until) {
+      busy += t + w - start;
+      busy_until = t + w;
+    }
+  }
+  const double simulated = busy / horizon;
+  CHECK(busy_share(s, shape, run, 1) == Approx(simulated).epsilon(0.02));
+  CHECK(busy_share(s, shape, run, 1) == Approx(1 - std::exp(-0.05 * w)));
+  CHECK(busy_share(s, shape, run, 1) > 0.05 / run.requests_per_second);  // far above load ÷ capacity
 }

@@ -22,6 +22,15 @@ bool same_id(std::string_view a, std::string_view b) { return a == b; }
 
 bool gpu_considered(const Serving& s, const Gpu& g) { return wanted(s.gpus, g.id, &gpu_matches); }
 
+double busy_share(const Serving& s, const ReplicaShape& shape, const ReplicaRun& run, int replicas) {
+  if (replicas <= 0 || !(run.requests_per_second > 0)) return 0;
+  const double load = s.traffic.requests_per_second / (replicas * run.requests_per_second);
+  const ReplicaRun alone = replica_at(s.model, s.traffic, s.efficiency, shape, 1);
+  const double w = (alone.time_to_first_token + alone.decode_step * s.traffic.output_tokens).count();
+  const double lambda = s.traffic.requests_per_second / replicas;
+  return std::min(1.0, std::max(load, 1.0 - std::exp(-lambda * w)));
+}
+
 bool card_can_serve(const Gpu& g) { return g.memory_bandwidth && serving_peak_tflops(g, Storage::kBf16) > 0; }
 
 ReplicaPlan best_replica(const Serving& s, const Gpu& g, int per_instance, const InstanceShape& inst) {
@@ -97,7 +106,7 @@ std::optional<OwnedServing> serve_on_owned(const Serving& s, const Gpu& g, int c
     if (!best || o.capacity_rps > best->capacity_rps) best = o;
   }
   if (!best) return std::nullopt;
-  best->busy_share = std::min(1.0, s.traffic.requests_per_second / best->capacity_rps);
+  best->busy_share = busy_share(s, best->plan.shape, best->plan.run, best->plan.replicas);
   best->carries_peak =
       s.traffic.requests_per_second * s.traffic.peak_to_average <= best->capacity_rps * s.efficiency.peak_load;
   return best;

@@ -24,6 +24,15 @@ bool card_can_serve(const Gpu& g);
 /// Whether serve.gpus (empty: every card) lets `g` in.
 bool gpu_considered(const Serving& s, const Gpu& g);
 
+/// The share of the month the cards of `replicas` replicas are busy (drawing
+/// their busy power) at the day's average load. A replica works whenever it
+/// holds a request, so at a light load it is busy far more than load ÷
+/// capacity: with Poisson arrivals of λ a replica and requests that take W
+/// alone (first token + output × a batch-1 step), it holds one 1 − e^(−λW) of
+/// the time (the M/G/∞ queue's chance of being non-empty); never less than
+/// the load ÷ capacity, at most 1.
+double busy_share(const Serving& s, const ReplicaShape& shape, const ReplicaRun& run, int replicas);
+
 /// A replica shape at its batch, and what the busiest hour needs of it.
 struct ReplicaPlan {
   ReplicaShape shape{};
@@ -58,7 +67,7 @@ std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter
 struct OwnedServing {
   ReplicaPlan plan{};         ///< replicas: what the owned cards hold
   double capacity_rps = 0;    ///< requests/s the replicas carry, full
-  double busy_share = 0;      ///< average load ÷ capacity, at most 1
+  double busy_share = 0;      ///< of the month (busy_share)
   bool carries_peak = false;  ///< the busiest hour fits within peak_load of the capacity
 };
 std::optional<OwnedServing> serve_on_owned(const Serving& s, const Gpu& g, int cards, int per_server);

@@ -52,13 +52,7 @@ std::vector<GpuRow> gpu_rows(const Catalog& c, const Serving& s, std::vector<std
   return rows;
 }
 
-// The share of the month the replicas are busy at the day's average load
-// (compare's workload.serving gives owned cards the same share).
-double busy_share(const ReplicaPlan& z, const Traffic& t) {
-  return std::min(1.0, t.requests_per_second / (z.replicas * z.run.requests_per_second));
-}
-
-Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t, const Traffic& traffic) {
+Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t, const Serving& serving) {
   Table tb;
   tb.name = "replicas";
   tb.title =
@@ -98,7 +92,7 @@ Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t, const 
                 fit(Cell{run.time_to_first_token.count()}), fit(Cell{run.time_per_output_token.count() * 1e3}),
                 fit(Cell{run.output_tokens_per_second}), fit(Cell{run.requests_per_second}),
                 if_met(z, whole(z.replicas)), if_met(z, whole(static_cast<long long>(z.replicas) * z.shape.tp)),
-                if_met(z, busy_share(z, traffic)), run.meets_targets, why_not(z, t)});
+                if_met(z, busy_share(serving, z.shape, z.run, z.replicas)), run.meets_targets, why_not(z, t)});
   }
   return tb;
 }
@@ -214,7 +208,7 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   const ReplicaPlan& z = g.sized;
   if (!z.sized() || !find_purchase(ctx.catalog(), PurchaseKind::kCard, g.gpu->id, "")) return std::nullopt;
   const int cards = z.replicas * z.shape.tp;
-  const double busy = busy_share(z, s.traffic);
+  const double busy = busy_share(s, z.shape, z.run, z.replicas);
   std::vector<std::string> sets = {"region=" + s.market, "buy.gpu=" + g.gpu->id, fmt::format("buy.cards={}", cards),
                                    fmt::format("workload.gpus={}", cards),
                                    fmt::format("workload.utilisation={:.6f}", busy)};
@@ -460,7 +454,7 @@ ServeOutcome serve_report(const Context& ctx, const ServeQuery& q) {
   rep.command = "serve";
   rep.currency = ctx.currency;
   rep.title = title(s);
-  rep.tables = {gpu_table(gpus, s.targets, s.traffic), cost_table(offers, ctx.currency)};
+  rep.tables = {gpu_table(gpus, s.targets, s), cost_table(offers, ctx.currency)};
   rep.xlsx = [wbd = workbook_data(rep.title, s, offers, ctx.currency)] { return serve_workbook(wbd); };
   rep.primary = 1;
   Json in = ctx.echo();
