@@ -1,5 +1,6 @@
 #include "gpuplan/serving_input.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -308,6 +309,20 @@ void check_model(const ServedModel& m, const Report& report) {
 constexpr std::string_view kShapeInPart =
     "; a model shape is given in part: give all of it, or none of it for the built-in Llama 2 7B";
 
+// Whether the catalog says anything about `market`: a card's or an offer's
+// status there, a purchase or operating record for it, a provider in it.
+bool catalog_knows(const Catalog& c, std::string_view market) {
+  const auto in = [&](const std::vector<MarketStatus>& v) { return status_in(v, market) != nullptr; };
+  return std::any_of(c.gpus.begin(), c.gpus.end(), [&](const Gpu& g) { return in(g.availability); }) ||
+         std::any_of(c.offers.begin(), c.offers.end(), [&](const Offer& o) { return in(o.availability); }) ||
+         std::any_of(c.purchases.begin(), c.purchases.end(),
+                     [&](const Purchase& p) { return id_equals(p.region, market) || in(p.availability); }) ||
+         std::any_of(c.operating.begin(), c.operating.end(),
+                     [&](const OperatingCost& o) { return id_equals(o.region, market); }) ||
+         std::any_of(c.providers.begin(), c.providers.end(),
+                     [&](const Provider& p) { return id_equals(p.country, market); });
+}
+
 // Valid but probably a missing suffix: said on stderr, the answer still computed.
 void warn_sizes(ResolvedServing& out) {
   const ServedModel& m = out.serving.model;
@@ -390,6 +405,11 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   if (out.serving.name.empty())
     out.serving.name = path.empty() ? "Llama 2 7B for about 200 staff (built-in defaults)" : path;
   warn_sizes(out);
+  if (!catalog_knows(ctx.catalog(), out.serving.market))
+    out.warnings.push_back(fmt::format(
+        "serve.market {}: the catalog states nothing for it (export controls, purchase prices, operating costs, "
+        "providers): none of that is applied, and owned cards are priced from other markets' records",
+        out.serving.market));
   out.defaults_used = std::move(notes.lines);
   out.inputs = echo(out, ctx.currency);
   return out;

@@ -96,7 +96,7 @@ std::vector<std::vector<std::string>> example_cases(const std::string& gpuplan) 
   for (const auto& e : fs::directory_iterator("examples"))
     if (e.path().extension() == ".yaml") files.push_back(e.path());
   std::sort(files.begin(), files.end());
-  for (const char* command : {"compare", "estimate", "plan", "sensitivity"})
+  for (const char* command : {"compare", "estimate", "plan", "sensitivity", "serve"})
     for (const fs::path& f : files) {
       const std::vector<std::string> c = {command, f.string()};
       std::vector<std::string> argv = {gpuplan};
