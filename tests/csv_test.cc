@@ -5,6 +5,7 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "gpuplan/commands/estimate.h"
 #include "gpuplan/commands/fit.h"
 #include "gpuplan/csv.h"
@@ -183,13 +184,7 @@ TEST_CASE("fit mfu: tokens per second × 6N over the cards' peak", "[fit]") {
 }
 
 namespace {
-Context fixture_context() {
-  GlobalOptions o;
-  o.today = "2026-12-02";
-  o.catalog_files = {GPUPLAN_TEST_DATA "/catalog-fixture.yaml"};
-  o.no_default_catalog = true;
-  return make_context(o);
-}
+using testing::fixture_context;
 }  // namespace
 
 TEST_CASE("fit mfu without a job: an fp8 run is counted against the bf16 peak (one basis)", "[fit]") {

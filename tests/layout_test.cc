@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "fixture.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/commands/estimate.h"
 #include "gpuplan/context.h"
@@ -15,13 +16,7 @@ using namespace gpuplan;
 
 namespace {
 
-Context fixture_context() {
-  GlobalOptions g;
-  g.today = "2026-12-02";
-  g.no_default_catalog = true;
-  g.catalog_files = {GPUPLAN_TEST_DATA "/catalog-fixture.yaml"};
-  return make_context(g);
-}
+using testing::fixture_context;
 
 const Gpu& gpu(const char* id) {
   const Gpu* g = builtin_catalog().find_gpu(id);

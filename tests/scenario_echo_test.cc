@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "fixture.h"
 #include "gpuplan/compare.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/scenario_fields.h"
@@ -14,13 +15,7 @@ using namespace gpuplan;
 
 namespace {
 
-Context fixture_context() {
-  GlobalOptions o;
-  o.today = "2026-12-02";
-  o.no_default_catalog = true;
-  o.catalog_files = {GPUPLAN_SOURCE_DIR "/tests/data/catalog-fixture.yaml"};
-  return make_context(o);
-}
+using testing::fixture_context;
 
 bool is_number(const Json& j) {
   const std::string t = j.dump_compact();

@@ -8,6 +8,7 @@
 #include <deque>
 #include <random>
 
+#include "fixture.h"
 #include "gpuplan/commands/serve.h"
 #include "gpuplan/compare.h"
 #include "gpuplan/scenario.h"
@@ -49,13 +50,7 @@ Traffic traffic() {
   return {.requests_per_second = 1, .prompt_tokens = 1000, .output_tokens = 300, .peak_to_average = 3};
 }
 
-Context fixture_context() {
-  GlobalOptions o;
-  o.today = "2026-12-02";
-  o.no_default_catalog = true;
-  o.catalog_files = {GPUPLAN_SOURCE_DIR "/tests/data/catalog-fixture.yaml"};
-  return make_context(o);
-}
+using testing::fixture_context;
 
 }  // namespace
 
