@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <deque>
+#include <map>
+#include <memory>
 #include <random>
 
 #include "fixture.h"
@@ -282,18 +284,41 @@ TEST_CASE("serve: cost per million output tokens at capacity is the hourly price
 
 TEST_CASE("serve: a price up never lowers a row's monthly cost; more traffic never lowers it") {
   const Context ctx = fixture_context();
-  const auto monthly_of = [&](const std::vector<std::string>& sets) {
+  const auto monthly_of = [](const Context& c, const std::vector<std::string>& sets) {
     std::map<std::string, double> out;
-    const ServeOutcome o = serve_report(ctx, {"", sets});
-    for (const auto& row : o.report.tables.at(1).rows)
-      if (std::holds_alternative<Money>(row[11]))
-        out[std::get<std::string>(row[0]) + std::get<std::string>(row[5])] = std::get<Money>(row[11]).units();
+    const ServeOutcome o = serve_report(c, {"", sets});
+    const Table& t = o.report.tables.at(1);
+    const auto col = [&](std::string_view key) {
+      for (std::size_t i = 0; i < t.columns.size(); ++i)
+        if (t.columns[i].key == key) return i;
+      throw std::logic_error("no column");
+    };
+    for (const auto& row : t.rows)
+      if (const auto* m = std::get_if<Money>(&row[col("monthly")]))
+        out[std::get<std::string>(row[col("offer")]) + " " + std::get<std::string>(row[col("mode")])] = m->units();
     return out;
   };
-  const auto base = monthly_of({});
-  const auto busier = monthly_of({"traffic.requests_per_second=3"});
-  for (const auto& [k, v] : base)
-    if (busier.contains(k)) CHECK(busier.at(k) >= v);
+  const auto base = monthly_of(ctx, {});
+  REQUIRE(base.size() > 5);
+  const auto compare_rows = [&](const std::map<std::string, double>& higher) {
+    int compared = 0;
+    for (const auto& [k, v] : base)
+      if (higher.contains(k)) {
+        INFO(k);
+        CHECK(higher.at(k) >= v - 1e-6);
+        ++compared;
+      }
+    CHECK(compared > 5);
+  };
+  compare_rows(monthly_of(ctx, {"traffic.requests_per_second=3"}));
+  // Every rental price 10% up (owned rows pay the cheapest rental while their cards are on the way).
+  Context dearer = ctx;
+  auto catalog = std::make_shared<Catalog>(ctx.catalog());
+  for (Offer& o : catalog->offers)
+    for (auto* p : {&o.hourly, &o.monthly})
+      if (*p) (*p)->amount = (*p)->amount.scaled(1.1);
+  dearer.catalog_ptr = catalog;
+  compare_rows(monthly_of(dearer, {}));
 }
 
 TEST_CASE("serve file: a shape given in part is an error naming the field, never the built-in model's rest") {

@@ -412,6 +412,8 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
         out.serving.market));
   out.defaults_used = std::move(notes.lines);
   out.inputs = echo(out, ctx.currency);
+  out.fx_notes = fx.notes();
+  out.fx_used = fx.used_json();
   return out;
 }
 

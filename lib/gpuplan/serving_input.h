@@ -41,6 +41,8 @@ struct ResolvedServing {
   std::vector<std::string> defaults_used{};
   std::vector<std::string> warnings{};
   Json inputs{};
+  std::vector<std::string> fx_notes{};  ///< rates applied to the file's amounts (an API price in USD)
+  Json fx_used{};                       ///< the same as JSON
 };
 
 /// Every section, in reading order: "" (the top level), model, traffic, targets, serve.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuplan/efficiency.h"
 #include "gpuplan/compare.h"
@@ -264,14 +265,15 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
                 {"gpus_per_instance", "GPUs/inst"},
                 {"mode", "mode"},
                 {"price", "price", -1, false},
+                {"per", "per", 0, false},
                 {"tp", "TP"},
                 {"batch", "batch", 0, true, true},
                 {"replicas", "replicas", 0, true, true},
                 {"instances", "instances", 0, true, true},
-                {"monthly", fmt::format("{}/month", cur.code()), 0, true, true},
+                {"monthly", fmt::format("{}/month", cur.code()), 2, true, true},
                 {"per_million_tokens", fmt::format("{}/M tok", cur.code()), 2, true, true},
                 {"per_million_output_tokens_at_capacity", fmt::format("{}/M out@cap", cur.code()), 2, true, true},
-                {"api_break_even_rps", "API break-even req/s", 3, false, true},
+                {"api_break_even_rps", "API break-even req/s", -3, false, true},
                 {"as_of", "as_of", 0, false},
                 {"note", "note", 0, false}};
   for (const CostRow& r : rows) {
@@ -279,7 +281,8 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };
     const auto money = [](const std::optional<Money>& m) { return m ? Cell{*m} : Cell{}; };
     tb.add_row({r.option, r.provider.empty() ? Cell{} : Cell{r.provider}, r.region, r.gpu, whole(r.gpus_per_instance),
-                r.mode, money(r.price), whole(z.shape.tp), if_met(z, whole(z.run.batch)), if_met(z, whole(z.replicas)),
+                r.mode, money(r.price), r.price ? Cell{std::string(r.mode == "monthly" ? "month" : "hour")} : Cell{},
+                whole(z.shape.tp), if_met(z, whole(z.run.batch)), if_met(z, whole(z.replicas)),
                 if_met(z, whole(z.instances)), money(r.monthly), money(r.per_million), money(r.per_million_output),
                 r.api_break_even ? Cell{*r.api_break_even} : Cell{}, r.as_of.empty() ? Cell{} : Cell{r.as_of}, r.note});
   }
@@ -365,7 +368,8 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
 }
 
 void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostRow>& rows,
-                 const std::vector<std::string>& left_out, const Context& ctx, const CurrencyConverter& fx) {
+                 const std::vector<std::string>& left_out, const std::vector<std::string>& no_card, const Context& ctx,
+                 const CurrencyConverter& fx) {
   const ServedModel& m = rs.serving.model;
   decision_notes(rep, rs.serving, rows, fx);
   rep.notes.push_back(fmt::format(
@@ -390,7 +394,13 @@ void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostR
     rep.notes.push_back(fmt::format("Left out: {} (no memory bandwidth or bf16 rate in the catalog).", ids));
   }
   rep.notes.push_back(fmt::format("Serving: {}. {}", rs.source, ctx.catalog_note()));
-  for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
+  // Rates used for the file's amounts (an API price in USD) and for the catalog's prices, each once.
+  for (const std::vector<std::string>& notes : {rs.fx_notes, fx.notes()})
+    for (const std::string& n : notes)
+      if (std::find(rep.notes.begin(), rep.notes.end(), n) == rep.notes.end()) rep.notes.push_back(n);
+  if (!no_card.empty())
+    rep.notes.push_back(fmt::format("Not owned: {} (no card price in the catalog for compare's buy option).",
+                                    fmt::join(no_card, ", ")));
   add_defaults_notes(rep, rs.defaults_used);
 }
 
@@ -400,8 +410,9 @@ Json row_json(const CostRow* r) {
   j["offer"] = r->option;
   j["mode"] = r->mode;
   j["instances"] = r->sized.instances;
-  j["monthly"] = r->monthly->units();
-  j["per_million_tokens"] = r->per_million->units();
+  // As the offers table has them: to the currency's minor unit.
+  j["monthly"] = r->monthly->rounded().units();
+  j["per_million_tokens"] = r->per_million->rounded().units();
   j["api_break_even_rps"] = r->api_break_even ? Json(*r->api_break_even) : Json();
   return j;
 }
@@ -415,7 +426,16 @@ Json serve_extra(const ResolvedServing& rs, const std::vector<CostRow>& rows, co
   x["cheapest"] = row_json(rows.empty() || !rows.front().monthly ? nullptr : &rows.front());
   x["cheapest_rental"] = row_json(cheapest(rows, false));
   x["cheapest_owned"] = row_json(cheapest(rows, true));
-  x["fx_rates_used"] = fx.used_json();
+  Json rates = Json::array();
+  std::vector<std::string> seen;
+  for (const Json& used : {rs.fx_used, fx.used_json()})
+    if (const auto* a = used.as_array())
+      for (const Json& r : *a)
+        if (std::find(seen.begin(), seen.end(), r.dump_compact()) == seen.end()) {
+          seen.push_back(r.dump_compact());
+          rates.push_back(r);
+        }
+  x["fx_rates_used"] = std::move(rates);
   return x;
 }
 
@@ -462,7 +482,11 @@ ServeOutcome serve_report(const Context& ctx, const ServeQuery& q) {
   rep.inputs = std::move(in);
   rep.extra = serve_extra(rs, offers, fx);
   rep.warnings = rs.warnings;
-  serve_notes(rep, rs, offers, left_out, ctx, fx);
+  std::vector<std::string> no_card;  // cards that meet the targets but cannot be priced to own
+  for (const GpuRow& g : gpus)
+    if (g.sized.sized() && !find_purchase(ctx.catalog(), PurchaseKind::kCard, g.gpu->id, ""))
+      no_card.push_back(g.gpu->id);
+  serve_notes(rep, rs, offers, left_out, no_card, ctx, fx);
   out.feasible = std::any_of(gpus.begin(), gpus.end(), [](const GpuRow& g) { return g.sized.sized(); });
   return out;
 }
