@@ -350,7 +350,9 @@ TEST_CASE("serve file: shapes a transformer cannot have are refused") {
     }
     return std::string("accepted");
   };
-  CHECK(problem({"model.heads=30", "model.kv_heads=30"}) == "model.hidden: 4096 is not a multiple of the 30 heads");
+  CHECK_THAT(problem({"model.heads=30", "model.kv_heads=30"}),
+             Catch::Matchers::StartsWith("model.hidden: 4096 is not a multiple of the 30 heads"));
+  CHECK(problem({"model.heads=30", "model.kv_heads=30", "model.head_size=128"}) == "accepted");
   CHECK_THAT(problem({"model.heads=32", "model.kv_heads=5"}),
              Catch::Matchers::StartsWith("model.kv_heads: 5 must divide"));
   CHECK_THAT(problem({"model.heads=32", "model.kv_heads=8", "model.active_parameters=9B"}),
@@ -636,4 +638,30 @@ TEST_CASE("Busy share: the chance a replica holds a request, against a Monte Car
   CHECK(busy_share(s, shape, run, 1) == Approx(simulated).epsilon(0.02));
   CHECK(busy_share(s, shape, run, 1) == Approx(1 - std::exp(-0.05 * w)));
   CHECK(busy_share(s, shape, run, 1) > 0.05 / run.requests_per_second);  // far above load ÷ capacity
+}
+
+TEST_CASE("Latent attention caches one latent a layer: DeepSeek-V3") {
+  ServedModel m;
+  m.layers = 61;
+  m.hidden = 7168;
+  m.heads = 128;
+  m.kv_heads = 128;
+  m.latent_cache = 576;  // kv_lora_rank 512 + qk_rope_head_dim 64 (its config.json)
+  // 61 × 576 × 2 bytes = 70,272 bytes a token; keys and values per head would be
+  // 2 × 61 × 128 × 56 × 2 = 1,748,992, about 25× more.
+  CHECK(kv_bytes_per_token(m).value() == Approx(70272));
+  m.kv_cache = Storage::kFp8;
+  CHECK(kv_bytes_per_token(m).value() == Approx(35136));
+}
+
+TEST_CASE("serve file: a request longer than the model's context is refused at its place") {
+  const Context ctx = fixture_context();
+  try {
+    load_serving("", {"model.context_length=4096", "traffic.prompt_tokens=4000"}, ctx);
+    FAIL("accepted");
+  } catch (const InputErrors& e) {
+    CHECK(e.problems().at(0).field() == "traffic.prompt_tokens");
+    CHECK_THAT(std::string(e.problems().at(0).message()), Catch::Matchers::Contains("4000 prompt + 300 output"));
+  }
+  CHECK_NOTHROW(load_serving("", {"model.context_length=4096", "traffic.prompt_tokens=3796"}, ctx));
 }

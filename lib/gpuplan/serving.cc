@@ -56,6 +56,8 @@ std::string_view to_string(BatchLimit l) {
 // 2022, "Efficiently Scaling Transformer Inference", §2; with grouped-query
 // attention only the kv_heads are cached, Ainslie et al. 2023).
 Bytes kv_bytes_per_token(const ServedModel& m) {
+  // MLA caches one compressed latent a layer (DeepSeek-V2, Liu et al. 2024, §2.1.2: d_c + d_h^R per token and layer).
+  if (m.latent_cache > 0) return Bytes(1.0 * m.layers * m.latent_cache * bytes_per_value(m.kv_cache));
   return Bytes(2.0 * m.layers * m.kv_head_count() * m.head_dim() * bytes_per_value(m.kv_cache));
 }
 

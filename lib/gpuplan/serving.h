@@ -26,10 +26,15 @@ struct ServedModel {
   double parameters = 0;         ///< every weight (a mixture of experts: all experts): what memory holds
   double active_parameters = 0;  ///< what one token passes through (FLOPs); 0 = dense
   int layers = 0;
-  int hidden = 0;             ///< the model width (the residual stream; tensor-parallel all-reduces carry it)
-  int heads = 0;              ///< query heads
-  int kv_heads = 0;           ///< key/value heads (grouped-query attention); 0 = heads
-  int head_size = 0;          ///< per head; 0 = hidden ÷ heads (Qwen3, Gemma, gpt-oss set their own)
+  int hidden = 0;     ///< the model width (the residual stream; tensor-parallel all-reduces carry it)
+  int heads = 0;      ///< query heads
+  int kv_heads = 0;   ///< key/value heads (grouped-query attention); 0 = heads
+  int head_size = 0;  ///< per head; 0 = hidden ÷ heads (Qwen3, Gemma, gpt-oss set their own)
+  /// Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the width of the
+  /// one latent vector a layer caches per token (kv_lora_rank + qk_rope_head_dim,
+  /// 512 + 64 = 576 for DeepSeek-V3) instead of keys and values per head; 0 = none.
+  int latent_cache = 0;
+  double context_length = 0;  ///< the most tokens a request may hold; 0 = not stated
   int experts = 0;            ///< MoE: routed experts per layer; 0 = dense, or not stated
   int experts_per_token = 0;  ///< MoE: top-k
   Storage weights = Storage::kBf16;
@@ -51,7 +56,8 @@ struct ServedModel {
 /// a layer on average (routing taken as uniform); without them, all experts.
 Bytes weights_read(const ServedModel& m, int batch);
 
-/// Keys and values one token leaves in the cache: 2 · layers · kv_heads · head_dim · bytes.
+/// Keys and values one token leaves in the cache: 2 · layers · kv_heads · head_dim · bytes;
+/// with latent attention, layers · latent_cache · bytes.
 Bytes kv_bytes_per_token(const ServedModel& m);
 /// Every weight, as stored.
 Bytes weight_bytes(const ServedModel& m);

@@ -43,7 +43,8 @@ std::optional<Fallback> built_in(const ResolvedServing& r, const FieldContext&) 
   const double v = parse_count(Text);
   return Fallback{v, std::string(Text), std::string(kBuiltInModel)};
 }
-constexpr std::string_view kLlamaParameters = "6.74B", kLlamaLayers = "32", kLlamaHidden = "4096", kLlamaHeads = "32";
+constexpr std::string_view kLlamaParameters = "6.74B", kLlamaLayers = "32", kLlamaHidden = "4096", kLlamaHeads = "32",
+                           kLlamaContext = "4096";
 template <std::string_view const& Text>
 std::optional<Fallback> built_in_whole(const ResolvedServing& r, const FieldContext& c) {
   auto f = built_in<Text>(r, c);
@@ -125,6 +126,18 @@ constexpr F kModel[] = {
      .at = model<&ServedModel::head_size>,
      .range = {0, 4096},
      .label = "per attention head; absent or 0: hidden ÷ heads (config.json: head_dim, where a model sets its own)"},
+    {.key = "latent_cache",
+     .kind = K::kWhole,
+     .at = model<&ServedModel::latent_cache>,
+     .range = {0, 1 << 20},
+     .label = "latent attention (DeepSeek-V2/V3): the cached latent's width a layer (config.json: kv_lora_rank + "
+              "qk_rope_head_dim); absent or 0: keys and values per KV head"},
+    {.key = "context_length",
+     .kind = K::kCount,
+     .at = model<&ServedModel::context_length>,
+     .range = {0, 1e9},
+     .derive = &built_in<kLlamaContext>,
+     .label = "the most tokens a request may hold (config.json: max_position_embeddings); absent or 0: not checked"},
     {.key = "experts",
      .kind = K::kWhole,
      .at = model<&ServedModel::experts>,
@@ -287,8 +300,10 @@ std::string count_text(double n) {
 
 // The shape must be one a transformer can have, and a mixture of experts smaller than the whole.
 void check_model(const ServedModel& m, const Report& report) {
-  if (m.heads > 0 && m.hidden % m.heads != 0)
-    report("model.hidden", fmt::format("{} is not a multiple of the {} heads", m.hidden, m.heads));
+  if (m.head_size == 0 && m.heads > 0 && m.hidden % m.heads != 0)
+    report("model.hidden", fmt::format("{} is not a multiple of the {} heads (give model.head_size when the model "
+                                       "sets its own)",
+                                       m.hidden, m.heads));
   if (m.kv_heads > 0 && m.heads > 0 && (m.kv_heads > m.heads || m.heads % m.kv_heads != 0))
     report("model.kv_heads",
            fmt::format("{} must divide the {} query heads (grouped-query attention)", m.kv_heads, m.heads));
@@ -377,7 +392,8 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
     // Any part of the shape given: the whole shape is the user's (`weights` alone keeps the built-in model).
     if (name == "model")
       for (std::size_t row = 0; row < given[i].size(); ++row)
-        out.model_given = out.model_given || (given[i][row] && kModel[row].kind != K::kChoice);
+        out.model_given =
+            out.model_given || (given[i][row] && kModel[row].kind != K::kChoice && kModel[row].key != "context_length");
     if (name == "serve" && ctx.catalog_ptr) {
       for (const auto& [kind, key, list] : {std::tuple{FilterKind::kGpu, "gpus", &out.serving.gpus},
                                             std::tuple{FilterKind::kProvider, "providers", &out.serving.providers},
@@ -398,6 +414,13 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
     for (const MissingField& m : apply_defaults(out, kSections[i], given[i], fctx, notes))
       report(m.field, kSections[i].name == "model" ? m.message + std::string(kShapeInPart) : m.message);
   if (diag.count() == 0) check_model(out.serving.model, report);
+  if (const ServedModel& m = out.serving.model; diag.count() == 0 && m.context_length > 0) {
+    const Traffic& t = out.serving.traffic;
+    if (t.prompt_tokens + t.output_tokens > m.context_length)
+      report("traffic.prompt_tokens", fmt::format("{:g} prompt + {:g} output tokens do not fit the model's context of "
+                                                  "{:g} (model.context_length)",
+                                                  t.prompt_tokens, t.output_tokens, m.context_length));
+  }
   if (out.serving.api.input_per_million.has_value() != out.serving.api.output_per_million.has_value())
     report(out.serving.api.input_per_million ? "api.output_price_per_million" : "api.input_price_per_million",
            "an API is priced by prompt and output tokens: give both prices");
