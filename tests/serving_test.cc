@@ -366,15 +366,21 @@ TEST_CASE("serve file: shapes a transformer cannot have are refused") {
 // unit its suffix names) changes nothing.
 TEST_CASE("serve echo: --set KEY=<echoed value> changes nothing") {
   const Context ctx = fixture_context();
-  const ResolvedServing base = load_serving("", {}, ctx);
+  // With the built-in day, and with a profile of its own (the peak then follows from it: 2.2018…).
+  const std::vector<std::string> given =
+      GENERATE(std::vector<std::string>{},
+               std::vector<std::string>{"traffic.daily_profile=1,1,1,1,1,1,2,4,8,10,10,8,6,8,10,10,8,6,4,3,2,2,1,1",
+                                        "traffic.requests_per_second=3", "serve.min_replicas=0"});
+  const ResolvedServing base = load_serving("", given, ctx);
   std::vector<std::string> sets;
   for (const Section<ResolvedServing>& s : serving_sections()) {
     if (s.name.empty()) continue;
     const Json* sec = base.inputs.find(std::string(s.name));
     REQUIRE(sec);
     for (const auto& [key, value] : *sec->as_object()) {
-      const std::string text = value.dump_compact();
-      if (value.is_null() || text.starts_with("[")) continue;
+      std::string text = value.dump_compact();
+      if (value.is_null() || text == "[]") continue;
+      if (text.starts_with("[")) text = "\"" + text.substr(1, text.size() - 2) + "\"";  // a list: comma-separated
       std::string k = key, unit;
       if (k.ends_with("_s")) {
         k.resize(k.size() - 2);
@@ -385,8 +391,10 @@ TEST_CASE("serve echo: --set KEY=<echoed value> changes nothing") {
     }
   }
   CHECK(sets.size() >= 15);
-  const ServeOutcome a = serve_report(ctx, {"", {}});
-  const ServeOutcome b = serve_report(ctx, {"", sets});
+  const ServeOutcome a = serve_report(ctx, {"", given});
+  std::vector<std::string> all = given;
+  all.insert(all.end(), sets.begin(), sets.end());
+  const ServeOutcome b = serve_report(ctx, {"", all});
   CHECK(render(a.report, Format::kCsv) == render(b.report, Format::kCsv));
   const Json ea = a.report.inputs, eb = b.report.inputs;
   for (const char* sec : {"model", "traffic", "targets", "serve"})
@@ -664,4 +672,108 @@ TEST_CASE("serve file: a request longer than the model's context is refused at i
     CHECK_THAT(std::string(e.problems().at(0).message()), Catch::Matchers::Contains("4000 prompt + 300 output"));
   }
   CHECK_NOTHROW(load_serving("", {"model.context_length=4096", "traffic.prompt_tokens=3796"}, ctx));
+}
+
+TEST_CASE("The day hour by hour: 24 ÷ p busy hours from 9:00 at p × the average, or the profile scaled to it") {
+  Traffic t = traffic();  // 1 request/s on average, peak 3
+  auto r = hourly_rates(t);
+  // 24 ÷ 3 = 8 busy hours, 9:00 to 16:00, at 3 requests/s; no requests the other 16.
+  for (int h = 0; h < 24; ++h) CHECK(r[static_cast<std::size_t>(h)] == Approx(h >= 9 && h < 17 ? 3.0 : 0.0));
+  // 24 ÷ 2.5 = 9.6: nine full hours at 2.5, the tenth (18:00) at 0.6 × 2.5 = 1.5.
+  t.peak_to_average = 2.5;
+  r = hourly_rates(t);
+  CHECK(r[17] == Approx(2.5));
+  CHECK(r[18] == Approx(1.5));
+  CHECK(r[19] == 0);
+  // 24: the whole day in the hour from 9:00.
+  t.peak_to_average = 24;
+  r = hourly_rates(t);
+  CHECK(r[9] == Approx(24));
+  CHECK(r[10] == 0);
+  // Any peak: the day's mean is the average, its busiest hour p × the average.
+  for (double p = 1; p <= 24; p += 0.37) {
+    t.peak_to_average = p;
+    r = hourly_rates(t);
+    double sum = 0, most = 0;
+    for (double x : r) {
+      sum += x;
+      most = std::max(most, x);
+    }
+    INFO(p);
+    CHECK(sum / 24 == Approx(t.requests_per_second));
+    CHECK(most == Approx(p * t.requests_per_second));
+  }
+  // A profile: 2 at midnight, 1 elsewhere (sum 25): 24 × 2 ÷ 25 = 1.92 at 0:00, 0.96 at the other hours.
+  t.daily_profile.assign(24, 1.0);
+  t.daily_profile[0] = 2;
+  r = hourly_rates(t);
+  CHECK(r[0] == Approx(1.92));
+  CHECK(r[5] == Approx(0.96));
+  // …and read from a file, the peak follows from it.
+  const ResolvedServing rs =
+      load_serving("", {"traffic.daily_profile=2,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"}, fixture_context());
+  CHECK(rs.serving.traffic.peak_to_average == Approx(1.92));
+}
+
+TEST_CASE("serve: hourly rentals follow the day; each hour's replicas counted by hand, at least min_replicas") {
+  const Context ctx = fixture_context();
+  const auto check = [&](int min_replicas) {
+    const ResolvedServing rs = load_serving(
+        "", {"serve.gpus=RTX4090", "traffic.requests_per_second=3", fmt::format("serve.min_replicas={}", min_replicas)},
+        ctx);
+    const Serving& s = rs.serving;
+    const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+    int checked = 0;
+    for (const RentalQuote& q : rental_quotes(ctx.catalog(), fx, s)) {
+      if (!q.monthly || q.offer->gpus != 1 || q.plan.shape.tp != 1) continue;
+      // Replicas an hour: the fewest n ≥ min_replicas with n × a replica's rate × 80% ≥ the hour's rate,
+      // counted up one by one (the model divides and rounds up). The default day: 8 hours at 9 requests/s.
+      const double cap = q.plan.run.requests_per_second * 0.8;
+      int busy = min_replicas;
+      while (busy * cap < 9 * (1 - 1e-12)) ++busy;
+      const int quiet = min_replicas;
+      INFO(q.offer->id << " " << to_string(q.mode));
+      CHECK(q.plan.replicas == std::max(1, busy));
+      const int expected_hours = q.mode == BillingMode::kHourly ? 8 * busy + 16 * quiet : 24 * q.plan.replicas;
+      CHECK(q.instance_hours() == expected_hours);
+      // Hourly: the price × instance-hours a day × 730 ÷ 24; monthly: the month's price × the busiest hour's.
+      const double month = q.mode == BillingMode::kHourly ? q.price.units() * expected_hours * 730.0 / 24
+                                                          : q.price.units() * q.plan.instances;
+      CHECK(q.monthly->units() == Approx(month).epsilon(1e-9));
+      // Following the day never costs more than running the busiest hour's instances all month.
+      if (q.mode == BillingMode::kHourly) CHECK(q.monthly->units() <= q.price.units() * 730 * q.plan.instances + 1e-6);
+      ++checked;
+    }
+    CHECK(checked >= 4);
+  };
+  check(1);
+  check(0);
+  check(3);
+}
+
+TEST_CASE("serve: more replicas kept up at quiet hours, or a busier day, never lowers an hourly row") {
+  const Context ctx = fixture_context();
+  const auto months = [&](const std::vector<std::string>& sets) {
+    std::map<std::string, double> out;
+    const ResolvedServing rs = load_serving("", sets, ctx);
+    const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+    for (const RentalQuote& q : rental_quotes(ctx.catalog(), fx, rs.serving))
+      if (q.monthly && q.mode == BillingMode::kHourly) out[q.offer->id] = q.monthly->units();
+    return out;
+  };
+  const std::string profile = "traffic.daily_profile=1,1,1,1,1,1,2,4,8,10,10,8,6,8,10,10,8,6,4,3,2,2,1,1";
+  std::map<std::string, double> last;
+  for (int n : {0, 1, 2, 5}) {
+    const auto now = months({profile, "traffic.requests_per_second=4", fmt::format("serve.min_replicas={}", n)});
+    REQUIRE(now.size() > 3);
+    for (const auto& [id, v] : last) CHECK(now.at(id) >= v - 1e-6);
+    last = now;
+  }
+  last.clear();
+  for (double rps : {0.5, 1.0, 2.0, 4.0, 8.0}) {
+    const auto now = months({profile, fmt::format("traffic.requests_per_second={}", rps)});
+    for (const auto& [id, v] : last)
+      if (now.contains(id)) CHECK(now.at(id) >= v - 1e-6);
+    last = now;
+  }
 }

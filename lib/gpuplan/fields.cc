@@ -135,6 +135,11 @@ Value parse_kind(ValueKind kind, const Range& r, std::span<const Choice> choices
       return t;
     case ValueKind::kList:
       return split_ids(t);
+    case ValueKind::kNumbers: {
+      std::vector<double> out;
+      for (const std::string& x : split_ids(t)) out.push_back(std::get<double>(parse_number_field(r, x)));
+      return out;
+    }
   }
   throw std::logic_error("parse_kind: unknown kind");
 }
@@ -179,7 +184,11 @@ Json echo_value(ValueKind kind, const Value& v, std::span<const Choice> choices,
         } else if constexpr (std::is_same_v<T, double>) return Json(x / echo.divisor);
         else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) return Json(x);
         else if constexpr (std::is_same_v<T, std::vector<std::string>>) return Json::strings(x);
-        else if constexpr (std::is_same_v<T, Money>)
+        else if constexpr (std::is_same_v<T, std::vector<double>>) {
+          Json a = Json::array();
+          for (double d : x) a.push_back(Json(d / echo.divisor));
+          return a;
+        } else if constexpr (std::is_same_v<T, Money>)
           return Json::money(x, echo.money_decimals == -2 ? currency.minor_digits() : echo.money_decimals);
         else if constexpr (std::is_same_v<T, Seconds>) return Json(x.count() / echo.divisor);
         else return Json(x.value() / echo.divisor);
@@ -201,6 +210,7 @@ Json value_schema(ValueKind kind, std::span<const Choice> choices, std::string_v
       type = "string";
       break;
     case ValueKind::kList:
+    case ValueKind::kNumbers:
       type = "array";
       break;
     default:
@@ -215,9 +225,9 @@ Json value_schema(ValueKind kind, std::span<const Choice> choices, std::string_v
   } else {
     s["type"] = type;
   }
-  if (kind == ValueKind::kList) {
+  if (kind == ValueKind::kList || kind == ValueKind::kNumbers) {
     Json items = Json::object();
-    items["type"] = "string";
+    items["type"] = kind == ValueKind::kList ? "string" : "number";
     s["items"] = std::move(items);
   }
   if (!choices.empty()) {

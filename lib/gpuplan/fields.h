@@ -44,11 +44,12 @@ enum class ValueKind {
   kBool,      ///< true or false
   kText,      ///< free text (an id, a name)
   kList,      ///< ids: a YAML list, or one text of comma-separated ids
+  kNumbers,   ///< plain numbers: a YAML list, or one text of comma-separated numbers (the range holds for each)
 };
 
 /// A field's value, in base units: shares 0–1, durations in seconds, money exact.
 using Value = std::variant<std::monostate, int, double, bool, std::string, Money, Seconds, Bytes, BytesPerSecond, Watts,
-                           std::vector<std::string>>;
+                           std::vector<std::string>, std::vector<double>>;
 
 /// Allowed values in base units; `open` excludes the bound itself.
 struct Range {

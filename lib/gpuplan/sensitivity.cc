@@ -76,6 +76,7 @@ std::string format_value(ValueKind kind, double v) {
     case ValueKind::kBool:
     case ValueKind::kText:
     case ValueKind::kList:
+    case ValueKind::kNumbers:
       return fmt::format("{:.4g}", v);
     case ValueKind::kFactor:
       return fmt::format("×{:.3g}", v);
@@ -105,6 +106,7 @@ std::string value_unit(ValueKind kind, Currency currency) {
     case ValueKind::kBool:
     case ValueKind::kText:
     case ValueKind::kList:
+    case ValueKind::kNumbers:
       return "number";
     case ValueKind::kFactor:
       return "factor";

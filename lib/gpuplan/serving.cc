@@ -189,12 +189,34 @@ ReplicaRun size_replica(const ServedModel& m, const Traffic& t, const ServiceTar
   return best;
 }
 
-std::optional<int> replicas_for(const Traffic& t, const ServingEfficiency& e, const ReplicaRun& r) {
+std::optional<int> replicas_at(double rate, const ServingEfficiency& e, const ReplicaRun& r, int floor) {
   if (!(r.requests_per_second > 0)) return std::nullopt;
-  const double peak = t.requests_per_second * t.peak_to_average;
-  const double n = std::ceil(peak / (r.requests_per_second * e.peak_load) - 1e-9);
+  // Less a hair, so a load that fills whole replicas exactly needs no more.
+  const double n = std::ceil(rate / (r.requests_per_second * e.peak_load) - 1e-9);
   if (!(n <= kMaxReplicas)) return std::nullopt;
-  return std::max(1, static_cast<int>(n));
+  return std::max(floor, static_cast<int>(n));
+}
+
+std::optional<int> replicas_for(const Traffic& t, const ServingEfficiency& e, const ReplicaRun& r) {
+  return replicas_at(t.requests_per_second * t.peak_to_average, e, r, 1);
+}
+
+std::array<double, kHoursPerDay> hourly_rates(const Traffic& t) {
+  std::array<double, kHoursPerDay> out{};
+  const std::vector<double>& p = t.daily_profile;
+  if (!p.empty()) {
+    const std::size_t hours = std::min(out.size(), p.size());  // 24 once read
+    double sum = 0;
+    for (std::size_t h = 0; h < hours; ++h) sum += p[h];
+    for (std::size_t h = 0; h < hours && sum > 0; ++h) out[h] = t.requests_per_second * kHoursPerDay * p[h] / sum;
+    return out;
+  }
+  // 24/p hours at p × the average carry the day's requests exactly.
+  const double peak = t.requests_per_second * t.peak_to_average;
+  double busy = kHoursPerDay / std::max(1.0, t.peak_to_average);
+  for (std::size_t i = 0; i < out.size() && busy > 0; ++i, busy -= 1)
+    out[(kBusyFrom + i) % out.size()] = peak * std::min(1.0, busy);
+  return out;
 }
 
 }  // namespace gpuplan

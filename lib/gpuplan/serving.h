@@ -6,9 +6,11 @@
 // batch. Formulas and their sources are beside the code in serving.cc.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/units.h"
@@ -67,8 +69,22 @@ struct Traffic {
   double requests_per_second = 0;  ///< averaged over the day
   double prompt_tokens = 0;        ///< per request
   double output_tokens = 0;        ///< per request
-  double peak_to_average = 1;      ///< the busiest hour's rate over the day's average
+  double peak_to_average = 1;      ///< the busiest hour's rate over the day's average, 1-24
+  /// Relative request rates of the day's 24 hours, 0:00-23:00 (any scale);
+  /// empty: the two-level day peak_to_average implies (hourly_rates).
+  std::vector<double> daily_profile{};
 };
+
+inline constexpr int kHoursPerDay = 24;
+/// Where a day without a profile starts its busy hours: a working day from 9:00.
+inline constexpr int kBusyFrom = 9;
+
+/// Requests a second in each hour of the day, averaging requests_per_second:
+/// the daily profile scaled to that mean; without one, the two-level day
+/// peak_to_average p implies (the fewest busy hours that can carry it): 24 ÷ p
+/// hours at p × the average from 9:00 (the last one partly busy), the rest
+/// without requests.
+std::array<double, kHoursPerDay> hourly_rates(const Traffic& t);
 
 /// Latency a user is promised; both are met by the mean of the model (no tail).
 struct ServiceTargets {
@@ -140,6 +156,10 @@ inline constexpr int kMaxReplicas = 1'000'000;
 /// Replicas for the busiest hour: peak rate ÷ (a replica's rate × peak_load),
 /// rounded up; nullopt beyond kMaxReplicas (or for a replica that serves nothing).
 std::optional<int> replicas_for(const Traffic& t, const ServingEfficiency& e, const ReplicaRun& r);
+
+/// Replicas an hour at `rate` requests/s needs, the same way, and at least `floor`
+/// (kept up through quiet hours); nullopt beyond kMaxReplicas.
+std::optional<int> replicas_at(double rate, const ServingEfficiency& e, const ReplicaRun& r, int floor);
 
 /// The dense peak prefill runs at: fp8 weights on a card with fp8, else bf16 (fp16 where it has no bf16).
 double serving_peak_tflops(const Gpu& gpu, Storage weights);

@@ -1,6 +1,7 @@
 #include "gpuplan/serving_input.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -74,6 +75,23 @@ std::optional<Fallback> decode_bandwidth(const ResolvedServing& r, const FieldCo
   }
   return std::nullopt;
 }
+
+// With a daily profile, the peak is the profile's: its busiest hour over its mean.
+double profile_peak(const std::vector<double>& p) {
+  double sum = 0, most = 0;
+  for (double x : p) {
+    sum += x;
+    most = std::max(most, x);
+  }
+  return sum > 0 ? most * static_cast<double>(p.size()) / sum : 0;
+}
+std::optional<Fallback> peak_of_profile(const ResolvedServing& r, const FieldContext&) {
+  const double p = profile_peak(r.serving.traffic.daily_profile);
+  if (!(p >= 1)) return std::nullopt;
+  return Fallback{p, fmt::format("{:.4g}", p), "from traffic.daily_profile: its busiest hour over its mean"};
+}
+// Sensitivity varies the peak only where it shapes the day.
+bool no_profile(const ResolvedServing& r) { return r.serving.traffic.daily_profile.empty(); }
 
 constexpr F kTop[] = {
     {.key = "name", .kind = K::kText, .at = serve<&Serving::name>, .echo = {.skip = true}, .label = "title"},
@@ -189,14 +207,23 @@ constexpr F kTraffic[] = {
      .why = "assumption: a reply of a few paragraphs",
      .vary = true,
      .label = "output tokens a request (mean)"},
+    {.key = "daily_profile",
+     .kind = K::kNumbers,
+     .at = traffic<&Traffic::daily_profile>,
+     .range = {0, 1e12},
+     .label = "relative request rate of each hour of the day, 0:00 to 23:00 (24 numbers, any scale); absent: "
+              "peak_to_average's two-level day"},
     {.key = "peak_to_average",
      .kind = K::kNumber,
      .at = traffic<&Traffic::peak_to_average>,
-     .range = {1, 1000},
+     .range = {1, 24},
      .fallback = "3",
      .why = "assumption: a working day's requests come in about 8 of the 24 hours",
+     .derive = &peak_of_profile,
      .vary = true,
-     .label = "the busiest hour's request rate over the day's average"},
+     .varies = &no_profile,
+     .label = "the busiest hour's rate over the day's average (with no daily_profile: 24 ÷ it hours busy from 9:00, "
+              "the rest quiet)"},
 };
 
 constexpr F kTargets[] = {
@@ -262,6 +289,14 @@ constexpr F kServe[] = {
             "(no queueing model)",
      .vary = true,
      .label = "share of a replica's throughput the busiest hour may use"},
+    {.key = "min_replicas",
+     .kind = K::kWhole,
+     .at = serve<&Serving::min_replicas>,
+     .range = {0, kMaxReplicas},
+     .fallback = "1",
+     .why = "assumption: one replica stays up through quiet hours, so a request at night is answered (0: hourly "
+            "rentals stop when no requests come)",
+     .label = "replicas hourly rentals keep up when the day's load needs fewer"},
 };
 
 template <auto M>
@@ -318,6 +353,20 @@ void check_model(const ServedModel& m, const Report& report) {
   if (m.active_parameters > 0 && m.active_parameters >= m.parameters)
     report("model.active_parameters", fmt::format("{} is not fewer than model.parameters ({})",
                                                   count_text(m.active_parameters), count_text(m.parameters)));
+}
+
+// A profile is a whole day with some requests, and the peak, when given too, must be the profile's.
+void check_profile(const Traffic& t, const Report& report) {
+  const std::vector<double>& p = t.daily_profile;
+  if (p.empty()) return;
+  if (p.size() != kHoursPerDay)
+    report("traffic.daily_profile",
+           fmt::format("has {} numbers: give one for each hour of the day, 0:00 to 23:00 (24)", p.size()));
+  else if (!(profile_peak(p) > 0)) report("traffic.daily_profile", "is all zero: no hour of the day has requests");
+  else if (std::abs(t.peak_to_average - profile_peak(p)) > 1e-6 * profile_peak(p))
+    report("traffic.peak_to_average",
+           fmt::format("{:g} is not traffic.daily_profile's busiest hour over its mean ({:.4g}): give one of them",
+                       t.peak_to_average, profile_peak(p)));
 }
 
 // Why a shape field is missing although the built-in model has one.
@@ -421,6 +470,7 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
                                                   "{:g} (model.context_length)",
                                                   t.prompt_tokens, t.output_tokens, m.context_length));
   }
+  check_profile(out.serving.traffic, report);
   if (out.serving.api.input_per_million.has_value() != out.serving.api.output_per_million.has_value())
     report(out.serving.api.input_per_million ? "api.output_price_per_million" : "api.input_price_per_million",
            "an API is priced by prompt and output tokens: give both prices");

@@ -64,8 +64,27 @@ ReplicaPlan best_replica(const Serving& s, const Gpu& g, int per_instance, const
   return none;
 }
 
-// Always on, sized for the busiest hour. Amounts from a trillion up are no
-// budget anyone has (money.h): left unpriced.
+std::vector<int> instances_by_hour(const Serving& s, const ReplicaPlan& plan, int per_instance) {
+  std::vector<int> out;
+  const int per = std::max(1, per_instance / plan.shape.tp);
+  for (double rate : hourly_rates(s.traffic)) {
+    const std::optional<int> n = replicas_at(rate, s.efficiency, plan.run, s.min_replicas);
+    if (!n) return {};
+    out.push_back((*n + per - 1) / per);
+  }
+  return out;
+}
+
+int RentalQuote::instance_hours() const {
+  int sum = 0;
+  for (int n : by_hour) sum += n;
+  return sum;
+}
+
+// Hourly offers bill the hours an instance runs, so they follow the day's
+// load (started and stopped each hour; how fast a provider starts one is not
+// modelled); monthly ones bill the month, sized for the busiest hour. Amounts
+// from a trillion up are no budget anyone has (money.h): left unpriced.
 std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter& fx, const Serving& s) {
   std::vector<RentalQuote> out;
   for (const Offer& o : c.offers) {
@@ -78,9 +97,13 @@ std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter
     for (BillingMode mode : {BillingMode::kHourly, BillingMode::kMonthly}) {
       if (!o.price(mode)) continue;
       RentalQuote q{&o, mode, plan, fx.convert(o.price(mode)->amount)};
-      const double month = mode == BillingMode::kMonthly ? 1.0 : kHoursPerMonth;
-      if (plan.sized() && q.price.units() * month * plan.instances < Money::kMaxPlausibleUnits)
-        q.monthly = q.price.scaled(month).times(plan.instances);
+      if (plan.sized()) {
+        q.by_hour = mode == BillingMode::kMonthly ? std::vector<int>(kHoursPerDay, plan.instances)
+                                                  : instances_by_hour(s, plan, o.gpus);
+        const double units = mode == BillingMode::kMonthly ? plan.instances : q.instance_hours() * kHoursPerMonth / 24;
+        if (!q.by_hour.empty() && q.price.units() * units < Money::kMaxPlausibleUnits)
+          q.monthly = q.price.scaled(units);
+      }
       out.push_back(std::move(q));
     }
   }

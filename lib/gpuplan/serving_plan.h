@@ -49,15 +49,25 @@ struct ReplicaPlan {
 /// none meets the targets, the first that fits, shown as missing them.
 ReplicaPlan best_replica(const Serving& s, const Gpu& g, int per_instance, const InstanceShape& inst);
 
+/// Instances of `plan` each hour of the day needs (replicas at that hour's
+/// rate, at least serve.min_replicas, `per_instance` to an instance): what an
+/// hourly rental that follows the day runs. Empty beyond kMaxReplicas.
+std::vector<int> instances_by_hour(const Serving& s, const ReplicaPlan& plan, int per_instance);
+
 /// One rental offer in one billing mode, sized for the load (filters of the serve section applied).
 struct RentalQuote {
   const Offer* offer = nullptr;
   BillingMode mode = BillingMode::kHourly;
   ReplicaPlan plan{};
   Money price = Money::zero(kCny);  ///< per instance-hour (monthly: instance-month), display currency
-  /// Always on for a month: hourly × 730 h or the monthly price, × instances;
-  /// nullopt when the plan does not meet the targets or the month costs a trillion or more.
+  /// Hourly: the instances each hour of the day runs (started and stopped
+  /// with the load); monthly: the busiest hour's, all day.
+  std::vector<int> by_hour{};
+  /// Hourly: price × instance-hours a day × 730 ÷ 24; monthly: price ×
+  /// instances; nullopt when the plan does not meet the targets or the month
+  /// costs a trillion or more.
   std::optional<Money> monthly{};
+  int instance_hours() const;  ///< a day
 };
 std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter& fx, const Serving& s);
 

@@ -405,11 +405,32 @@ std::optional<int> read_whole_in(Fields& f, std::string_view key, int lo, int hi
   });
 }
 
+namespace {
+// The scalars of a list field, each split at commas and passed to `add`
+// (false: a problem already reported at the item).
+template <class Add>
+bool read_items(Fields& f, std::string_view key, const YAML::Node& n, std::string_view what, Add add) {
+  if (n.IsScalar()) return add(n, n.Scalar());
+  if (!n.IsSequence()) {
+    f.fail(n, f.field(key), fmt::format("must be a list of {0}, or {0} separated by commas", what));
+    return false;
+  }
+  for (const YAML::Node& item : n) {
+    if (!item.IsScalar()) {
+      f.fail(item, f.field(key), fmt::format("must be a list of {}", what));
+      return false;
+    }
+    if (!add(item, item.Scalar())) return false;
+  }
+  return true;
+}
+}  // namespace
+
 std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view key) {
   const YAML::Node n = f.get(key, false);
   if (!n.IsDefined()) return std::nullopt;
   std::vector<std::string> out;
-  const auto add = [&](const YAML::Node& item, const std::string& text) {
+  const bool ok = read_items(f, key, n, "ids", [&](const YAML::Node& item, const std::string& text) {
     try {
       for (std::string& id : split_ids(text)) out.push_back(std::move(id));
       return true;
@@ -417,22 +438,25 @@ std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view ke
       f.fail(item, f.field(key), e.what());
       return false;
     }
-  };
-  if (n.IsScalar()) {
-    if (!add(n, n.Scalar())) return std::nullopt;
-  } else if (n.IsSequence()) {
-    for (const YAML::Node& item : n) {
-      if (!item.IsScalar()) {
-        f.fail(item, f.field(key), "must be a list of ids");
-        return std::nullopt;
-      }
-      if (!add(item, item.Scalar())) return std::nullopt;
+  });
+  return ok ? std::optional(std::move(out)) : std::nullopt;
+}
+
+std::optional<std::vector<double>> read_numbers(Fields& f, std::string_view key, const Range& range) {
+  const YAML::Node n = f.get(key, false);
+  if (!n.IsDefined()) return std::nullopt;
+  std::vector<double> out;
+  const bool ok = read_items(f, key, n, "numbers", [&](const YAML::Node& item, const std::string& text) {
+    try {
+      const auto xs = std::get<std::vector<double>>(parse_kind(ValueKind::kNumbers, range, {}, text, FieldContext{}));
+      out.insert(out.end(), xs.begin(), xs.end());
+      return true;
+    } catch (const std::invalid_argument& e) {
+      f.fail(item, f.field(key), e.what());
+      return false;
     }
-  } else {
-    f.fail(n, f.field(key), "must be a list of ids, or ids separated by commas");
-    return std::nullopt;
-  }
-  return out;
+  });
+  return ok ? std::optional(std::move(out)) : std::nullopt;
 }
 
 YAML::Node section(Fields& parent, std::string_view key) {

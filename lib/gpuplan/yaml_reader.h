@@ -132,6 +132,9 @@ std::optional<int> read_whole_in(Fields& f, std::string_view key, int lo, int hi
 /// A list of ids: a YAML sequence of scalars, or one scalar of comma-separated
 /// ids ("autodl,runpod", as --set gives it). Empty ids are refused.
 std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view key);
+/// A list of plain numbers, each within `range`: a YAML sequence of scalars or
+/// one scalar of comma-separated numbers; a bad entry is shown at its item.
+std::optional<std::vector<double>> read_numbers(Fields& f, std::string_view key, const Range& range);
 /// A section that may be absent: an empty map then, so its reads fall back to defaults.
 YAML::Node section(Fields& parent, std::string_view key);
 
@@ -159,6 +162,10 @@ Given read_fields(Fields& f, Root& r, std::span<const Field<Root>> rows, const F
     given[i] = true;
     if (row.kind == ValueKind::kList) {
       if (auto ids = read_list(f, row.key)) row.at.set(r, *ids);
+      continue;
+    }
+    if (row.kind == ValueKind::kNumbers) {
+      if (auto xs = read_numbers(f, row.key, row.range)) row.at.set(r, *xs);
       continue;
     }
     if (auto v = f.parse_node(n, f.field(row.key), [&](const std::string& t) { return parse_field(row, t, ctx); }))

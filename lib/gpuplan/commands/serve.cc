@@ -107,6 +107,10 @@ struct CostRow {
   std::optional<Money> price{};  ///< per instance-hour, or instance-month (monthly); owned: none
   ReplicaPlan sized{};
   std::optional<Money> monthly{}, per_million{}, per_million_output{};
+  /// Rentals: a month of one instance run as this row runs it (hourly: the hours that have requests or
+  /// keep serve.min_replicas up); what a load one instance carries costs.
+  std::optional<Money> one_instance{};
+  std::vector<int> by_hour{};              ///< rentals: instances each hour of the day
   std::optional<double> api_break_even{};  ///< requests/s on average from which this beats the API
   std::string as_of{}, note{};
   std::optional<AvailabilityCaveat> caveat{};  ///< not plainly available in the market (export controls)
@@ -139,8 +143,7 @@ void api_break_even(CostRow& r, const Serving& s) {
   const double per_rps = (s.traffic.prompt_tokens * s.api.input_per_million->units() +
                           s.traffic.output_tokens * s.api.output_per_million->units()) /
                          1e6 * kHoursPerMonth * 3600;
-  const int units = r.mode == "own" ? 1 : r.sized.instances;
-  const double rps = r.monthly->units() / units / per_rps;
+  const double rps = (r.one_instance ? *r.one_instance : *r.monthly).units() / per_rps;
   if (rps <= average_capacity(r, s)) r.api_break_even = rps;
 }
 
@@ -153,7 +156,6 @@ void per_million(CostRow& r, const Serving& s, double replicas, double hours_in_
   api_break_even(r, s);
 }
 
-// Always on, sized for the busiest hour: hourly × 730 h or the monthly price, per instance.
 // Amounts from a trillion up are no budget anyone has (money.h): the row stays, unpriced, and says so.
 bool plausible(CostRow& r, double monthly_units) {
   if (monthly_units < Money::kMaxPlausibleUnits) return true;
@@ -168,6 +170,20 @@ void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
     return;
   }
   r.monthly = q.monthly;
+  r.by_hour = q.by_hour;
+  if (q.mode == BillingMode::kMonthly) {
+    r.one_instance = q.price;
+  } else {
+    // A light load: one instance in every hour that has requests, or keeps min_replicas up.
+    const auto rates = hourly_rates(s.traffic);
+    const auto on = std::count_if(rates.begin(), rates.end(), [&](double x) { return x > 0 || s.min_replicas > 0; });
+    r.one_instance = q.price.scaled(static_cast<double>(on) * kHoursPerMonth / kHoursPerDay);
+    const auto [lo, hi] = std::minmax_element(q.by_hour.begin(), q.by_hour.end());
+    const std::string day =
+        *lo == *hi ? fmt::format("{} running all day", *hi)
+                   : fmt::format("{} to {} running, {} instance-hours a day", *lo, *hi, q.instance_hours());
+    r.note = "follows the day: " + day + (r.note.empty() ? "" : "; " + r.note);
+  }
   const double hours = q.mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
   per_million(r, s, static_cast<double>(r.gpus_per_instance / q.plan.shape.tp), hours);
 }
@@ -253,10 +269,20 @@ std::vector<CostRow> cost_rows(const Context& ctx, const CurrencyConverter& fx, 
   return rows;
 }
 
+// Instance-hours a day a rental runs; none for owned cards (bought: all day) or a row not priced.
+Cell instance_hours(const CostRow& r) {
+  if (r.by_hour.empty() || !r.monthly) return Cell{};
+  std::int64_t sum = 0;
+  for (int n : r.by_hour) sum += n;
+  return Cell{sum};
+}
+
 Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
   Table tb;
   tb.name = "offers";
-  tb.title = "Per rental offer and billing mode (always on, sized for the busiest hour), and owning the cards";
+  tb.title =
+      "Per rental offer and billing mode (hourly: started and stopped with the day's load; monthly: all month, sized "
+      "for the busiest hour), and owning the cards";
   tb.currency = cur;
   tb.columns = {{"offer", "offer"},
                 {"provider", "provider", 0, false},
@@ -270,6 +296,7 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
                 {"batch", "batch", 0, true, true},
                 {"replicas", "replicas", 0, true, true},
                 {"instances", "instances", 0, true, true},
+                {"instance_hours_per_day", "inst-h/day", 0, true, true},
                 {"monthly", fmt::format("{}/month", cur.code()), 2, true, true},
                 {"per_million_tokens", fmt::format("{}/M tok", cur.code()), 2, true, true},
                 {"per_million_output_tokens_at_capacity", fmt::format("{}/M out@cap", cur.code()), 2, true, true},
@@ -283,8 +310,9 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
     tb.add_row({r.option, r.provider.empty() ? Cell{} : Cell{r.provider}, r.region, r.gpu, whole(r.gpus_per_instance),
                 r.mode, money(r.price), r.price ? Cell{std::string(r.mode == "monthly" ? "month" : "hour")} : Cell{},
                 whole(z.shape.tp), if_met(z, whole(z.run.batch)), if_met(z, whole(z.replicas)),
-                if_met(z, whole(z.instances)), money(r.monthly), money(r.per_million), money(r.per_million_output),
-                r.api_break_even ? Cell{*r.api_break_even} : Cell{}, r.as_of.empty() ? Cell{} : Cell{r.as_of}, r.note});
+                if_met(z, whole(z.instances)), instance_hours(r), money(r.monthly), money(r.per_million),
+                money(r.per_million_output), r.api_break_even ? Cell{*r.api_break_even} : Cell{},
+                r.as_of.empty() ? Cell{} : Cell{r.as_of}, r.note});
   }
   return tb;
 }
@@ -317,8 +345,9 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
     rep.notes.push_back(fmt::format(
         "Cheapest rental: {} {} ({}), {} instance(s) of {} {}: {} a month, {} a million tokens at the average "
         "load{}.",
-        rent->option, rent->mode, rent->provider, rent->sized.instances, rent->gpus_per_instance, rent->gpu,
-        money_text(*rent->monthly, 0), money_text(*rent->per_million, 2),
+        rent->option, rent->mode, rent->provider,
+        rent->mode == "hourly" ? fmt::format("up to {}", rent->sized.instances) : std::to_string(rent->sized.instances),
+        rent->gpus_per_instance, rent->gpu, money_text(*rent->monthly, 0), money_text(*rent->per_million, 2),
         rent->stale.empty() ? "" : "; its " + rent->stale + ": confirm it before relying on it"));
   else rep.notes.push_back("No rental offer of the search meets the targets.");
   if (own)
@@ -347,7 +376,7 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
     if (!r) continue;
     const bool owned = r->mode == "own";
     const std::string what = owned ? fmt::format("Owning {} {}", r->gpus_per_instance, r->gpu) : "Renting " + r->option;
-    const Money unit = r->monthly->scaled(1.0 / (owned ? 1 : r->sized.instances));
+    const Money unit = owned ? *r->monthly : *r->one_instance;
     const double cap = average_capacity(*r, s);
     if (r->api_break_even) {
       rep.notes.push_back(fmt::format("{} beats the API from {:.3g} requests/s on average ({} a month).", what,
@@ -367,11 +396,27 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
   (void)fx;
 }
 
+// The day hourly rentals follow, said so a reader can check the instance-hours.
+std::string day_note(const Serving& s) {
+  const Traffic& t = s.traffic;
+  if (!t.daily_profile.empty()) {
+    std::string rates;
+    for (double r : hourly_rates(t)) rates += fmt::format("{}{:.3g}", rates.empty() ? "" : " ", r);
+    return fmt::format("The day (traffic.daily_profile, requests/s from 0:00 to 23:00): {}.", rates);
+  }
+  const double busy = kHoursPerDay / t.peak_to_average;
+  return fmt::format(
+      "The day: {:.3g} busy hours from {}:00 at {:.3g} requests/s, the other {:.3g} without requests (traffic."
+      "peak_to_average {:g}; give traffic.daily_profile, 24 numbers, for your own day).",
+      busy, kBusyFrom, t.requests_per_second * t.peak_to_average, kHoursPerDay - busy, t.peak_to_average);
+}
+
 void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostRow>& rows,
                  const std::vector<std::string>& left_out, const std::vector<std::string>& no_card, const Context& ctx,
                  const CurrencyConverter& fx) {
   const ServedModel& m = rs.serving.model;
   decision_notes(rep, rs.serving, rows, fx);
+  rep.notes.push_back(day_note(rs.serving));
   rep.notes.push_back(fmt::format(
       "Model: weights {:.2f} GB ({}), KV cache {:.1f} KB a token ({}: 2 x {} layers x {} KV heads x {:g} head size x "
       "{:g} bytes).",
@@ -382,12 +427,13 @@ void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostR
       "FP8 speed-up); decode step = max(bytes read: weights + the batch's cached context, over decode_bandwidth of "
       "the memory bandwidth; FLOPs at prefill_mfu) + tensor-parallel all-reduces (2 a layer, ring, 20 µs each to "
       "start). Continuous batching: a token waits a step plus its share of the batch's prompts; replicas = busiest "
-      "hour ÷ (a replica's requests/s × peak_load). Owning: compare's buy option with its defaults (gpuplan compare "
+      "hour ÷ (a replica's requests/s × peak_load); hourly rentals: each hour's rate ÷ the same, at least "
+      "serve.min_replicas. Owning: compare's buy option with its defaults (gpuplan compare "
       "--set buy.gpu=... shows every part).");
   rep.notes.push_back(
       "Not modelled yet: latency percentiles and queueing (targets are met on the mean; peak_load is the headroom), "
-      "autoscaling hourly instances to a daily load curve (hourly rows run all month), spot (reclaims break "
-      "latency targets), catalog entries for API prices.");
+      "the minutes an hourly instance takes to start (it is taken as running from the hour its load needs it), "
+      "spot (reclaims break latency targets), catalog entries for API prices.");
   if (!left_out.empty()) {
     std::string ids;
     for (const std::string& id : left_out) ids += (ids.empty() ? "" : ", ") + id;
@@ -441,7 +487,7 @@ Json serve_extra(const ResolvedServing& rs, const std::vector<CostRow>& rows, co
 
 ServeWorkbook workbook_data(const std::string& title, const Serving& s, const std::vector<CostRow>& rows,
                             Currency currency) {
-  ServeWorkbook w{title, currency, s.traffic, s.efficiency.peak_load};
+  ServeWorkbook w{title, currency, s.traffic, s.efficiency.peak_load, s.min_replicas};
   for (const CostRow& r : rows) {
     ServeWorkbookRow x{r.option, r.gpu, r.mode, r.note, r.gpus_per_instance, r.sized.shape.tp};
     x.price = r.price ? std::optional<double>(r.price->units()) : std::nullopt;
@@ -454,6 +500,7 @@ ServeWorkbook workbook_data(const std::string& title, const Serving& s, const st
       x.monthly = r.monthly->units();
       x.per_million = r.per_million->units();
       x.per_million_output = r.per_million_output->units();
+      x.by_hour = r.by_hour;
     }
     w.rows.push_back(std::move(x));
   }

@@ -35,12 +35,14 @@ struct ServeWorkbookRow {
   double replica_rps = 0, replica_output_tps = 0;
   std::optional<double> monthly{};  ///< none: not priced
   double per_million = 0, per_million_output = 0;
+  std::vector<int> by_hour{};  ///< rentals: instances each hour of the day
 };
 struct ServeWorkbook {
   std::string title{};
   Currency currency = kCny;
   Traffic traffic{};
   double peak_load = 0;
+  int min_replicas = 1;
   std::vector<ServeWorkbookRow> rows{};
 };
 std::string serve_workbook(const ServeWorkbook& data);

@@ -1,8 +1,9 @@
 // `gpuplan serve --format xlsx`: the traffic and headroom as named, editable
-// assumptions; each replica's speed as gpuplan's serving model computed it
-// (a value: the batch search is not a formula); and each offer row's
-// replicas, instances, month and cost per million tokens as formulas over
-// them, so finance can try another load or price. Owned rows carry compare's
+// assumptions; the day's load hour by hour (Day); each replica's speed as
+// gpuplan's serving model computed it (a value: the batch search is not a
+// formula); and each offer row's replicas, instances, instances each hour
+// (Hours), month and cost per million tokens as formulas over them, so
+// finance can try another load, day or price. Owned rows carry compare's
 // month as a value (compare's own workbook shows how it is made).
 #include <fmt/format.h>
 
@@ -10,36 +11,116 @@
 #include "gpuplan/xlsx.h"
 
 namespace gpuplan {
+namespace {
 
-std::string serve_workbook(const ServeWorkbook& d) {
-  using xlsx::Style;
-  xlsx::Workbook wb(d.currency);
-  xlsx::Sheet& a = wb.add_sheet("Assumptions");
-  xlsx::Sheet& o = wb.add_sheet("Offers");
-  const std::string CUR(d.currency.code());
-  xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, d.title));
+using xlsx::Style;
+
+// Offers' columns.
+enum Col {
+  kOffer,
+  kGpu,
+  kMode,
+  kPerInstance,
+  kPrice,
+  kPer,
+  kTp,
+  kBatch,
+  kReplicaRps,
+  kReplicaTps,
+  kReplicas,
+  kInstances,
+  kInstanceHours,
+  kMonthly,
+  kPerMillion,
+  kPerMillionOutput,
+  kNote
+};
+
+// Day: an hour a row from row 1; relative rate in B, requests/s in C.
+constexpr int kRateCol = 1, kRpsCol = 2;
+std::string day_range(int col) {
+  return fmt::format("Day!{}:{}", xlsx::cell_ref(1, col, true), xlsx::cell_ref(kHoursPerDay, col, true));
+}
+
+void add_traffic(xlsx::Assumptions& in, const ServeWorkbook& d) {
   const Traffic& t = d.traffic;
   in.input("requests_per_second", "requests a second, day's average", t.requests_per_second, Style::kInputNumber,
            "requests/s");
   in.set_as("traffic.requests_per_second={}");
   in.input("prompt_tokens", "prompt tokens a request", t.prompt_tokens, Style::kInputNumber, "tokens");
   in.input("output_tokens", "output tokens a request", t.output_tokens, Style::kInputNumber, "tokens");
-  in.input("peak_to_average", "busiest hour over the day's average", t.peak_to_average, Style::kInputNumber, "×");
-  in.set_as("traffic.peak_to_average={}");
+  if (t.daily_profile.empty()) {
+    in.input("peak_to_average", "busiest hour over the day's average (Day: 24 ÷ it busy hours from 9:00)",
+             t.peak_to_average, Style::kInputNumber, "×");
+    in.limit(1, kHoursPerDay);
+    in.set_as("traffic.peak_to_average={}");
+  } else {
+    in.derived("peak_to_average", "busiest hour over the day's average (the Day sheet's profile)",
+               fmt::format("MAX({0})/AVERAGE({0})", day_range(kRateCol)), t.peak_to_average, Style::kNumber, "×");
+  }
   in.input("peak_load", "share of a replica's throughput the busiest hour may use", d.peak_load, Style::kInputPercent,
            "share");
   in.set_as("serve.peak_load={}");
+  in.input("min_replicas", "replicas hourly rentals keep up through quiet hours", d.min_replicas, Style::kInputNumber,
+           "replicas");
+  in.limit(0, kMaxReplicas, true);
+  in.set_as("serve.min_replicas={}");
   in.input("hours_per_month", "hours in a month (SPEC: 730)", kHoursPerMonth, Style::kNumber, "hours");
   in.derived("tokens_per_month", "tokens a month at the average load",
              "requests_per_second*(prompt_tokens+output_tokens)*hours_per_month*3600",
              t.requests_per_second * (t.prompt_tokens + t.output_tokens) * kHoursPerMonth * 3600, Style::kNumber,
              "tokens");
+}
 
+// The day hour by hour: the profile as given (inputs), or the two-level day
+// peak_to_average implies as formulas of it; requests/s scaled to the average.
+void add_day(xlsx::Sheet& day, const Traffic& t) {
+  day.text(0, 0, "hour", Style::kHeader);
+  day.text(0, kRateCol, "relative rate", Style::kHeader);
+  day.text(0, kRpsCol, "requests/s", Style::kHeader);
+  day.width(kRateCol, 14);
+  day.width(kRpsCol, 14);
+  const auto rates = hourly_rates(t);
+  const double peak = t.requests_per_second * t.peak_to_average;
+  for (int h = 0; h < kHoursPerDay; ++h) {
+    const int r = h + 1;
+    const auto at = static_cast<std::size_t>(h);
+    day.text(r, 0, fmt::format("{}:00", h));
+    if (!t.daily_profile.empty()) {
+      day.number(r, kRateCol, t.daily_profile[at], Style::kInputNumber);
+    } else {
+      const int i = (h - kBusyFrom + kHoursPerDay) % kHoursPerDay;  // hours since the day's busy start
+      day.formula(r, kRateCol, fmt::format("MAX(0,MIN(1,24/peak_to_average-{}))", i), peak > 0 ? rates[at] / peak : 0);
+    }
+    day.formula(r, kRpsCol,
+                fmt::format("requests_per_second*24*{}/SUM({})", xlsx::cell_ref(r, kRateCol), day_range(kRateCol)),
+                rates[at], Style::kPrecise);
+  }
+}
+
+// Instances each hour: replicas at the hour's rate (at least min_replicas), an instance's replicas to one; a
+// monthly rental runs its busiest hour's all day.
+void add_hours_row(xlsx::Sheet& hours, int k, int r, const ServeWorkbookRow& row) {
+  const auto offers = [&](int c) { return "Offers!" + xlsx::cell_ref(r, c); };
+  hours.text(k, 0, row.option);
+  hours.text(k, 1, row.mode);
+  for (int h = 0; h < kHoursPerDay; ++h) {
+    const double cached = row.by_hour.empty() ? 0 : row.by_hour[static_cast<std::size_t>(h)];
+    const std::string f =
+        row.mode == "monthly"
+            ? offers(kInstances)
+            : fmt::format("ROUNDUP(MAX(min_replicas,ROUNDUP(Day!{}/({}*peak_load)-1E-9,0))/({}/{}),0)",
+                          xlsx::cell_ref(h + 1, kRpsCol), offers(kReplicaRps), offers(kPerInstance), offers(kTp));
+    hours.formula(k, 2 + h, f, cached, Style::kInteger);
+  }
+}
+
+void add_headers(xlsx::Sheet& o, xlsx::Sheet& hours, const std::string& cur) {
   const std::vector<std::pair<std::string, double>> heads = {{"offer", 38},
                                                              {"gpu", 12},
                                                              {"mode", 8},
                                                              {"GPUs an instance", 9},
-                                                             {"price " + CUR, 12},
+                                                             {"price " + cur, 12},
                                                              {"per", 7},
                                                              {"TP", 5},
                                                              {"batch", 7},
@@ -47,52 +128,87 @@ std::string serve_workbook(const ServeWorkbook& d) {
                                                              {"replica output tokens/s (model)", 14},
                                                              {"replicas", 9},
                                                              {"instances", 9},
-                                                             {CUR + " a month", 14},
-                                                             {CUR + " a million tokens", 14},
-                                                             {CUR + " a million output tokens, full", 16},
+                                                             {"instance-hours a day", 10},
+                                                             {cur + " a month", 14},
+                                                             {cur + " a million tokens", 14},
+                                                             {cur + " a million output tokens, full", 16},
                                                              {"note", 60}};
   for (std::size_t j = 0; j < heads.size(); ++j) {
     o.text(0, static_cast<int>(j), heads[j].first, Style::kHeader);
     o.width(static_cast<int>(j), heads[j].second);
   }
   o.freeze(1, 1);
-  int r = 1;
+  hours.text(0, 0, "offer", Style::kHeader);
+  hours.text(0, 1, "mode", Style::kHeader);
+  hours.width(0, 38);
+  for (int h = 0; h < kHoursPerDay; ++h) hours.text(0, 2 + h, fmt::format("{}:00", h), Style::kHeader);
+  hours.freeze(1, 2);
+}
+
+}  // namespace
+
+std::string serve_workbook(const ServeWorkbook& d) {
+  xlsx::Workbook wb(d.currency);
+  xlsx::Sheet& a = wb.add_sheet("Assumptions");
+  xlsx::Sheet& o = wb.add_sheet("Offers");
+  xlsx::Sheet& day = wb.add_sheet("Day");
+  xlsx::Sheet& hours = wb.add_sheet("Hours");
+  const std::string CUR(d.currency.code());
+  xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, d.title));
+  add_traffic(in, d);
+  add_day(day, d.traffic);
+  add_headers(o, hours, CUR);
+  int r = 1, k = 1;
   for (const ServeWorkbookRow& row : d.rows) {
     const auto ref = [&](int c) { return xlsx::cell_ref(r, c); };
-    o.text(r, 0, row.option);
-    o.text(r, 1, row.gpu);
-    o.text(r, 2, row.mode);
-    o.number(r, 3, row.gpus_per_instance, Style::kInteger);
-    if (row.price) o.number(r, 4, *row.price, Style::kInputMoney);
-    o.text(r, 5, row.mode == "monthly" ? "month" : row.mode == "own" ? "" : "hour");
-    o.number(r, 6, row.tp, Style::kInteger);
+    o.text(r, kOffer, row.option);
+    o.text(r, kGpu, row.gpu);
+    o.text(r, kMode, row.mode);
+    o.number(r, kPerInstance, row.gpus_per_instance, Style::kInteger);
+    if (row.price) o.number(r, kPrice, *row.price, Style::kInputMoney);
+    o.text(r, kPer, row.mode == "monthly" ? "month" : row.mode == "own" ? "" : "hour");
+    o.number(r, kTp, row.tp, Style::kInteger);
     if (!row.monthly) {  // misses the targets, or a month beyond a trillion: shown, not priced
-      o.text(r, 15, row.note);
+      o.text(r, kNote, row.note);
       ++r;
       continue;
     }
-    o.number(r, 7, row.batch, Style::kInteger);
-    o.number(r, 8, row.replica_rps, Style::kPrecise);
-    o.number(r, 9, row.replica_output_tps, Style::kNumber);
+    o.number(r, kBatch, row.batch, Style::kInteger);
+    o.number(r, kReplicaRps, row.replica_rps, Style::kPrecise);
+    o.number(r, kReplicaTps, row.replica_output_tps, Style::kNumber);
     if (row.mode == "own") {
-      o.number(r, 10, row.replicas, Style::kInteger);
-      o.number(r, 11, 1, Style::kInteger);
-      o.number(r, 12, *row.monthly, Style::kMoney);
+      o.number(r, kReplicas, row.replicas, Style::kInteger);
+      o.number(r, kInstances, 1, Style::kInteger);
+      o.number(r, kMonthly, *row.monthly, Style::kMoney);
     } else {
       // Replicas: ⌈peak rate ÷ (a replica's rate × peak_load)⌉; instances: replicas ÷ (GPUs an instance ÷ TP), up.
-      o.formula(r, 10, fmt::format("MAX(1,ROUNDUP(requests_per_second*peak_to_average/({}*peak_load)-1E-9,0))", ref(8)),
-                row.replicas, Style::kInteger);
-      o.formula(r, 11, fmt::format("ROUNDUP({}/({}/{}),0)", ref(10), ref(3), ref(6)), row.instances, Style::kInteger);
-      o.formula(r, 12, fmt::format("{}*IF({}=\"month\",1,hours_per_month)*{}", ref(4), ref(5), ref(11)), *row.monthly,
-                Style::kMoney);
+      o.formula(
+          r, kReplicas,
+          fmt::format("MAX(1,ROUNDUP(requests_per_second*peak_to_average/({}*peak_load)-1E-9,0))", ref(kReplicaRps)),
+          row.replicas, Style::kInteger);
+      o.formula(r, kInstances, fmt::format("ROUNDUP({}/({}/{}),0)", ref(kReplicas), ref(kPerInstance), ref(kTp)),
+                row.instances, Style::kInteger);
+      add_hours_row(hours, k, r, row);
+      int sum = 0;
+      for (int n : row.by_hour) sum += n;
+      o.formula(r, kInstanceHours,
+                fmt::format("SUM(Hours!{}:{})", xlsx::cell_ref(k, 2), xlsx::cell_ref(k, 1 + kHoursPerDay)), sum,
+                Style::kInteger);
+      ++k;
+      // Monthly: the month's price × instances; hourly: the hours it runs, × 730 ÷ 24.
+      o.formula(r, kMonthly,
+                fmt::format("IF({0}=\"month\",{1}*{2},{1}*{3}*hours_per_month/24)", ref(kPer), ref(kPrice),
+                            ref(kInstances), ref(kInstanceHours)),
+                *row.monthly, Style::kMoney);
       // Full: the price of an hour ÷ (replicas an instance × output tokens/s × 3,600) × 10⁶.
-      o.formula(r, 14,
-                fmt::format("{}/IF({}=\"month\",hours_per_month,1)/(({}/{})*{}*3600)*1000000", ref(4), ref(5), ref(3),
-                            ref(6), ref(9)),
+      o.formula(r, kPerMillionOutput,
+                fmt::format("{}/IF({}=\"month\",hours_per_month,1)/(({}/{})*{}*3600)*1000000", ref(kPrice), ref(kPer),
+                            ref(kPerInstance), ref(kTp), ref(kReplicaTps)),
                 row.per_million_output, Style::kMoney);
     }
-    o.formula(r, 13, fmt::format("{}/tokens_per_month*1000000", ref(12)), row.per_million, Style::kMoney);
-    o.text(r, 15, row.note);
+    o.formula(r, kPerMillion, fmt::format("{}/tokens_per_month*1000000", ref(kMonthly)), row.per_million,
+              Style::kMoney);
+    o.text(r, kNote, row.note);
     ++r;
   }
   return wb.bytes();
