@@ -777,3 +777,43 @@ TEST_CASE("serve: more replicas kept up at quiet hours, or a busier day, never l
     last = now;
   }
 }
+
+TEST_CASE("serve: monthly for the base, hourly for the rise — the cheapest base, by brute force") {
+  const Context ctx = fixture_context();
+  for (const std::vector<std::string>& sets :
+       {std::vector<std::string>{"serve.gpus=RTX4090", "traffic.requests_per_second=3"},
+        std::vector<std::string>{"serve.gpus=RTX4090", "traffic.requests_per_second=5", "serve.min_replicas=0",
+                                 "traffic.daily_profile=1,1,1,1,1,1,2,4,8,10,10,8,6,8,10,10,8,6,4,3,2,2,1,1"}}) {
+    const ResolvedServing rs = load_serving("", sets, ctx);
+    const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+    const std::vector<RentalQuote> quotes = rental_quotes(ctx.catalog(), fx, rs.serving);
+    int mixed = 0;
+    for (const RentalQuote& q : quotes) {
+      if (!q.mixed()) continue;
+      INFO(q.offer->id);
+      const RentalQuote* hourly = nullptr;
+      const RentalQuote* monthly = nullptr;
+      for (const RentalQuote& o : quotes)
+        if (o.offer == q.offer && !o.mixed()) (o.mode == BillingMode::kHourly ? hourly : monthly) = &o;
+      REQUIRE(hourly);
+      REQUIRE(monthly);
+      // Every base from none to the busiest hour's: b × the month's price + Σ max(0, n_h − b) × the hour's × 730 ÷ 24.
+      const auto month = [&](int b) {
+        double rise = 0;
+        for (int n : hourly->by_hour) rise += n > b ? n - b : 0;
+        return b * monthly->price.units() + rise * hourly->price.units() * 730 / 24;
+      };
+      const int most = *std::max_element(hourly->by_hour.begin(), hourly->by_hour.end());
+      int best = 0;
+      for (int b = 1; b <= most; ++b)
+        if (month(b) < month(best)) best = b;
+      CHECK(q.base == best);
+      CHECK(q.monthly->units() == Approx(month(best)).epsilon(1e-9));
+      // Cheaper than either mode alone, or it would not be offered.
+      CHECK(*q.monthly < *hourly->monthly);
+      CHECK(*q.monthly < *monthly->monthly);
+      ++mixed;
+    }
+    CHECK(mixed > 0);
+  }
+}

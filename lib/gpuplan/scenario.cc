@@ -620,11 +620,11 @@ void resolve_serving(Resolver& rv, const Context& ctx, const std::string& scenar
       sv.name, file.string(), owned->plan.replicas, o.cards, o.gpu, owned->capacity_rps, owned->busy_share * 100,
       sv.traffic.requests_per_second,
       w.serving_overload.empty() ? "" : "; " + w.serving_overload + ": add cards (buy.cards)"));
-  w.serving_notes.push_back(fmt::format(
-      "renting the same serving costs {} {} a month ({} {}, always on, sized for the busiest hour): every rental "
-      "option pays it as \"serving (rented)\", and buying until its cards arrive",
-      to_pretty_string(cheapest->monthly->rounded()), cheapest->monthly->currency().code(), cheapest->offer->id,
-      to_string(cheapest->mode)));
+  w.serving_notes.push_back(
+      fmt::format("renting the same serving costs {} {} a month ({} {}: {}): every rental option pays it as \"serving "
+                  "(rented)\", and buying until its cards arrive",
+                  to_pretty_string(cheapest->monthly->rounded()), cheapest->monthly->currency().code(),
+                  cheapest->offer->id, cheapest->mode_name(), cheapest->how()));
 }
 
 // ---- echo ----

@@ -75,6 +75,49 @@ std::vector<int> instances_by_hour(const Serving& s, const ReplicaPlan& plan, in
   return out;
 }
 
+std::string_view RentalQuote::mode_name() const { return mixed() ? "monthly+hourly" : to_string(mode); }
+
+std::string_view RentalQuote::how() const {
+  if (mixed()) return "a base by the month, the rise above it by the hour";
+  return mode == BillingMode::kHourly ? "started and stopped with the day's load" : "the busiest hour's, all month";
+}
+
+namespace {
+
+// A month of `base` instances by the month and the rest of each hour's by the
+// hour: base × the month's price + Σ max(0, n_h − base) × the hour's × 730 ÷ 24.
+double mixed_month(const std::vector<int>& by_hour, int base, double month, double hour) {
+  double rise = 0;
+  for (int n : by_hour) rise += std::max(0, n - base);
+  return base * month + rise * hour * kHoursPerMonth / kHoursPerDay;
+}
+
+// Monthly for the base load, hourly for the rise: the base that costs least is
+// one of the hours' instance counts (the month is piecewise linear in it, bending
+// only there). A quote only when it beats both modes alone.
+std::optional<RentalQuote> base_and_rise(const RentalQuote& hourly, const RentalQuote& monthly) {
+  if (!hourly.monthly || !monthly.monthly) return std::nullopt;
+  const double m = monthly.price.units(), h = hourly.price.units();
+  std::optional<int> best;
+  double least = std::min(hourly.monthly->units(), monthly.monthly->units());
+  for (int b : hourly.by_hour) {
+    const double cost = mixed_month(hourly.by_hour, b, m, h);
+    if (b > 0 && cost < least * (1 - 1e-9)) {
+      least = cost;
+      best = b;
+    }
+  }
+  if (!best) return std::nullopt;
+  RentalQuote q = monthly;
+  q.by_hour = hourly.by_hour;
+  q.base = *best;
+  q.rise_price = hourly.price;
+  q.monthly = monthly.price.scaled(*best) + hourly.price.scaled(mixed_month(hourly.by_hour, *best, 0, 1));
+  return q;
+}
+
+}  // namespace
+
 int RentalQuote::instance_hours() const {
   int sum = 0;
   for (int n : by_hour) sum += n;
@@ -106,6 +149,8 @@ std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter
       }
       out.push_back(std::move(q));
     }
+    if (o.hourly && o.monthly)
+      if (auto mixed = base_and_rise(out[out.size() - 2], out.back())) out.push_back(std::move(*mixed));
   }
   return out;
 }

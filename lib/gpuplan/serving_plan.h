@@ -1,6 +1,6 @@
 // Serving plans: the replica a card (or a few, tensor parallel inside one
 // instance) runs at the batch the targets allow, the replicas the busiest hour
-// needs, what renting them costs always on, and how busy owned cards are when
+// needs, what renting them costs through the day, and how busy owned cards are when
 // they carry the load. `serve` prints these; `compare` uses them for a
 // scenario that serves a model on the cards it buys (workload.serving).
 #pragma once
@@ -67,7 +67,14 @@ struct RentalQuote {
   /// instances; nullopt when the plan does not meet the targets or the month
   /// costs a trillion or more.
   std::optional<Money> monthly{};
+  /// Monthly + hourly (an offer with both prices): `base` instances by the
+  /// month, the hours above it by the hour at `rise_price`; 0 = one mode only.
+  int base = 0;
+  Money rise_price = Money::zero(kCny);
   int instance_hours() const;  ///< a day
+  bool mixed() const { return base > 0; }
+  std::string_view mode_name() const;  ///< "hourly", "monthly", "monthly+hourly"
+  std::string_view how() const;        ///< how it runs through the day, for a note
 };
 std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter& fx, const Serving& s);
 

@@ -111,6 +111,8 @@ struct CostRow {
   /// keep serve.min_replicas up); what a load one instance carries costs.
   std::optional<Money> one_instance{};
   std::vector<int> by_hour{};              ///< rentals: instances each hour of the day
+  int base = 0;                            ///< monthly + hourly: instances by the month
+  std::optional<Money> rise_price{};       ///< monthly + hourly: an instance-hour above the base
   std::optional<double> api_break_even{};  ///< requests/s on average from which this beats the API
   std::string as_of{}, note{};
   std::optional<AvailabilityCaveat> caveat{};  ///< not plainly available in the market (export controls)
@@ -163,6 +165,20 @@ bool plausible(CostRow& r, double monthly_units) {
   return false;
 }
 
+std::string money_text(const Money& m, int decimals) {
+  return fmt::format("{} {}", to_pretty_string(m.rounded(), decimals), m.currency().code());
+}
+
+// How the row runs through the day, for its note.
+std::string day_text(const RentalQuote& q) {
+  const auto [lo, hi] = std::minmax_element(q.by_hour.begin(), q.by_hour.end());
+  if (q.mixed())
+    return fmt::format("{} by the month, up to {} more by the hour at {} ({} instance-hours a day)", q.base,
+                       *hi - q.base, money_text(q.rise_price, 2), q.instance_hours() - q.base * kHoursPerDay);
+  if (*lo == *hi) return fmt::format("follows the day: {} running all day", *hi);
+  return fmt::format("follows the day: {} to {} running, {} instance-hours a day", *lo, *hi, q.instance_hours());
+}
+
 void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
   if (!q.plan.sized()) return;
   if (!q.monthly) {
@@ -171,19 +187,18 @@ void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
   }
   r.monthly = q.monthly;
   r.by_hour = q.by_hour;
-  if (q.mode == BillingMode::kMonthly) {
-    r.one_instance = q.price;
-  } else {
-    // A light load: one instance in every hour that has requests, or keeps min_replicas up.
-    const auto rates = hourly_rates(s.traffic);
-    const auto on = std::count_if(rates.begin(), rates.end(), [&](double x) { return x > 0 || s.min_replicas > 0; });
-    r.one_instance = q.price.scaled(static_cast<double>(on) * kHoursPerMonth / kHoursPerDay);
-    const auto [lo, hi] = std::minmax_element(q.by_hour.begin(), q.by_hour.end());
-    const std::string day =
-        *lo == *hi ? fmt::format("{} running all day", *hi)
-                   : fmt::format("{} to {} running, {} instance-hours a day", *lo, *hi, q.instance_hours());
-    r.note = "follows the day: " + day + (r.note.empty() ? "" : "; " + r.note);
+  if (q.mixed()) {
+    r.base = q.base;
+    r.rise_price = q.rise_price;
   }
+  // A light load: one instance, by the month, or by the hour in every hour that has requests or keeps
+  // min_replicas up (monthly + hourly: the cheaper of the two).
+  const auto rates = hourly_rates(s.traffic);
+  const auto on = std::count_if(rates.begin(), rates.end(), [&](double x) { return x > 0 || s.min_replicas > 0; });
+  const Money by_month = q.price,
+              by_hour = (q.mixed() ? q.rise_price : q.price).scaled(static_cast<double>(on) * kHoursPerMonth / 24);
+  if (q.mode == BillingMode::kHourly || q.mixed()) r.note = day_text(q) + (r.note.empty() ? "" : "; " + r.note);
+  r.one_instance = q.mode == BillingMode::kHourly ? by_hour : q.mixed() ? std::min(by_month, by_hour) : by_month;
   const double hours = q.mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
   per_million(r, s, static_cast<double>(r.gpus_per_instance / q.plan.shape.tp), hours);
 }
@@ -197,12 +212,15 @@ std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx
   std::vector<CostRow> rows;
   for (const RentalQuote& q : rental_quotes(ctx.catalog(), fx, s)) {
     const Offer& o = *q.offer;
-    CostRow r{o.id, o.provider, o.region, o.gpu, std::string(to_string(q.mode)), o.gpus, q.price, q.plan};
-    const Provenance& priced = o.price(q.mode)->provenance;
-    r.as_of = format_date(priced.as_of);
+    CostRow r{o.id, o.provider, o.region, o.gpu, std::string(q.mode_name()), o.gpus, q.price, q.plan};
+    r.as_of = format_date(o.price(q.mode)->provenance.as_of);
     r.note = why_not(q.plan, s.targets);
-    // A stale price is flagged wherever it is used, not only by `prices`.
-    if (is_stale(priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after))) {
+    // A stale price is flagged wherever it is used, not only by `prices` (monthly + hourly: either).
+    for (BillingMode m : {q.mode, q.mixed() ? BillingMode::kHourly : q.mode}) {
+      const Provenance& priced = o.price(m)->provenance;
+      if (!r.stale.empty() ||
+          !is_stale(priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after)))
+        continue;
       r.stale = priced.as_of ? fmt::format("stale price (as_of {})", format_date(priced.as_of))
                              : std::string("undated price (as_of unknown)");
       r.note = r.stale + (r.note.empty() ? "" : "; " + r.note);
@@ -307,12 +325,12 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
     const ReplicaPlan& z = r.sized;
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };
     const auto money = [](const std::optional<Money>& m) { return m ? Cell{*m} : Cell{}; };
-    tb.add_row({r.option, r.provider.empty() ? Cell{} : Cell{r.provider}, r.region, r.gpu, whole(r.gpus_per_instance),
-                r.mode, money(r.price), r.price ? Cell{std::string(r.mode == "monthly" ? "month" : "hour")} : Cell{},
-                whole(z.shape.tp), if_met(z, whole(z.run.batch)), if_met(z, whole(z.replicas)),
-                if_met(z, whole(z.instances)), instance_hours(r), money(r.monthly), money(r.per_million),
-                money(r.per_million_output), r.api_break_even ? Cell{*r.api_break_even} : Cell{},
-                r.as_of.empty() ? Cell{} : Cell{r.as_of}, r.note});
+    tb.add_row(
+        {r.option, r.provider.empty() ? Cell{} : Cell{r.provider}, r.region, r.gpu, whole(r.gpus_per_instance), r.mode,
+         money(r.price), r.price ? Cell{std::string(r.mode.starts_with("monthly") ? "month" : "hour")} : Cell{},
+         whole(z.shape.tp), if_met(z, whole(z.run.batch)), if_met(z, whole(z.replicas)), if_met(z, whole(z.instances)),
+         instance_hours(r), money(r.monthly), money(r.per_million), money(r.per_million_output),
+         r.api_break_even ? Cell{*r.api_break_even} : Cell{}, r.as_of.empty() ? Cell{} : Cell{r.as_of}, r.note});
   }
   return tb;
 }
@@ -332,10 +350,6 @@ const CostRow* cheapest(const std::vector<CostRow>& rows, bool owned) {
   for (const CostRow& r : rows)
     if (r.monthly && (r.mode == "own") == owned) return &r;
   return nullptr;
-}
-
-std::string money_text(const Money& m, int decimals) {
-  return fmt::format("{} {}", to_pretty_string(m.rounded(), decimals), m.currency().code());
 }
 
 void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& rows, const CurrencyConverter& fx) {
@@ -501,6 +515,8 @@ ServeWorkbook workbook_data(const std::string& title, const Serving& s, const st
       x.per_million = r.per_million->units();
       x.per_million_output = r.per_million_output->units();
       x.by_hour = r.by_hour;
+      x.base = r.base;
+      if (r.rise_price) x.rise_price = r.rise_price->units();
     }
     w.rows.push_back(std::move(x));
   }

@@ -36,6 +36,8 @@ struct ServeWorkbookRow {
   std::optional<double> monthly{};  ///< none: not priced
   double per_million = 0, per_million_output = 0;
   std::vector<int> by_hour{};  ///< rentals: instances each hour of the day
+  int base = 0;                ///< monthly + hourly: instances by the month
+  double rise_price = 0;       ///< monthly + hourly: an instance-hour above the base
 };
 struct ServeWorkbook {
   std::string title{};

@@ -33,6 +33,8 @@ enum Col {
   kMonthly,
   kPerMillion,
   kPerMillionOutput,
+  kBase,
+  kRisePrice,
   kNote
 };
 
@@ -132,6 +134,8 @@ void add_headers(xlsx::Sheet& o, xlsx::Sheet& hours, const std::string& cur) {
                                                              {cur + " a month", 14},
                                                              {cur + " a million tokens", 14},
                                                              {cur + " a million output tokens, full", 16},
+                                                             {"monthly + hourly: instances by the month", 12},
+                                                             {"monthly + hourly: " + cur + " an hour above them", 12},
                                                              {"note", 60}};
   for (std::size_t j = 0; j < heads.size(); ++j) {
     o.text(0, static_cast<int>(j), heads[j].first, Style::kHeader);
@@ -166,7 +170,7 @@ std::string serve_workbook(const ServeWorkbook& d) {
     o.text(r, kMode, row.mode);
     o.number(r, kPerInstance, row.gpus_per_instance, Style::kInteger);
     if (row.price) o.number(r, kPrice, *row.price, Style::kInputMoney);
-    o.text(r, kPer, row.mode == "monthly" ? "month" : row.mode == "own" ? "" : "hour");
+    o.text(r, kPer, row.mode.starts_with("monthly") ? "month" : row.mode == "own" ? "" : "hour");
     o.number(r, kTp, row.tp, Style::kInteger);
     if (!row.monthly) {  // misses the targets, or a month beyond a trillion: shown, not priced
       o.text(r, kNote, row.note);
@@ -195,11 +199,21 @@ std::string serve_workbook(const ServeWorkbook& d) {
                 fmt::format("SUM(Hours!{}:{})", xlsx::cell_ref(k, 2), xlsx::cell_ref(k, 1 + kHoursPerDay)), sum,
                 Style::kInteger);
       ++k;
-      // Monthly: the month's price × instances; hourly: the hours it runs, × 730 ÷ 24.
-      o.formula(r, kMonthly,
-                fmt::format("IF({0}=\"month\",{1}*{2},{1}*{3}*hours_per_month/24)", ref(kPer), ref(kPrice),
-                            ref(kInstances), ref(kInstanceHours)),
-                *row.monthly, Style::kMoney);
+      // Monthly: the month's price × instances; hourly: the hours it runs, × 730 ÷ 24; monthly + hourly: the
+      // base by the month, the instance-hours above it by the hour (the base is gpuplan's cheapest: a value).
+      std::string month = row.mode == "monthly"
+                              ? fmt::format("{}*{}", ref(kPrice), ref(kInstances))
+                              : fmt::format("{}*{}*hours_per_month/24", ref(kPrice), ref(kInstanceHours));
+      if (row.base > 0) {
+        o.number(r, kBase, row.base, Style::kInteger);
+        o.number(r, kRisePrice, row.rise_price, Style::kInputMoney);
+        // Σ over the hours of max(0, instances − base): what the base leaves to the hourly price.
+        const std::string hours_row =
+            fmt::format("Hours!{}:{}", xlsx::cell_ref(k - 1, 2), xlsx::cell_ref(k - 1, 1 + kHoursPerDay));
+        month = fmt::format("{0}*{1}+{2}*SUMPRODUCT(({3}>{1})*({3}-{1}))*hours_per_month/24", ref(kPrice), ref(kBase),
+                            ref(kRisePrice), hours_row);
+      }
+      o.formula(r, kMonthly, month, *row.monthly, Style::kMoney);
       // Full: the price of an hour ÷ (replicas an instance × output tokens/s × 3,600) × 10⁶.
       o.formula(r, kPerMillionOutput,
                 fmt::format("{}/IF({}=\"month\",hours_per_month,1)/(({}/{})*{}*3600)*1000000", ref(kPrice), ref(kPer),
