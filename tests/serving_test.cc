@@ -817,3 +817,25 @@ TEST_CASE("serve: monthly for the base, hourly for the rise — the cheapest bas
     CHECK(mixed > 0);
   }
 }
+
+TEST_CASE("serve: spot only when asked, following the day at the spot price") {
+  const Context ctx = fixture_context();
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  const auto quotes = [&](const std::vector<std::string>& sets) {
+    return rental_quotes(ctx.catalog(), fx, load_serving("", sets, ctx).serving);
+  };
+  const std::vector<std::string> load = {"traffic.requests_per_second=3"};
+  for (const RentalQuote& q : quotes(load)) CHECK(q.mode != BillingMode::kSpot);
+  std::vector<std::string> asked = load;
+  asked.push_back("serve.spot=true");
+  int spot = 0;
+  for (const RentalQuote& q : quotes(asked)) {
+    if (q.mode != BillingMode::kSpot || !q.monthly) continue;
+    INFO(q.offer->id);
+    // The spot price an instance-hour × instance-hours a day × 730 ÷ 24, the same hours as the hourly row.
+    CHECK(q.monthly->units() == Approx(q.price.units() * q.instance_hours() * 730.0 / 24).epsilon(1e-9));
+    CHECK(q.by_hour == instances_by_hour(load_serving("", asked, ctx).serving, q.plan, q.offer->gpus));
+    ++spot;
+  }
+  CHECK(spot > 0);
+}

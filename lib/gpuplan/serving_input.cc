@@ -297,6 +297,13 @@ constexpr F kServe[] = {
      .why = "assumption: one replica stays up through quiet hours, so a request at night is answered (0: hourly "
             "rentals stop when no requests come)",
      .label = "replicas hourly rentals keep up when the day's load needs fewer"},
+    {.key = "spot",
+     .kind = K::kBool,
+     .at = serve<&Serving::spot>,
+     .fallback = "false",
+     .why = "default: a reclaimed spot instance loses the requests in flight and the latency targets until a "
+            "replacement has loaded the model; true prices spot offers too",
+     .label = "price spot instances too (reclaims break the latency targets)"},
 };
 
 template <auto M>

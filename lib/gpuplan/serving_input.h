@@ -33,6 +33,7 @@ struct Serving {
   std::vector<std::string> gpus{}, providers{}, regions{};  ///< filters; empty = every one
   std::string market{};  ///< where the team buys and rents from: export controls, owned cards' prices
   int min_replicas = 1;  ///< kept up through quiet hours by hourly rentals that follow the day
+  bool spot = false;     ///< price spot instances too (a reclaim breaks the latency targets)
 };
 
 struct ResolvedServing {

@@ -79,6 +79,8 @@ std::string_view RentalQuote::mode_name() const { return mixed() ? "monthly+hour
 
 std::string_view RentalQuote::how() const {
   if (mixed()) return "a base by the month, the rise above it by the hour";
+  if (mode == BillingMode::kSpot)
+    return "started and stopped with the day's load, and reclaimed at the provider's will";
   return mode == BillingMode::kHourly ? "started and stopped with the day's load" : "the busiest hour's, all month";
 }
 
@@ -137,20 +139,22 @@ std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter
                                            [&](const std::string& r) { return offer_in_region(c, o, r); }))
       continue;
     const ReplicaPlan plan = best_replica(s, *g, o.gpus, offer_shape(o, *g, c).shape);
-    for (BillingMode mode : {BillingMode::kHourly, BillingMode::kMonthly}) {
-      if (!o.price(mode)) continue;
+    const auto quote = [&](BillingMode mode) {
       RentalQuote q{&o, mode, plan, fx.convert(o.price(mode)->amount)};
-      if (plan.sized()) {
-        q.by_hour = mode == BillingMode::kMonthly ? std::vector<int>(kHoursPerDay, plan.instances)
-                                                  : instances_by_hour(s, plan, o.gpus);
-        const double units = mode == BillingMode::kMonthly ? plan.instances : q.instance_hours() * kHoursPerMonth / 24;
-        if (!q.by_hour.empty() && q.price.units() * units < Money::kMaxPlausibleUnits)
-          q.monthly = q.price.scaled(units);
-      }
-      out.push_back(std::move(q));
-    }
-    if (o.hourly && o.monthly)
-      if (auto mixed = base_and_rise(out[out.size() - 2], out.back())) out.push_back(std::move(*mixed));
+      if (!plan.sized()) return q;
+      q.by_hour = mode == BillingMode::kMonthly ? std::vector<int>(kHoursPerDay, plan.instances)
+                                                : instances_by_hour(s, plan, o.gpus);
+      const double units = mode == BillingMode::kMonthly ? plan.instances : q.instance_hours() * kHoursPerMonth / 24;
+      if (!q.by_hour.empty() && q.price.units() * units < Money::kMaxPlausibleUnits) q.monthly = q.price.scaled(units);
+      return q;
+    };
+    std::optional<RentalQuote> hourly, monthly;
+    if (o.hourly) out.push_back(*(hourly = quote(BillingMode::kHourly)));
+    if (o.monthly) out.push_back(*(monthly = quote(BillingMode::kMonthly)));
+    if (hourly && monthly)
+      if (auto mixed = base_and_rise(*hourly, *monthly)) out.push_back(std::move(*mixed));
+    // Spot only when asked: a reclaim takes a replica and its requests away (serve.spot).
+    if (s.spot && o.price(BillingMode::kSpot)) out.push_back(quote(BillingMode::kSpot));
   }
   return out;
 }

@@ -197,8 +197,14 @@ void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
   const auto on = std::count_if(rates.begin(), rates.end(), [&](double x) { return x > 0 || s.min_replicas > 0; });
   const Money by_month = q.price,
               by_hour = (q.mixed() ? q.rise_price : q.price).scaled(static_cast<double>(on) * kHoursPerMonth / 24);
-  if (q.mode == BillingMode::kHourly || q.mixed()) r.note = day_text(q) + (r.note.empty() ? "" : "; " + r.note);
-  r.one_instance = q.mode == BillingMode::kHourly ? by_hour : q.mixed() ? std::min(by_month, by_hour) : by_month;
+  const bool monthly = q.mode == BillingMode::kMonthly && !q.mixed();
+  if (!monthly) r.note = day_text(q) + (r.note.empty() ? "" : "; " + r.note);
+  if (q.mode == BillingMode::kSpot)
+    r.note =
+        "spot: a reclaim loses its replica's requests in flight, and the latency targets until a replacement "
+        "has loaded the model (no spares priced); " +
+        r.note;
+  r.one_instance = q.mixed() ? std::min(by_month, by_hour) : monthly ? by_month : by_hour;
   const double hours = q.mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
   per_million(r, s, static_cast<double>(r.gpus_per_instance / q.plan.shape.tp), hours);
 }
@@ -358,11 +364,12 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
   if (rent)
     rep.notes.push_back(fmt::format(
         "Cheapest rental: {} {} ({}), {} instance(s) of {} {}: {} a month, {} a million tokens at the average "
-        "load{}.",
+        "load{}{}.",
         rent->option, rent->mode, rent->provider,
-        rent->mode == "hourly" ? fmt::format("up to {}", rent->sized.instances) : std::to_string(rent->sized.instances),
+        rent->mode != "monthly" ? fmt::format("up to {}", rent->sized.instances) : std::to_string(rent->sized.instances),
         rent->gpus_per_instance, rent->gpu, money_text(*rent->monthly, 0), money_text(*rent->per_million, 2),
-        rent->stale.empty() ? "" : "; its " + rent->stale + ": confirm it before relying on it"));
+        rent->stale.empty() ? "" : "; its " + rent->stale + ": confirm it before relying on it",
+        rent->mode == "spot" ? "; spot: a reclaim loses the requests in flight (serve.spot=false leaves it out)" : ""));
   else rep.notes.push_back("No rental offer of the search meets the targets.");
   if (own)
     rep.notes.push_back(fmt::format("Cheapest to own: {} card(s) of {}: {} a month ({}).", own->gpus_per_instance,
@@ -447,7 +454,7 @@ void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostR
   rep.notes.push_back(
       "Not modelled yet: latency percentiles and queueing (targets are met on the mean; peak_load is the headroom), "
       "the minutes an hourly instance takes to start (it is taken as running from the hour its load needs it), "
-      "spot (reclaims break latency targets), catalog entries for API prices.");
+      "spot spares (serve.spot prices spot instances, none kept to cover a reclaim), catalog entries for API prices.");
   if (!left_out.empty()) {
     std::string ids;
     for (const std::string& id : left_out) ids += (ids.empty() ? "" : ", ") + id;
