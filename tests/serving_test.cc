@@ -370,7 +370,8 @@ TEST_CASE("serve echo: --set KEY=<echoed value> changes nothing") {
   const std::vector<std::string> given =
       GENERATE(std::vector<std::string>{},
                std::vector<std::string>{"traffic.daily_profile=1,1,1,1,1,1,2,4,8,10,10,8,6,8,10,10,8,6,4,3,2,2,1,1",
-                                        "traffic.requests_per_second=3", "serve.min_replicas=0"});
+                                        "traffic.requests_per_second=3", "serve.min_replicas=0"},
+               std::vector<std::string>{"api.offer=fixture-8b-usd"});
   const ResolvedServing base = load_serving("", given, ctx);
   std::vector<std::string> sets;
   for (const Section<ResolvedServing>& s : serving_sections()) {
@@ -487,7 +488,7 @@ TEST_CASE("serve: owning costs what compare's buy option costs, per month of its
 
 namespace {
 
-const std::string kServingFile = GPUPLAN_SOURCE_DIR "/examples/serve-7b-4090.yaml";
+const std::string kServingFile = GPUPLAN_TEST_DATA "/serve-7b.yaml";
 
 Comparison compare_with(const Context& ctx, std::vector<std::string> sets) {
   return compare(load_scenario("", sets, ctx).scenario);
@@ -544,8 +545,8 @@ TEST_CASE("compare with a serving load: every rental pays the rented serving, ow
 
 TEST_CASE("compare with a serving load: a file relative to the scenario, and its problems at its own place") {
   const Context ctx = fixture_context();
-  const ResolvedScenario rs =
-      load_scenario(GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml", {"workload.serving=serve-7b-4090.yaml"}, ctx);
+  const ResolvedScenario rs = load_scenario(GPUPLAN_SOURCE_DIR "/examples/qingdao-8xa100.yaml",
+                                            {"workload.serving=../tests/data/serve-7b.yaml"}, ctx);
   CHECK(rs.scenario.workload.serving_share > 0);
   CHECK_THROWS_WITH(load_scenario("", {"workload.serving=no-such-serving.yaml"}, ctx),
                     Catch::Matchers::Contains("no-such-serving.yaml: no such file"));
@@ -838,4 +839,63 @@ TEST_CASE("serve: spot only when asked, following the day at the spot price") {
     ++spot;
   }
   CHECK(spot > 0);
+}
+
+TEST_CASE("serve: api.offer takes the catalog's dated prices, converted and cited, and says when they are stale") {
+  const Context ctx = fixture_context();  // today 2026-12-02, stale after 180 days
+  const ResolvedServing usd = load_serving("", {"api.offer=fixture-8b-usd"}, ctx);
+  // 0.1 and 0.2 USD at 7.1 CNY a dollar: 0.71 and 1.42 CNY a million tokens.
+  CHECK(usd.serving.api.name == "fixture-8b-instant");
+  CHECK(usd.serving.api.input_per_million->units() == Approx(0.71));
+  CHECK(usd.serving.api.output_per_million->units() == Approx(1.42));
+  const auto line = [](const ResolvedServing& r, std::string_view key) {
+    for (const std::string& l : r.defaults_used)
+      if (l.starts_with(key)) return l;
+    return std::string();
+  };
+  // Each price cites its own record: the output price has a source and date of its own.
+  CHECK_THAT(line(usd, "api.input_price_per_million"),
+             Catch::Contains("catalog api fixture-8b-usd: test fixture, as_of 2026-11-01"));
+  CHECK_THAT(line(usd, "api.output_price_per_million"), Catch::Contains("output price page, as_of 2026-11-15"));
+  CHECK_THAT(line(usd, "api.output_price_per_million"), !Catch::Contains("stale"));
+  // 2025-01-01 is 700 days before 2026-12-02: stale, and said so beside the price.
+  const ResolvedServing old = load_serving("", {"api.offer=fixture-moe-old"}, ctx);
+  CHECK_THAT(line(old, "api.input_price_per_million"), Catch::Contains("stale: 700 days old"));
+  // A price given beside the offer is the user's: it wins, and is not a default.
+  const ResolvedServing mine = load_serving("", {"api.offer=fixture-7b-cny", "api.input_price_per_million=0.3"}, ctx);
+  CHECK(mine.serving.api.input_per_million->units() == Approx(0.3));
+  CHECK(mine.serving.api.output_per_million->units() == Approx(1.0));
+  CHECK(line(mine, "api.input_price_per_million").empty());
+  // The report weighs it as if the prices were typed in.
+  const ServeOutcome a = serve_report(ctx, {"", {"api.offer=fixture-7b-cny"}});
+  const ServeOutcome b = serve_report(
+      ctx, {"", {"api.name=fixture-7b-chat", "api.input_price_per_million=0.5", "api.output_price_per_million=1"}});
+  CHECK(render(a.report, Format::kCsv) == render(b.report, Format::kCsv));
+}
+
+TEST_CASE("serve: an API the catalog does not price is refused, with the nearest id") {
+  const Context ctx = fixture_context();
+  try {
+    load_serving("", {"api.offer=fixture-7b"}, ctx);
+    FAIL("no error");
+  } catch (const InputErrors& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK_THAT(e.problems()[0].what(), Catch::Contains("did you mean 'fixture-7b-cny'?"));
+  }
+  try {
+    load_serving("", {"api.offer=zzz"}, ctx);
+    FAIL("no error");
+  } catch (const InputErrors& e) {
+    CHECK_THAT(e.problems()[0].what(), Catch::Contains("fixture-7b-cny, fixture-8b-usd, fixture-moe-old"));
+  }
+}
+
+TEST_CASE("serve: without an API, the catalog's for a model of about the size are named") {
+  const Context ctx = fixture_context();
+  const ServeOutcome out = serve_report(ctx, {"", {}});  // the built-in Llama 2 7B: 3.4B to 13.5B
+  std::string hint;
+  for (const std::string& n : out.report.notes)
+    if (n.starts_with("No API compared")) hint = n;
+  CHECK_THAT(hint, Catch::Contains("fixture-7b-cny") && Catch::Contains("fixture-8b-usd"));
+  CHECK_THAT(hint, !Catch::Contains("fixture-moe-old"));
 }

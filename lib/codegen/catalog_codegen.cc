@@ -140,6 +140,11 @@ void emit(std::ostream& out, const Catalog& c) {
         "  c.operating.push_back(OperatingCost{{{}, static_cast<OperatingKind>({}), {}, {}, {}, {}, {}, {}}});\n",
         lit(o.id), static_cast<int>(o.kind), o.money ? money(*o.money) : "std::nullopt", dbl(o.number), lit(o.region),
         lit(o.description), prov(o.provenance), where(o.where));
+  for (const ApiOffer& a : c.apis)
+    out << fmt::format(
+        "  c.apis.push_back(ApiOffer{{{}, {}, {}, {}, {}, {}, Currency({}), {}, {}, {}, {}, {}, {}}});\n", lit(a.id),
+        lit(a.name), lit(a.provider), lit(a.model), dbl(a.parameters), dbl(a.active_parameters), lit(a.currency.code()),
+        price(a.input), price(a.output), lit(a.note), prov(a.provenance), where(a.where), where(a.currency_where));
 }
 
 }  // namespace

@@ -242,6 +242,7 @@ void overlay_records(std::vector<T>& base, const std::vector<T>& over) {
 const Gpu* Catalog::find_gpu(std::string_view id) const { return find_by_id(gpus, id); }
 const Provider* Catalog::find_provider(std::string_view id) const { return find_by_id(providers, id); }
 const Offer* Catalog::find_offer(std::string_view id) const { return find_by_id(offers, id); }
+const ApiOffer* Catalog::find_api(std::string_view id) const { return find_by_id(apis, id); }
 
 Catalog merge(Catalog base, const Catalog& overlay) {
   overlay_records(base.fx_rates, overlay.fx_rates);
@@ -250,6 +251,7 @@ Catalog merge(Catalog base, const Catalog& overlay) {
   overlay_records(base.offers, overlay.offers);
   overlay_records(base.purchases, overlay.purchases);
   overlay_records(base.operating, overlay.operating);
+  overlay_records(base.apis, overlay.apis);
   if (overlay.stale_after_given) {
     base.stale_after = overlay.stale_after;
     base.stale_after_given = true;
@@ -378,6 +380,11 @@ std::vector<InputError> future_dates(const Catalog& c, Date today) {
     statuses(p.availability, "purchase " + p.id);
   }
   for (const FxRate& r : c.fx_rates) check(r.provenance, r.where, "fx rate " + r.id);
+  for (const ApiOffer& a : c.apis) {
+    check(a.provenance, a.where, "api " + a.id);
+    for (const Price* p : {&a.input, &a.output})  // a price with a date of its own
+      if (p->provenance.as_of != a.provenance.as_of) check(p->provenance, p->where, "api " + a.id);
+  }
   return out;
 }
 

@@ -222,6 +222,25 @@ struct FxRate {
   SourceLocation where{};
 };
 
+/// A hosted model's API, priced per token: what serving a model yourself is
+/// weighed against (`serve` api.offer). Prices are per million tokens, in
+/// `currency`; each may carry its own source and date.
+struct ApiOffer {
+  std::string id{};
+  std::string name{};            ///< as the provider lists it ("deepseek-chat")
+  std::string provider{};        ///< who hosts it (not a GPU provider of this catalog)
+  std::string model{};           ///< the model served ("DeepSeek-V3")
+  double parameters = 0;         ///< of the model served, when public; 0 = not stated
+  double active_parameters = 0;  ///< MoE: a token's; 0 = dense or not stated
+  Currency currency = kUsd;
+  Price input{};   ///< a million prompt tokens (cache misses where the provider prices cache hits apart)
+  Price output{};  ///< a million output tokens
+  std::string note{};
+  Provenance provenance{};
+  SourceLocation where{};
+  SourceLocation currency_where{};
+};
+
 struct Catalog {
   Seconds stale_after = Days(180);  ///< offers priced longer ago are flagged stale
   bool stale_after_given = false;   ///< set by the file, so a merge carries it over
@@ -231,8 +250,10 @@ struct Catalog {
   std::vector<Offer> offers{};
   std::vector<Purchase> purchases{};
   std::vector<OperatingCost> operating{};
+  std::vector<ApiOffer> apis{};
 
   const Gpu* find_gpu(std::string_view id) const;
+  const ApiOffer* find_api(std::string_view id) const;
   const Provider* find_provider(std::string_view id) const;
   const Offer* find_offer(std::string_view id) const;
 };

@@ -192,6 +192,32 @@ std::optional<FxRate> read_fx(Fields& f) {
   return r;
 }
 
+// A hosted API's prices per million tokens; its model's size when public.
+std::optional<ApiOffer> read_api(Fields& f) {
+  ApiOffer a;
+  a.where = f.diagnostics().at(f.node());
+  a.id = read_id(f);
+  if (auto s = f.text("name", true)) a.name = *s;
+  if (auto s = f.text("provider", true)) a.provider = *s;
+  if (auto s = f.text("model", true)) a.model = *s;
+  const auto count = [](const std::string& s) {
+    const double n = parse_count(s);
+    if (!(n > 0 && n < 1e15)) throw std::invalid_argument("must be a positive count (7B, 671B)");
+    return n;
+  };
+  if (auto n = f.value("parameters", false, count)) a.parameters = *n;
+  if (auto n = f.value("active_parameters", false, count)) a.active_parameters = *n;
+  if (auto s = f.text("note", false)) a.note = *s;
+  const auto cur = read_currency(f, true, a.currency_where);
+  a.currency = cur.value_or(kUsd);
+  a.provenance = read_provenance(f, nullptr);
+  if (auto p = read_price(f, "input_per_million", true, a.currency, a.provenance, Sign::kNonNegative)) a.input = *p;
+  if (auto p = read_price(f, "output_per_million", true, a.currency, a.provenance, Sign::kNonNegative)) a.output = *p;
+  if (f.ok() && a.active_parameters > 0 && a.parameters > 0 && a.active_parameters >= a.parameters)
+    f.fail(f.get("active_parameters", false), f.field("active_parameters"), "must be fewer than parameters");
+  return a;
+}
+
 // availability: [{market: CN, status: restricted, reason: …, source: …, as_of: …}]
 void read_availability(Fields& f, std::vector<MarketStatus>& out) {
   const YAML::Node list = f.get("availability", false);
@@ -649,7 +675,7 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
         }
         sf.finish();
       }
-      for (const char* section : {"fx_rates", "gpus", "providers", "offers", "purchases", "operating"})
+      for (const char* section : {"fx_rates", "gpus", "providers", "offers", "purchases", "operating", "apis"})
         root.get(section, false);
       read_list(diag, *doc, "fx_rates", cat.fx_rates, read_fx);
       read_list(diag, *doc, "gpus", cat.gpus, read_gpu);
@@ -658,6 +684,7 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
       read_list(diag, *doc, "offers", cat.offers, [&](Fields& f) { return read_offer(f, refs); });
       read_list(diag, *doc, "purchases", cat.purchases, [&](Fields& f) { return read_purchase(f, refs); });
       read_list(diag, *doc, "operating", cat.operating, read_operating);
+      read_list(diag, *doc, "apis", cat.apis, read_api);
       root.finish();
     }
   }
@@ -686,6 +713,8 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
         check_currency(cat.operating[i].money->currency(),
                        where_or(cat.operating[i].currency_where, cat.operating[i].where),
                        item_path("operating", i) + ".currency");
+    for (std::size_t i = 0; i < cat.apis.size(); ++i)
+      check_currency(cat.apis[i].currency, cat.apis[i].currency_where, item_path("apis", i) + ".currency");
   }
   if (diag.count() == 0) check_plausible(cat, base, diag);
   diag.throw_if_any();

@@ -186,6 +186,7 @@ struct Echo {
   double divisor = 1;
   bool skip = false;        ///< not echoed (it shows elsewhere, or only steers reading)
   int money_decimals = -2;  ///< -2: the currency's minor digits; -1: every stored digit
+  bool nullable = false;    ///< derived only sometimes (a catalog record named): null when not
 };
 
 /// One input field: the single place its key, parser, range, member, default,
@@ -360,7 +361,7 @@ Json echo_properties(std::span<const Field<Root>> rows) {
   Json props = Json::object();
   for (const Field<Root>& f : rows) {
     if (f.echo.skip || !f.at.get) continue;
-    const bool nullable = f.fallback.empty() && !f.derive;
+    const bool nullable = (f.fallback.empty() && !f.derive) || f.echo.nullable;
     props[f.echo.key.empty() ? f.key : f.echo.key] = value_schema(f.kind, f.choices, f.label, nullable);
   }
   return props;

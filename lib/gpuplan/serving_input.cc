@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <stdexcept>
 
+#include "gpuplan/suggest.h"
 #include "gpuplan/yaml_reader.h"
 
 namespace gpuplan {
@@ -309,20 +311,79 @@ constexpr F kServe[] = {
 template <auto M>
 constexpr Access<ResolvedServing> api = member<&ResolvedServing::serving, &Serving::api, M>();
 
-// No default: an API price is the user's own comparison (a dated price list they chose).
+// An API the catalog prices (apis): refused when it has none by that id, with the nearest one.
+Value parse_api_offer(const std::string& text, const FieldContext& ctx) {
+  if (text.empty() || !ctx.catalog || ctx.catalog->find_api(text)) return text;  // "": none, as echoed
+  std::vector<std::string_view> ids;
+  for (const ApiOffer& a : ctx.catalog->apis) ids.push_back(a.id);
+  // "deepseek-chat" for "deepseek-chat-cny" and "-usd": the ids it starts, else the nearest spelling.
+  std::vector<std::string_view> starts;
+  for (std::string_view id : ids)
+    if (id.size() > text.size() && id_equals(id.substr(0, text.size()), text)) starts.push_back(id);
+  if (starts.empty())
+    if (const std::string_view near = nearest(text, ids, 3); !near.empty()) starts.push_back(near);
+  if (!starts.empty())
+    throw std::invalid_argument(
+        fmt::format("'{}' is not an API of the catalog; did you mean '{}'?", text, fmt::join(starts, "' or '")));
+  throw std::invalid_argument(ids.empty()
+                                  ? fmt::format("'{}': the catalog prices no API", text)
+                                  : fmt::format("'{}' is not an API of the catalog ({})", text, fmt::join(ids, ", ")));
+}
+
+const ApiOffer* api_offer(const ResolvedServing& r, const FieldContext& ctx) {
+  return ctx.catalog && !r.serving.api.offer.empty() ? ctx.catalog->find_api(r.serving.api.offer) : nullptr;
+}
+
+// Its source and date, and how old the price is: API prices move often.
+std::string api_why(const ApiOffer& a, const Price& p, const FieldContext& ctx) {
+  std::string why = fmt::format("catalog api {}: {}", a.id, cite(p.provenance));
+  const auto age = age_days(p.provenance, ctx.today);
+  if (!age) why += ", undated: the source gives no date";
+  else if (static_cast<double>(*age) > std::chrono::duration_cast<Days>(ctx.stale_after).count())
+    why += fmt::format(", stale: {} days old", *age);
+  return why;
+}
+
+std::optional<Fallback> api_name(const ResolvedServing& r, const FieldContext& ctx) {
+  const ApiOffer* a = api_offer(r, ctx);
+  if (!a) return std::nullopt;
+  return Fallback{a->name, a->name, fmt::format("catalog api {}: {} serving {}", a->id, a->provider, a->model)};
+}
+
+template <Price ApiOffer::*Which>
+std::optional<Fallback> api_price(const ResolvedServing& r, const FieldContext& ctx) {
+  const ApiOffer* a = api_offer(r, ctx);
+  if (!a || !ctx.fx) return std::nullopt;
+  const Price& p = a->*Which;
+  const Money m = ctx.fx->convert(p.amount);
+  return Fallback{m, fmt::format("{}", p.amount), api_why(*a, p, ctx)};
+}
+
+// No default without api.offer: an API price is the user's own comparison, or a dated catalog entry they name.
 constexpr F kApi[] = {
-    {.key = "name", .kind = K::kText, .at = api<&ApiPrice::name>, .label = "the hosted model compared with"},
+    {.key = "offer",
+     .kind = K::kText,
+     .at = api<&ApiPrice::offer>,
+     .parse = &parse_api_offer,
+     .label = "a hosted API the catalog prices (its apis section): its name and both prices, dated"},
+    {.key = "name",
+     .kind = K::kText,
+     .at = api<&ApiPrice::name>,
+     .derive = &api_name,
+     .label = "the hosted model compared with"},
     {.key = "input_price_per_million",
      .kind = K::kMoney,
      .at = api<&ApiPrice::input_per_million>,
      .range = {0},
-     .echo = {.money_decimals = -1},
+     .derive = &api_price<&ApiOffer::input>,
+     .echo = {.money_decimals = -1, .nullable = true},
      .label = "price of a million prompt tokens (\"2 CNY\", \"0.27 USD\")"},
     {.key = "output_price_per_million",
      .kind = K::kMoney,
      .at = api<&ApiPrice::output_per_million>,
      .range = {0},
-     .echo = {.money_decimals = -1},
+     .derive = &api_price<&ApiOffer::output>,
+     .echo = {.money_decimals = -1, .nullable = true},
      .label = "price of a million output tokens"},
 };
 
@@ -432,6 +493,8 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   fctx.catalog = &ctx.catalog();
   fctx.fx = &fx;
   fctx.now = ctx.now;
+  fctx.today = ctx.today;
+  fctx.stale_after = ctx.stale_after;
   detail::Fields top(diag, root, "", known_keys(""));
   for (const Section<ResolvedServing>& s : kSections)
     if (!s.name.empty()) top.declare({s.name});

@@ -18,6 +18,7 @@ namespace gpuplan {
 
 /// A hosted model priced per token, to weigh serving it yourself against.
 struct ApiPrice {
+  std::string offer{};  ///< a catalog API (apis), whose name and prices fill the rest
   std::string name{};
   std::optional<Money> input_per_million{};   ///< per million prompt tokens, report currency
   std::optional<Money> output_per_million{};  ///< per million output tokens

@@ -9,24 +9,25 @@ ValidationResult validate_catalogs(const std::vector<std::string>& files, bool w
   Catalog merged = with_builtin ? builtin_catalog() : Catalog{};
   Table t;
   t.name = "files";
-  t.columns = {{"file", "file"},           {"status", "status"},       {"problems", "problems"},
-               {"gpus", "gpus"},           {"providers", "providers"}, {"offers", "offers"},
-               {"purchases", "purchases"}, {"operating", "operating"}, {"fx_rates", "fx rates"}};
+  t.columns = {{"file", "file"},           {"status", "status"}, {"problems", "problems"},   {"gpus", "gpus"},
+               {"providers", "providers"}, {"offers", "offers"}, {"purchases", "purchases"}, {"operating", "operating"},
+               {"fx_rates", "fx rates"},   {"apis", "apis"}};
   for (const std::string& file : files) {
     try {
       const Catalog c = load_catalog_file(file, &merged);
       if (auto future = future_dates(c, today); !future.empty()) throw InputErrors(std::move(future));
       const auto n = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
       t.add_row({file, std::string("ok"), std::int64_t{0}, n(c.gpus), n(c.providers), n(c.offers), n(c.purchases),
-                 n(c.operating), n(c.fx_rates)});
+                 n(c.operating), n(c.fx_rates), n(c.apis)});
       merged = merge(std::move(merged), c);
     } catch (const InputErrors& e) {
       out.problems.insert(out.problems.end(), e.problems().begin(), e.problems().end());
       t.add_row({file, std::string("invalid"), static_cast<std::int64_t>(e.problems().size()), Cell{}, Cell{}, Cell{},
-                 Cell{}, Cell{}, Cell{}});
+                 Cell{}, Cell{}, Cell{}, Cell{}});
     } catch (const InputError& e) {
       out.problems.push_back(e);
-      t.add_row({file, std::string("invalid"), std::int64_t{1}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}});
+      t.add_row(
+          {file, std::string("invalid"), std::int64_t{1}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}});
     }
   }
   out.report.command = "catalog validate";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <functional>
 
 #include "gpuplan/efficiency.h"
 #include "gpuplan/compare.h"
@@ -366,7 +367,9 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
         "Cheapest rental: {} {} ({}), {} instance(s) of {} {}: {} a month, {} a million tokens at the average "
         "load{}{}.",
         rent->option, rent->mode, rent->provider,
-        rent->mode != "monthly" ? fmt::format("up to {}", rent->sized.instances) : std::to_string(rent->sized.instances),
+        std::adjacent_find(rent->by_hour.begin(), rent->by_hour.end(), std::not_equal_to<>()) != rent->by_hour.end()
+            ? fmt::format("up to {}", rent->sized.instances)
+            : std::to_string(rent->sized.instances),
         rent->gpus_per_instance, rent->gpu, money_text(*rent->monthly, 0), money_text(*rent->per_million, 2),
         rent->stale.empty() ? "" : "; its " + rent->stale + ": confirm it before relying on it",
         rent->mode == "spot" ? "; spot: a reclaim loses the requests in flight (serve.spot=false leaves it out)" : ""));
@@ -432,11 +435,31 @@ std::string day_note(const Serving& s) {
       busy, kBusyFrom, t.requests_per_second * t.peak_to_average, kHoursPerDay - busy, t.peak_to_average);
 }
 
+// Without an API to weigh, the catalog's APIs serving a model of about this size (half to twice its
+// parameters), with their prices and dates, so api.offer is one step away.
+std::string api_hint(const Serving& s, const Catalog& c) {
+  std::vector<std::string> near;
+  const double n = s.model.parameters;
+  for (const ApiOffer& a : c.apis)
+    if (a.parameters >= n / 2 && a.parameters <= n * 2)
+      near.push_back(fmt::format("{} ({}, {}/{} {} a million tokens in/out, as_of {})", a.id, a.model,
+                                 to_pretty_string(a.input.amount, 2), to_pretty_string(a.output.amount, 2),
+                                 a.currency.code(), format_date(a.input.provenance.as_of)));
+  if (near.empty())
+    return fmt::format(
+        "No API compared: the catalog prices {} APIs (api.offer=ID; the manual lists them), none of a model "
+        "of about {}; or give api.input_price_per_million and api.output_price_per_million.",
+        c.apis.size(), fmt::format("{:.3g}B parameters", n / 1e9));
+  return fmt::format("No API compared: api.offer=ID weighs one of the catalog's for a model of about this size: {}.",
+                     fmt::join(near, "; "));
+}
+
 void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostRow>& rows,
                  const std::vector<std::string>& left_out, const std::vector<std::string>& no_card, const Context& ctx,
                  const CurrencyConverter& fx) {
   const ServedModel& m = rs.serving.model;
   decision_notes(rep, rs.serving, rows, fx);
+  if (!rs.serving.api.input_per_million) rep.notes.push_back(api_hint(rs.serving, ctx.catalog()));
   rep.notes.push_back(day_note(rs.serving));
   rep.notes.push_back(fmt::format(
       "Model: weights {:.2f} GB ({}), KV cache {:.1f} KB a token ({}: 2 x {} layers x {} KV heads x {:g} head size x "
@@ -454,7 +477,7 @@ void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostR
   rep.notes.push_back(
       "Not modelled yet: latency percentiles and queueing (targets are met on the mean; peak_load is the headroom), "
       "the minutes an hourly instance takes to start (it is taken as running from the hour its load needs it), "
-      "spot spares (serve.spot prices spot instances, none kept to cover a reclaim), catalog entries for API prices.");
+      "spot spares (serve.spot prices spot instances, none kept to cover a reclaim).");
   if (!left_out.empty()) {
     std::string ids;
     for (const std::string& id : left_out) ids += (ids.empty() ? "" : ", ") + id;
