@@ -147,7 +147,8 @@ void api_break_even(CostRow& r, const Serving& s) {
                           s.traffic.output_tokens * s.api.output_per_million->units()) /
                          1e6 * kHoursPerMonth * 3600;
   const double rps = (r.one_instance ? *r.one_instance : *r.monthly).units() / per_rps;
-  if (rps <= average_capacity(r, s)) r.api_break_even = rps;
+  // To 3 significant figures, as the table shows it: the model is not more precise.
+  if (rps <= average_capacity(r, s)) r.api_break_even = std::stod(fmt::format("{:.3g}", rps));
 }
 
 // A million tokens at the day's average load; a million output tokens at full
