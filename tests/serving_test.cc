@@ -413,27 +413,35 @@ std::size_t column(const Table& t, std::string_view key) {
 
 }  // namespace
 
-TEST_CASE("serve: the API break-even is where one instance costs what the API charges for that load") {
+TEST_CASE("serve: the API break-even by hand — one instance all day, a second in the busy hours") {
   const Context ctx = fixture_context();
-  const std::vector<std::string> api = {"serve.gpus=RTX4090", "api.input_price_per_million=0.8",
-                                        "api.output_price_per_million=2"};
-  const ServeOutcome out = serve_report(ctx, {"", api});
+  // tests/data/serve-7b.yaml: 0.05 requests/s, 4 × that in the 6 busy hours from 9:00; the fixture API at
+  // 0.5 CNY a million prompt tokens, 1 CNY a million output tokens.
+  const std::vector<std::string> sets = {"serve.gpus=RTX4090", "serve.providers=suanjiayun"};
+  const ResolvedServing rs = load_serving(GPUPLAN_TEST_DATA "/serve-7b.yaml", sets, ctx);
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  const auto quotes = rental_quotes(ctx.catalog(), fx, rs.serving);
+  REQUIRE(quotes.size() == 1);
+  const RentalQuote& q = quotes[0];
+  // The API for 1 request/s a month: (2,000 × 0.5 + 600 × 1) ÷ 10⁶ × 730 × 3,600 = 4,204.8 CNY.
+  const double per_rps = (2000 * 0.5 + 600 * 1.0) / 1e6 * 730 * 3600;
+  CHECK(per_rps == Approx(4204.8));
+  // One RTX 4090 at 1.24 CNY an hour all day: 905.20 a month, against the API from 905.2 ÷ 4,204.8 = 0.215 …
+  CHECK(q.price.units() == Approx(1.24));
+  const double one = 1.24 * 730, second = 1.24 * 6 * 730 / 24;      // … but an instance carries the busy hours' rate
+  const double carries = q.plan.run.requests_per_second * 0.8 / 4;  // on average, busiest hour at 80%
+  REQUIRE(one / per_rps < carries);                                 // the first crossing: 0.215
+  REQUIRE((one + second) / per_rps > carries);                      // past it a second instance runs 6 h a day
+  // … so the API is cheaper again just above what one carries, and the rental cheaper for good from
+  // (905.2 + 226.3) ÷ 4,204.8 = 0.2691: each further instance adds 226.3 for another `carries` of load,
+  // which the API charges 4,204.8 × carries for.
+  CHECK(*api_break_even(rs.serving, q, per_rps) == Approx((one + second) / per_rps));
+  CHECK((one + second) / per_rps == Approx(0.2691).epsilon(1e-3));
+  CHECK(second < per_rps * carries);
+  // The report says the same, to 3 significant figures.
+  const ServeOutcome out = serve_report(ctx, {GPUPLAN_TEST_DATA "/serve-7b.yaml", sets});
   const Table& t = out.report.tables.at(1);
-  // The API for 1 request/s a month: (1,000 × 0.8 + 300 × 2) / 10⁶ × 730 × 3,600 = 3,679.2 CNY.
-  const double per_rps = (1000 * 0.8 + 300 * 2) / 1e6 * 730 * 3600;
-  int checked = 0;
-  for (const auto& row : t.rows) {
-    if (!std::holds_alternative<double>(row[column(t, "api_break_even_rps")])) continue;
-    const double rps = std::get<double>(row[column(t, "api_break_even_rps")]);
-    const double monthly = std::get<Money>(row[column(t, "monthly")]).units();
-    const auto instances = static_cast<double>(std::get<std::int64_t>(row[column(t, "instances")]));
-    CHECK(rps == Approx(monthly / instances / per_rps).epsilon(0.005));  // 3 significant figures
-    // Just below it the API is cheaper, just above the instance (its cost does not move within its capacity).
-    CHECK(0.99 * rps * per_rps < monthly / instances);
-    CHECK(1.01 * rps * per_rps > monthly / instances);
-    ++checked;
-  }
-  CHECK(checked > 0);
+  CHECK(std::get<double>(t.rows.at(0)[column(t, "api_break_even_rps")]) == Approx(0.269));
   // Without an API price: no break-even anywhere.
   const ServeOutcome none = serve_report(ctx, {"", {"serve.gpus=RTX4090"}});
   for (const auto& row : none.report.tables.at(1).rows)
@@ -623,30 +631,47 @@ TEST_CASE("compare leaves buying out when the cards cannot carry training and se
 // A light load keeps a replica busy far more than load ÷ capacity: each
 // request holds it for its whole reply. Against a Monte Carlo of Poisson
 // arrivals, each holding the replica for W: the share of time it holds one.
-TEST_CASE("Busy share: the chance a replica holds a request, against a Monte Carlo") {
+TEST_CASE("Busy share: the chance a replica holds a request, hour by hour, against a Monte Carlo") {
   const Context ctx = fixture_context();
-  const Serving s = load_serving("", {"traffic.requests_per_second=0.05"}, ctx).serving;
   const Gpu& g = *ctx.catalog().find_gpu("A800-80G");
   const ReplicaShape shape{&g, 1};
-  const ReplicaRun run = size_replica(s.model, s.traffic, s.targets, s.efficiency, shape);
-  const ReplicaRun alone = replica_at(s.model, s.traffic, s.efficiency, shape, 1);
-  const double w = (alone.time_to_first_token + alone.decode_step * s.traffic.output_tokens).count();
-  std::mt19937_64 rng(7);
-  std::exponential_distribution<double> gap(0.05);
-  double t = 0, busy_until = 0, busy = 0;
-  const double horizon = 2e7;
-  while (t < horizon) {
-    t += gap(rng);
-    const double start = std::max(t, busy_until);
-    if (t + w > busy_until) {
-      busy += t + w - start;
-      busy_until = t + w;
-    }
+  // A day of Poisson arrivals at each hour's rate (none in a quiet hour), each request holding the replica W.
+  const auto simulate = [](const std::array<double, 24>& rates, double w) {
+    std::mt19937_64 rng(7);
+    double busy_until = 0, busy = 0;
+    const int days = 400;
+    for (int d = 0; d < days; ++d)
+      for (int h = 0; h < 24; ++h) {
+        if (!(rates[static_cast<std::size_t>(h)] > 0)) continue;
+        std::exponential_distribution<double> gap(rates[static_cast<std::size_t>(h)]);
+        const double start = (d * 24.0 + h) * 3600, end = start + 3600;
+        for (double t = start + gap(rng); t < end; t += gap(rng)) {
+          const double from = std::max(t, busy_until);
+          if (t + w > busy_until) {
+            busy += t + w - from;
+            busy_until = t + w;
+          }
+        }
+      }
+    return busy / (days * 24.0 * 3600);
+  };
+  for (const char* peak : {"traffic.peak_to_average=1", "traffic.peak_to_average=3"}) {
+    INFO(peak);
+    const Serving s = load_serving("", {"traffic.requests_per_second=0.05", peak}, ctx).serving;
+    const ReplicaRun run = size_replica(s.model, s.traffic, s.targets, s.efficiency, shape);
+    const ReplicaRun alone = replica_at(s.model, s.traffic, s.efficiency, shape, 1);
+    const double w = (alone.time_to_first_token + alone.decode_step * s.traffic.output_tokens).count();
+    CHECK(busy_share(s, shape, run, 1) == Approx(simulate(hourly_rates(s.traffic), w)).epsilon(0.02));
+    CHECK(busy_share(s, shape, run, 1) > 0.05 / run.requests_per_second);  // far above load ÷ capacity
   }
-  const double simulated = busy / horizon;
-  CHECK(busy_share(s, shape, run, 1) == Approx(simulated).epsilon(0.02));
-  CHECK(busy_share(s, shape, run, 1) == Approx(1 - std::exp(-0.05 * w)));
-  CHECK(busy_share(s, shape, run, 1) > 0.05 / run.requests_per_second);  // far above load ÷ capacity
+  // A flat day: 1 − e^(−λW); the two-level day of peak 3: a third of the day at 3λ, the rest idle.
+  const Serving flat = load_serving("", {"traffic.requests_per_second=0.05", "traffic.peak_to_average=1"}, ctx).serving;
+  const Serving day = load_serving("", {"traffic.requests_per_second=0.05", "traffic.peak_to_average=3"}, ctx).serving;
+  const ReplicaRun run = size_replica(flat.model, flat.traffic, flat.targets, flat.efficiency, shape);
+  const ReplicaRun alone = replica_at(flat.model, flat.traffic, flat.efficiency, shape, 1);
+  const double w = (alone.time_to_first_token + alone.decode_step * flat.traffic.output_tokens).count();
+  CHECK(busy_share(flat, shape, run, 1) == Approx(1 - std::exp(-0.05 * w)));
+  CHECK(busy_share(day, shape, run, 1) == Approx((1 - std::exp(-0.15 * w)) / 3));
 }
 
 TEST_CASE("Latent attention caches one latent a layer: DeepSeek-V3") {
@@ -898,4 +923,50 @@ TEST_CASE("serve: without an API, the catalog's for a model of about the size ar
     if (n.starts_with("No API compared")) hint = n;
   CHECK_THAT(hint, Catch::Contains("fixture-7b-cny") && Catch::Contains("fixture-8b-usd"));
   CHECK_THAT(hint, !Catch::Contains("fixture-moe-old"));
+}
+
+TEST_CASE("serve: the API break-even, against the whole model re-run at loads around it") {
+  const Context ctx = fixture_context();
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  const std::vector<std::string> api = {"serve.gpus=RTX4090,A800", "api.input_price_per_million=0.5",
+                                        "api.output_price_per_million=1"};
+  // The API's month for 1 request/s: (1,000 × 0.5 + 300 × 1) ÷ 10⁶ × 730 × 3,600 = 2,102.4 CNY.
+  const double per_rps = (1000 * 0.5 + 300 * 1.0) / 1e6 * 730 * 3600;
+  // Each offer's month in a mode at the average load `rps`; a monthly+hourly row is the cheaper of all three.
+  const auto month = [&](std::vector<std::string> sets, double rps, const Offer* o, std::string_view mode) {
+    sets.push_back(fmt::format("traffic.requests_per_second={}", rps));
+    double best = std::numeric_limits<double>::infinity();
+    for (const RentalQuote& q : rental_quotes(ctx.catalog(), fx, load_serving("", sets, ctx).serving))
+      if (q.offer == o && q.monthly && (q.mode_name() == mode || mode == "monthly+hourly"))
+        best = std::min(best, q.monthly->units());
+    return best;
+  };
+  for (const std::vector<std::string>& day :
+       {std::vector<std::string>{}, std::vector<std::string>{"serve.min_replicas=0"},
+        std::vector<std::string>{"traffic.daily_profile=5,4,3,3,3,3,4,6,8,10,10,10,9,10,10,10,10,9,9,10,10,9,8,6"}}) {
+    std::vector<std::string> sets = api;
+    sets.insert(sets.end(), day.begin(), day.end());
+    const Serving s = load_serving("", sets, ctx).serving;
+    int found = 0, never = 0;
+    for (const RentalQuote& q : rental_quotes(ctx.catalog(), fx, s)) {
+      if (!q.monthly) continue;
+      INFO(q.offer->id << " " << q.mode_name() << " " << (day.empty() ? "" : day[0]));
+      const std::optional<double> be = api_break_even(s, q, per_rps);
+      if (!be) {
+        // The API stays cheaper as the load grows: a request/s more costs at least as much rented.
+        CHECK(month_per_rps(s, q) >= per_rps * (1 - 1e-9));
+        ++never;
+        continue;
+      }
+      // Above it, at every load tried (up to 8 times it), the rental costs less; just below, the API at some load.
+      for (double x = 1.001; x < 8; x *= 1.037)
+        CHECK(month(sets, *be * x, q.offer, q.mode_name()) <= *be * x * per_rps * (1 + 1e-9));
+      bool api_cheaper = false;
+      for (double x = 0.999; x > 0.5 && !api_cheaper; x *= 0.995)
+        api_cheaper = month(sets, *be * x, q.offer, q.mode_name()) > *be * x * per_rps;
+      CHECK(api_cheaper);
+      ++found;
+    }
+    CHECK(found > 0);
+  }
 }

@@ -431,10 +431,19 @@ void check_profile(const Traffic& t, const Report& report) {
     report("traffic.daily_profile",
            fmt::format("has {} numbers: give one for each hour of the day, 0:00 to 23:00 (24)", p.size()));
   else if (!(profile_peak(p) > 0)) report("traffic.daily_profile", "is all zero: no hour of the day has requests");
-  else if (std::abs(t.peak_to_average - profile_peak(p)) > 1e-6 * profile_peak(p))
-    report("traffic.peak_to_average",
-           fmt::format("{:g} is not traffic.daily_profile's busiest hour over its mean ({:.4g}): give one of them",
-                       t.peak_to_average, profile_peak(p)));
+}
+
+// A profile says more than a peak: given both, the profile's peak wins, said on stderr (a file's
+// peak_to_average cannot be removed with --set, so refusing would leave no way to try a day).
+void profile_wins(Traffic& t, std::vector<std::string>& warnings) {
+  if (t.daily_profile.empty()) return;
+  const double peak = profile_peak(t.daily_profile);
+  if (std::abs(t.peak_to_average - peak) <= 1e-6 * peak) return;
+  warnings.push_back(
+      fmt::format("traffic.peak_to_average {:g} gives way to traffic.daily_profile, whose busiest "
+                  "hour is {:.4g} × its mean",
+                  t.peak_to_average, peak));
+  t.peak_to_average = peak;
 }
 
 // Why a shape field is missing although the built-in model has one.
@@ -461,6 +470,17 @@ void warn_sizes(ResolvedServing& out) {
   if (m.parameters > 0 && m.parameters < 1e6)
     out.warnings.push_back(fmt::format("model.parameters is {:g}, not millions or billions: did you mean {:g}B?",
                                        m.parameters, m.parameters));
+}
+
+// An API of a model of another size weighs different models: said, the comparison still made.
+void warn_api_size(ResolvedServing& out, const Catalog& c) {
+  const ApiOffer* a = out.serving.api.offer.empty() ? nullptr : c.find_api(out.serving.api.offer);
+  const double n = out.serving.model.parameters;
+  if (!a || !(a->parameters > 0) || (a->parameters >= n / 2 && a->parameters <= n * 2)) return;
+  out.warnings.push_back(
+      fmt::format("api.offer {} serves {} ({} parameters), not a model of about the {} served "
+                  "here: the comparison weighs different models",
+                  a->id, a->model, count_text(a->parameters), count_text(n)));
 }
 
 Json echo(const ResolvedServing& out, Currency currency) {
@@ -545,9 +565,17 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
     report(out.serving.api.input_per_million ? "api.output_price_per_million" : "api.input_price_per_million",
            "an API is priced by prompt and output tokens: give both prices");
   diag.throw_if_any();
+  // Without a file the built-in case names itself, unless --set gave another model.
+  if (path.empty() && out.model_given)
+    out.source = fmt::format("built-in defaults, a {} model given by --set", count_text(out.serving.model.parameters));
   if (out.serving.name.empty())
-    out.serving.name = path.empty() ? "Llama 2 7B for about 200 staff (built-in defaults)" : path;
+    out.serving.name = !path.empty()     ? path
+                       : out.model_given ? fmt::format("a {} model (--set) for the built-in traffic",
+                                                       count_text(out.serving.model.parameters))
+                                         : "Llama 2 7B for about 200 staff (built-in defaults)";
   warn_sizes(out);
+  profile_wins(out.serving.traffic, out.warnings);
+  warn_api_size(out, ctx.catalog());
   if (!catalog_knows(ctx.catalog(), out.serving.market))
     out.warnings.push_back(fmt::format(
         "serve.market {}: the catalog states nothing for it (export controls, purchase prices, operating costs, "

@@ -24,11 +24,15 @@ bool gpu_considered(const Serving& s, const Gpu& g) { return wanted(s.gpus, g.id
 
 double busy_share(const Serving& s, const ReplicaShape& shape, const ReplicaRun& run, int replicas) {
   if (replicas <= 0 || !(run.requests_per_second > 0)) return 0;
-  const double load = s.traffic.requests_per_second / (replicas * run.requests_per_second);
   const ReplicaRun alone = replica_at(s.model, s.traffic, s.efficiency, shape, 1);
   const double w = (alone.time_to_first_token + alone.decode_step * s.traffic.output_tokens).count();
-  const double lambda = s.traffic.requests_per_second / replicas;
-  return std::min(1.0, std::max(load, 1.0 - std::exp(-lambda * w)));
+  // Hour by hour over the day (a quiet hour draws idle power), then averaged.
+  double sum = 0;
+  for (double rate : hourly_rates(s.traffic)) {
+    const double lambda = rate / replicas, load = lambda / run.requests_per_second;
+    sum += std::min(1.0, std::max(load, 1.0 - std::exp(-lambda * w)));
+  }
+  return sum / kHoursPerDay;
 }
 
 bool card_can_serve(const Gpu& g) { return g.memory_bandwidth && serving_peak_tflops(g, Storage::kBf16) > 0; }
@@ -44,7 +48,9 @@ ReplicaPlan best_replica(const Serving& s, const Gpu& g, int per_instance, const
       if (!missing) missing = z;
       continue;
     }
-    const std::optional<int> n = replicas_for(s.traffic, s.efficiency, z.run);
+    // The busiest hour's replicas, and never fewer than serve.min_replicas.
+    const std::optional<int> n = replicas_at(s.traffic.requests_per_second * s.traffic.peak_to_average, s.efficiency,
+                                             z.run, std::max(1, s.min_replicas));
     z.beyond = !n;
     z.replicas = n.value_or(0);
     const int per = per_instance / tp;
@@ -64,15 +70,63 @@ ReplicaPlan best_replica(const Serving& s, const Gpu& g, int per_instance, const
   return none;
 }
 
-std::vector<int> instances_by_hour(const Serving& s, const ReplicaPlan& plan, int per_instance) {
+namespace {
+
+// Instances each hour at the day's load × `scale`: replicas at the hour's rate
+// (at least min_replicas), `per` to an instance. Empty beyond kMaxReplicas.
+std::vector<int> counts_at(const Serving& s, const ReplicaPlan& plan, int per, double scale) {
   std::vector<int> out;
-  const int per = std::max(1, per_instance / plan.shape.tp);
   for (double rate : hourly_rates(s.traffic)) {
-    const std::optional<int> n = replicas_at(rate, s.efficiency, plan.run, s.min_replicas);
+    const std::optional<int> n = replicas_at(rate * scale, s.efficiency, plan.run, s.min_replicas);
     if (!n) return {};
     out.push_back((*n + per - 1) / per);
   }
   return out;
+}
+
+int replicas_an_instance(const RentalQuote& q) { return std::max(1, q.offer->gpus / q.plan.shape.tp); }
+
+// Monthly + hourly: the b-th instance by the month saves the hourly price in
+// every hour that runs at least b, so it pays when those hours cost more than a
+// month; the cheapest base is the most instances that at least ⌊month ÷ hour's
+// month⌋ + 1 hours run (the month is convex in the base).
+int cheapest_base(const std::vector<int>& by_hour, double month, double hour) {
+  const double hours = month / (hour * kHoursPerMonth / kHoursPerDay);
+  const auto need = static_cast<std::size_t>(std::floor(hours)) + 1;
+  if (need > by_hour.size()) return 0;
+  std::vector<int> sorted = by_hour;
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  return sorted[need - 1];
+}
+
+// A month of `base` instances by the month and the rest of each hour's by the
+// hour: base × the month's price + Σ max(0, n_h − base) × the hour's × 730 ÷ 24.
+double mixed_month(const std::vector<int>& by_hour, int base, double month, double hour) {
+  return base * month + rise_hours(by_hour, base) * hour * kHoursPerMonth / kHoursPerDay;
+}
+
+// The month of a quote's mode for these instance counts, in its price's units.
+double month_of(const RentalQuote& q, const std::vector<int>& by_hour) {
+  if (q.mixed()) {
+    const int b = cheapest_base(by_hour, q.price.units(), q.rise_price.units());
+    return mixed_month(by_hour, b, q.price.units(), q.rise_price.units());
+  }
+  if (q.mode == BillingMode::kMonthly) return q.price.units() * *std::max_element(by_hour.begin(), by_hour.end());
+  double sum = 0;
+  for (int n : by_hour) sum += n;
+  return q.price.units() * sum * kHoursPerMonth / kHoursPerDay;
+}
+
+}  // namespace
+
+int rise_hours(const std::vector<int>& by_hour, int base) {
+  int sum = 0;
+  for (int n : by_hour) sum += std::max(0, n - base);
+  return sum;
+}
+
+std::vector<int> instances_by_hour(const Serving& s, const ReplicaPlan& plan, int per_instance) {
+  return counts_at(s, plan, std::max(1, per_instance / plan.shape.tp), 1.0);
 }
 
 std::string_view RentalQuote::mode_name() const { return mixed() ? "monthly+hourly" : to_string(mode); }
@@ -84,48 +138,118 @@ std::string_view RentalQuote::how() const {
   return mode == BillingMode::kHourly ? "started and stopped with the day's load" : "the busiest hour's, all month";
 }
 
-namespace {
-
-// A month of `base` instances by the month and the rest of each hour's by the
-// hour: base × the month's price + Σ max(0, n_h − base) × the hour's × 730 ÷ 24.
-double mixed_month(const std::vector<int>& by_hour, int base, double month, double hour) {
-  double rise = 0;
-  for (int n : by_hour) rise += std::max(0, n - base);
-  return base * month + rise * hour * kHoursPerMonth / kHoursPerDay;
-}
-
-// Monthly for the base load, hourly for the rise: the base that costs least is
-// one of the hours' instance counts (the month is piecewise linear in it, bending
-// only there). A quote only when it beats both modes alone.
-std::optional<RentalQuote> base_and_rise(const RentalQuote& hourly, const RentalQuote& monthly) {
-  if (!hourly.monthly || !monthly.monthly) return std::nullopt;
-  const double m = monthly.price.units(), h = hourly.price.units();
-  std::optional<int> best;
-  double least = std::min(hourly.monthly->units(), monthly.monthly->units());
-  for (int b : hourly.by_hour) {
-    const double cost = mixed_month(hourly.by_hour, b, m, h);
-    if (b > 0 && cost < least * (1 - 1e-9)) {
-      least = cost;
-      best = b;
-    }
-  }
-  if (!best) return std::nullopt;
-  RentalQuote q = monthly;
-  q.by_hour = hourly.by_hour;
-  q.base = *best;
-  q.rise_price = hourly.price;
-  q.monthly = monthly.price.scaled(*best) + hourly.price.scaled(mixed_month(hourly.by_hour, *best, 0, 1));
-  return q;
-}
-
-}  // namespace
-
 int RentalQuote::instance_hours() const {
   int sum = 0;
   for (int n : by_hour) sum += n;
   return sum;
 }
 
+namespace {
+
+// Monthly for the base load, hourly for the rise: a quote only when it beats both modes alone.
+std::optional<RentalQuote> base_and_rise(const RentalQuote& hourly, const RentalQuote& monthly) {
+  if (!hourly.monthly || !monthly.monthly) return std::nullopt;
+  const double m = monthly.price.units(), h = hourly.price.units();
+  const int b = cheapest_base(hourly.by_hour, m, h);
+  const double cost = mixed_month(hourly.by_hour, b, m, h);
+  if (b <= 0 || !(cost < std::min(hourly.monthly->units(), monthly.monthly->units()) * (1 - 1e-9))) return std::nullopt;
+  RentalQuote q = monthly;
+  q.by_hour = hourly.by_hour;
+  q.base = b;
+  q.rise_price = hourly.price;
+  q.monthly = monthly.price.scaled(b) + hourly.price.scaled(rise_hours(hourly.by_hour, b) * kHoursPerMonth / 24);
+  return q;
+}
+
+}  // namespace
+
+// Against an API that charges the same for every request: with the load
+// scaled by f (the day's shape kept), the rental's month is a step function
+// c(f) (instances come whole), the API's a line f·A. Each mode's month is at
+// most f·S + K (S: what a request/s adds, instances full; K: one instance more
+// in every hour), so when S < A the rental is cheaper for good beyond
+// K ÷ (A − S); below that the steps are scanned, instance by instance, for the
+// last load at which the API is cheaper. S ≥ A: the API stays cheaper as the
+// load grows (a step may still dip below it): none.
+namespace {
+
+// A mode's month is at most f·S + K at the day's load × f: S what a request/s
+// more adds with instances full, K one instance more in every hour.
+struct Bound {
+  double slope = 0, fixed = 0;
+};
+Bound month_bound(const Serving& s, const RentalQuote& q) {
+  const int per = replicas_an_instance(q);
+  const double unit = q.plan.run.requests_per_second * s.efficiency.peak_load * per;  // requests/s an instance
+  const double floor = std::ceil(std::max(1, s.min_replicas) / static_cast<double>(per));
+  double day = 0, peak = 0;
+  for (double r : hourly_rates(s.traffic)) {
+    day += r;
+    peak = std::max(peak, r);
+  }
+  const double hour_month = (q.mixed() ? q.rise_price : q.price).units() * kHoursPerMonth / kHoursPerDay;
+  const Bound hourly{hour_month * day / unit, hour_month * kHoursPerDay * (1 + floor)};
+  const Bound monthly{q.price.units() * peak / unit, q.price.units() * (1 + floor)};
+  if (q.mode != BillingMode::kMonthly) return hourly;
+  return q.mixed() && hourly.slope <= monthly.slope ? hourly : monthly;
+}
+
+}  // namespace
+
+double month_per_rps(const Serving& s, const RentalQuote& q) {
+  return month_bound(s, q).slope / s.traffic.requests_per_second;
+}
+
+namespace {
+
+std::optional<double> break_even_at_shape(const Serving& s, const RentalQuote& q, double api_per_rps) {
+  const double lambda = s.traffic.requests_per_second, a = api_per_rps * lambda;
+  const int per = replicas_an_instance(q);
+  const double unit = q.plan.run.requests_per_second * s.efficiency.peak_load * per;
+  const auto rates = hourly_rates(s.traffic);
+  const double floor = std::ceil(std::max(1, s.min_replicas) / static_cast<double>(per));
+  const Bound b = month_bound(s, q);
+  if (!(b.slope < a * (1 - 1e-12))) return std::nullopt;
+  const double f_max = b.fixed / (a - b.slope);
+  // Pieces of constant instance counts, from the lightest load up: an hour with requests runs one replica at least.
+  std::vector<int> n;
+  for (double r : rates) n.push_back(r > 0 ? static_cast<int>(floor) : (s.min_replicas + per - 1) / per);
+  double f = 0, last_loss = 0;
+  for (int step = 0; step < 200'000; ++step) {
+    double next = f_max;
+    std::size_t which = n.size();
+    for (std::size_t h = 0; h < n.size(); ++h)
+      if (rates[h] > 0 && n[h] * unit / rates[h] < next) {
+        next = n[h] * unit / rates[h];
+        which = h;
+      }
+    const double cost = month_of(q, n);
+    if (cost > f * a) last_loss = std::max(last_loss, std::min(next, cost / a));  // the API is cheaper from f to here
+    if (which == n.size()) return last_loss * lambda;
+    ++n[which];
+    f = next;
+  }
+  return f_max * lambda;  // too many steps to scan: beyond f_max it is cheaper for good (a bound, still true)
+}
+
+}  // namespace
+
+// Re-sized for each load means the tensor parallel too (a busier service may
+// fit fewer instances with larger replicas): the lowest break-even of the
+// shapes that meet the targets, each scanned as above.
+std::optional<double> api_break_even(const Serving& s, const RentalQuote& q, double api_per_rps) {
+  if (!q.monthly || !(api_per_rps > 0)) return std::nullopt;
+  std::optional<double> best;
+  for (int tp : kTensorParallel) {
+    if (tp > q.offer->gpus || q.offer->gpus % tp != 0) continue;
+    RentalQuote shaped = q;
+    shaped.plan.shape.tp = tp;
+    shaped.plan.run = size_replica(s.model, s.traffic, s.targets, s.efficiency, shaped.plan.shape);
+    if (!shaped.plan.run.meets_targets) continue;
+    if (const auto x = break_even_at_shape(s, shaped, api_per_rps); x && (!best || *x < *best)) best = x;
+  }
+  return best;
+}
 // Hourly offers bill the hours an instance runs, so they follow the day's
 // load (started and stopped each hour; how fast a provider starts one is not
 // modelled); monthly ones bill the month, sized for the busiest hour. Amounts

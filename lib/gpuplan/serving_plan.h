@@ -25,12 +25,13 @@ bool card_can_serve(const Gpu& g);
 bool gpu_considered(const Serving& s, const Gpu& g);
 
 /// The share of the month the cards of `replicas` replicas are busy (drawing
-/// their busy power) at the day's average load. A replica works whenever it
-/// holds a request, so at a light load it is busy far more than load ÷
-/// capacity: with Poisson arrivals of λ a replica and requests that take W
-/// alone (first token + output × a batch-1 step), it holds one 1 − e^(−λW) of
-/// the time (the M/G/∞ queue's chance of being non-empty); never less than
-/// the load ÷ capacity, at most 1.
+/// their busy power), hour by hour over the day (hourly_rates). A replica
+/// works whenever it holds a request, so at a light load it is busy far more
+/// than load ÷ capacity: with Poisson arrivals of λ_h a replica in hour h and
+/// requests that take W alone (first token + output × a batch-1 step), it
+/// holds one 1 − e^(−λ_h·W) of the hour (the M/G/∞ queue's chance of being
+/// non-empty); never less than the hour's load ÷ capacity, at most 1; the
+/// mean of the 24 hours.
 double busy_share(const Serving& s, const ReplicaShape& shape, const ReplicaRun& run, int replicas);
 
 /// A replica shape at its batch, and what the busiest hour needs of it.
@@ -77,6 +78,18 @@ struct RentalQuote {
   std::string_view how() const;        ///< how it runs through the day, for a note
 };
 std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter& fx, const Serving& s);
+
+/// Instance-hours a day above `base` (monthly + hourly: what the hourly price pays).
+int rise_hours(const std::vector<int>& by_hour, int base);
+
+/// The average requests/s from which `q` (re-sized for each load, the day's
+/// shape kept) costs less than an API charging `api_per_rps` a month for each
+/// request/s, at every higher load; nullopt when the API stays cheaper as the
+/// load grows. In the quote's price units.
+std::optional<double> api_break_even(const Serving& s, const RentalQuote& q, double api_per_rps);
+
+/// What a request/s more on average adds to `q`'s month with its instances full (the slope the break-even weighs).
+double month_per_rps(const Serving& s, const RentalQuote& q);
 
 /// Serving the load on `cards` owned cards of `g` (servers of `per_server`):
 /// the tensor parallel that carries most, its replicas, and the share of the

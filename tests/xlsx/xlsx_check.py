@@ -216,7 +216,30 @@ def edit_all(gpuplan, src, work, name, args, xlsx):
     print("%d input cells: each edit recalculates to gpuplan's totals with its --set" % len(cases))
 
 
+def check_serve(sheets, doc):
+    """Each rental row's month in the (edited, recalculated) Offers sheet equals
+    gpuplan's at the same inputs, matched by offer and mode (owned rows carry
+    compare's month as a value)."""
+    rows = sheets["Offers"]
+    head = rows[0]
+    col = next(i for i, h in enumerate(head) if h.endswith(" a month"))
+    theirs = {(o["offer"], o["mode"]): o["monthly"] for o in doc["offers"] if o["monthly"] is not None}
+    matched = 0
+    for r in rows[1:]:
+        if len(r) <= col or r[2] == "own" or (r[0], r[2]) not in theirs:
+            continue
+        mine = as_number(r[col])
+        if mine is None or abs(mine - float(theirs[(r[0], r[2])])) > 0.01:
+            fail("%s %s month: spreadsheet %s, gpuplan %s" % (r[0], r[2], r[col], theirs[(r[0], r[2])]))
+        matched += 1
+    if matched == 0:
+        fail("no rental row of the workbook matches gpuplan's")
+    print("the months of %d rental rows equal gpuplan's to the cent" % matched)
+
+
 def check_totals(sheets, doc, edited=False):
+    if "Hours" in sheets:
+        return check_serve(sheets, doc)
     if "Costs" in sheets:
         return check_estimate(sheets, doc, edited)
     got = summary_totals(sheets)

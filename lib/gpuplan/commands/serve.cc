@@ -115,6 +115,7 @@ struct CostRow {
   int base = 0;                            ///< monthly + hourly: instances by the month
   std::optional<Money> rise_price{};       ///< monthly + hourly: an instance-hour above the base
   std::optional<double> api_break_even{};  ///< requests/s on average from which this beats the API
+  double month_per_rps = 0;                ///< rentals: what a request/s more adds to the month, instances full
   std::string as_of{}, note{};
   std::optional<AvailabilityCaveat> caveat{};  ///< not plainly available in the market (export controls)
   std::string stale{};                         ///< "stale price (as_of …)" or "undated price …"; "" = fresh
@@ -137,18 +138,24 @@ double average_capacity(const CostRow& r, const Serving& s) {
   return replicas * r.sized.run.requests_per_second * s.efficiency.peak_load / s.traffic.peak_to_average;
 }
 
-// The API costs the same for every request, so it is dearer than one
-// instance from c ÷ (API cost of 1 request/s for a month), if one instance
-// carries that much; beyond one instance both grow in proportion, so a
-// crossing can only be in the first.
-void api_break_even(CostRow& r, const Serving& s) {
-  if (!r.monthly || !s.api.input_per_million || !s.api.output_per_million) return;
-  const double per_rps = (s.traffic.prompt_tokens * s.api.input_per_million->units() +
-                          s.traffic.output_tokens * s.api.output_per_million->units()) /
-                         1e6 * kHoursPerMonth * 3600;
-  const double rps = (r.one_instance ? *r.one_instance : *r.monthly).units() / per_rps;
-  // To 3 significant figures, as the table shows it: the model is not more precise.
-  if (rps <= average_capacity(r, s)) r.api_break_even = std::stod(fmt::format("{:.3g}", rps));
+// The API's month for one request a second on average, in the report currency's units; 0 without an API.
+double api_per_rps(const Serving& s) {
+  if (!s.api.input_per_million || !s.api.output_per_million) return 0;
+  return (s.traffic.prompt_tokens * s.api.input_per_million->units() +
+          s.traffic.output_tokens * s.api.output_per_million->units()) /
+         1e6 * kHoursPerMonth * 3600;
+}
+
+// To 3 significant figures, as the table shows it: the model is not more precise.
+double significant(double x) { return std::stod(fmt::format("{:.3g}", x)); }
+
+// Owned cards cost the same whatever they carry, so the API is dearer from
+// their month ÷ (API cost of 1 request/s for a month), if they carry that much.
+void owned_break_even(CostRow& r, const Serving& s) {
+  const double per_rps = api_per_rps(s);
+  if (!r.monthly || !(per_rps > 0)) return;
+  const double rps = r.monthly->units() / per_rps;
+  if (rps <= average_capacity(r, s)) r.api_break_even = significant(rps);
 }
 
 // A million tokens at the day's average load; a million output tokens at full
@@ -157,7 +164,6 @@ void per_million(CostRow& r, const Serving& s, double replicas, double hours_in_
   r.per_million = r.monthly->scaled(1e6 / tokens_per_month(s.traffic));
   const Money basis = r.price ? *r.price : *r.monthly;
   r.per_million_output = basis.scaled(1e6 / (replicas * r.sized.run.output_tokens_per_second * 3600 * hours_in_price));
-  api_break_even(r, s);
 }
 
 // Amounts from a trillion up are no budget anyone has (money.h): the row stays, unpriced, and says so.
@@ -176,7 +182,7 @@ std::string day_text(const RentalQuote& q) {
   const auto [lo, hi] = std::minmax_element(q.by_hour.begin(), q.by_hour.end());
   if (q.mixed())
     return fmt::format("{} by the month, up to {} more by the hour at {} ({} instance-hours a day)", q.base,
-                       *hi - q.base, money_text(q.rise_price, 2), q.instance_hours() - q.base * kHoursPerDay);
+                       *hi - q.base, money_text(q.rise_price, 2), rise_hours(q.by_hour, q.base));
   if (*lo == *hi) return fmt::format("follows the day: {} running all day", *hi);
   return fmt::format("follows the day: {} to {} running, {} instance-hours a day", *lo, *hi, q.instance_hours());
 }
@@ -209,6 +215,9 @@ void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
   r.one_instance = q.mixed() ? std::min(by_month, by_hour) : monthly ? by_month : by_hour;
   const double hours = q.mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
   per_million(r, s, static_cast<double>(r.gpus_per_instance / q.plan.shape.tp), hours);
+  r.month_per_rps = month_per_rps(s, q);
+  if (const double per_rps = api_per_rps(s); per_rps > 0)
+    if (const auto rps = api_break_even(s, q, per_rps)) r.api_break_even = significant(*rps);
 }
 
 bool by_monthly(const CostRow& a, const CostRow& b) {
@@ -275,6 +284,7 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   if (!plausible(r, buy->total.units() / rs.scenario.horizon_months)) return r;
   r.monthly = buy->total.scaled(1.0 / rs.scenario.horizon_months);
   per_million(r, s, z.replicas, kHoursPerMonth);
+  owned_break_even(r, s);
   r.note = fmt::format("compare's buy option over {} months at {:.0f}% busy{}", rs.scenario.horizon_months, busy * 100,
                        rented_month ? fmt::format(", the {:.1f}-month lead time served by the cheapest rental",
                                                   rs.scenario.own.lead_time / Months(1))
@@ -303,6 +313,13 @@ Cell instance_hours(const CostRow& r) {
   return Cell{sum};
 }
 
+// Instances billed by the month: a monthly row's all, a monthly+hourly row's base, none of an hourly one.
+Cell by_month(const CostRow& r) {
+  if (r.by_hour.empty() || !r.monthly) return Cell{};
+  if (r.base > 0) return Cell{static_cast<std::int64_t>(r.base)};
+  return Cell{static_cast<std::int64_t>(r.mode == "monthly" ? r.sized.instances : 0)};
+}
+
 Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
   Table tb;
   tb.name = "offers";
@@ -323,6 +340,7 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
                 {"replicas", "replicas", 0, true, true},
                 {"instances", "instances", 0, true, true},
                 {"instance_hours_per_day", "inst-h/day", 0, true, true},
+                {"monthly_instances", "by month", 0, true, true},
                 {"monthly", fmt::format("{}/month", cur.code()), 2, true, true},
                 {"per_million_tokens", fmt::format("{}/M tok", cur.code()), 2, true, true},
                 {"per_million_output_tokens_at_capacity", fmt::format("{}/M out@cap", cur.code()), 2, true, true},
@@ -333,12 +351,26 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
     const ReplicaPlan& z = r.sized;
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };
     const auto money = [](const std::optional<Money>& m) { return m ? Cell{*m} : Cell{}; };
-    tb.add_row(
-        {r.option, r.provider.empty() ? Cell{} : Cell{r.provider}, r.region, r.gpu, whole(r.gpus_per_instance), r.mode,
-         money(r.price), r.price ? Cell{std::string(r.mode.starts_with("monthly") ? "month" : "hour")} : Cell{},
-         whole(z.shape.tp), if_met(z, whole(z.run.batch)), if_met(z, whole(z.replicas)), if_met(z, whole(z.instances)),
-         instance_hours(r), money(r.monthly), money(r.per_million), money(r.per_million_output),
-         r.api_break_even ? Cell{*r.api_break_even} : Cell{}, r.as_of.empty() ? Cell{} : Cell{r.as_of}, r.note});
+    tb.add_row({r.option,
+                r.provider.empty() ? Cell{} : Cell{r.provider},
+                r.region,
+                r.gpu,
+                whole(r.gpus_per_instance),
+                r.mode,
+                money(r.price),
+                r.price ? Cell{std::string(r.mode.starts_with("monthly") ? "month" : "hour")} : Cell{},
+                whole(z.shape.tp),
+                if_met(z, whole(z.run.batch)),
+                if_met(z, whole(z.replicas)),
+                if_met(z, whole(z.instances)),
+                instance_hours(r),
+                by_month(r),
+                money(r.monthly),
+                money(r.per_million),
+                money(r.per_million_output),
+                r.api_break_even ? Cell{*r.api_break_even} : Cell{},
+                r.as_of.empty() ? Cell{} : Cell{r.as_of},
+                r.note});
   }
   return tb;
 }
@@ -358,6 +390,24 @@ const CostRow* cheapest(const std::vector<CostRow>& rows, bool owned) {
   for (const CostRow& r : rows)
     if (r.monthly && (r.mode == "own") == owned) return &r;
   return nullptr;
+}
+
+// A rental re-sized for each load against the API (serving_plan.h api_break_even).
+void rent_against_api(Report& rep, const CostRow& r, double api_per_rps) {
+  const auto money = [&](double units) {
+    return money_text(Money::from_micros(std::llround(units * 1e6), r.monthly->currency()), 0);
+  };
+  if (r.api_break_even) {
+    rep.notes.push_back(fmt::format(
+        "Renting {} {} costs less than the API at every load from {:.3g} requests/s on average (re-sized for each "
+        "load, the day's shape kept; below it the API is cheaper at some loads).",
+        r.option, r.mode, *r.api_break_even));
+    return;
+  }
+  rep.notes.push_back(fmt::format(
+      "Renting {} {} does not beat the API for good at any load: a request/s more on average costs about {} a month "
+      "rented, its instances full, against {} by the API.",
+      r.option, r.mode, money(r.month_per_rps), money(api_per_rps)));
 }
 
 void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& rows, const CurrencyConverter& fx) {
@@ -399,24 +449,24 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
       s.api.name.empty() ? "" : " (" + s.api.name + ")", money_text(api, 0), money_text(in, 2), money_text(out, 2)));
   for (const CostRow* r : {rent, own}) {
     if (!r) continue;
-    const bool owned = r->mode == "own";
-    const std::string what = owned ? fmt::format("Owning {} {}", r->gpus_per_instance, r->gpu) : "Renting " + r->option;
-    const Money unit = owned ? *r->monthly : *r->one_instance;
+    if (r->mode != "own") {
+      rent_against_api(rep, *r, api_per_rps(s));
+      continue;
+    }
+    const std::string what = fmt::format("Owning {} {}", r->gpus_per_instance, r->gpu);
     const double cap = average_capacity(*r, s);
     if (r->api_break_even) {
       rep.notes.push_back(fmt::format("{} beats the API from {:.3g} requests/s on average ({} a month).", what,
-                                      *r->api_break_even, money_text(unit, 0)));
+                                      *r->api_break_even, money_text(*r->monthly, 0)));
       continue;
     }
-    // No crossing within what it carries. A rental's instances cost in proportion, so none at any load; owned
-    // cards share a server's costs, so more of them (at a higher load) may still cross.
+    // No crossing within what they carry; more cards share a server's costs, so a higher load may still cross.
     const double millions = cap * kHoursPerMonth * 3600 / 1e6;
     const Money api_there = in.scaled(millions * t.prompt_tokens) + out.scaled(millions * t.output_tokens);
     rep.notes.push_back(fmt::format(
-        "{} does not beat the API up to what {} carry ({:.3g} requests/s on average): the API costs {} a month "
-        "there, against {}{}.",
-        what, owned ? "the cards" : "an instance's replicas", cap, money_text(api_there, 0), money_text(unit, 0),
-        owned ? "; at a higher load more cards share a server's costs: rerun at that load" : ", nor at any load"));
+        "{} does not beat the API up to what the cards carry ({:.3g} requests/s on average): the API costs {} a "
+        "month there, against {}; at a higher load more cards share a server's costs: rerun at that load.",
+        what, cap, money_text(api_there, 0), money_text(*r->monthly, 0)));
   }
   (void)fx;
 }
@@ -430,10 +480,16 @@ std::string day_note(const Serving& s) {
     return fmt::format("The day (traffic.daily_profile, requests/s from 0:00 to 23:00): {}.", rates);
   }
   const double busy = kHoursPerDay / t.peak_to_average;
+  const std::string own = "give traffic.daily_profile, 24 numbers, for your own day";
+  if (busy >= kHoursPerDay - 1e-9)
+    return fmt::format("The day: flat, {:.3g} requests/s every hour (traffic.peak_to_average 1; {}).",
+                       t.requests_per_second, own);
+  const auto hours = [](double h) { return fmt::format("{:.3g} hour{}", h, h == 1 ? "" : "s"); };
   return fmt::format(
-      "The day: {:.3g} busy hours from {}:00 at {:.3g} requests/s, the other {:.3g} without requests (traffic."
-      "peak_to_average {:g}; give traffic.daily_profile, 24 numbers, for your own day).",
-      busy, kBusyFrom, t.requests_per_second * t.peak_to_average, kHoursPerDay - busy, t.peak_to_average);
+      "The day: {} busy from {}:00 at {:.3g} requests/s, the other {} without requests (traffic.peak_to_average "
+      "{:g}; {}).",
+      hours(busy), kBusyFrom, t.requests_per_second * t.peak_to_average, hours(kHoursPerDay - busy), t.peak_to_average,
+      own);
 }
 
 // Without an API to weigh, the catalog's APIs serving a model of about this size (half to twice its
@@ -514,6 +570,11 @@ Json serve_extra(const ResolvedServing& rs, const std::vector<CostRow>& rows, co
   x["weight_bytes"] = weight_bytes(m).value();
   x["kv_bytes_per_token"] = kv_bytes_per_token(m).value();
   x["tokens_per_month"] = tokens_per_month(rs.serving.traffic);
+  // The API's month at the average load, to the minor unit as the notes round it; null without an API.
+  const double api_month = api_per_rps(rs.serving) * rs.serving.traffic.requests_per_second;
+  x["api_monthly"] = api_month > 0 && api_month < Money::kMaxPlausibleUnits
+                         ? Json(Money::from_micros(std::llround(api_month * 1e6), fx.display()).rounded().units())
+                         : Json();
   x["cheapest"] = row_json(rows.empty() || !rows.front().monthly ? nullptr : &rows.front());
   x["cheapest_rental"] = row_json(cheapest(rows, false));
   x["cheapest_owned"] = row_json(cheapest(rows, true));

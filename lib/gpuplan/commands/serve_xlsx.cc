@@ -205,11 +205,17 @@ std::string serve_workbook(const ServeWorkbook& d) {
                               ? fmt::format("{}*{}", ref(kPrice), ref(kInstances))
                               : fmt::format("{}*{}*hours_per_month/24", ref(kPrice), ref(kInstanceHours));
       if (row.base > 0) {
-        o.number(r, kBase, row.base, Style::kInteger);
         o.number(r, kRisePrice, row.rise_price, Style::kInputMoney);
-        // Σ over the hours of max(0, instances − base): what the base leaves to the hourly price.
         const std::string hours_row =
             fmt::format("Hours!{}:{}", xlsx::cell_ref(k - 1, 2), xlsx::cell_ref(k - 1, 1 + kHoursPerDay));
+        // The cheapest base: the b-th instance by the month pays when more than month ÷ (the hour's price ×
+        // 730 ÷ 24) hours run at least b instances, so it is the j-th largest hour's count, j = ⌊that⌋ + 1.
+        o.formula(r, kBase,
+                  fmt::format("IF(INT({0}/({1}*hours_per_month/24))+1>24,0,LARGE({2},INT({0}/({1}*hours_per_month/"
+                              "24))+1))",
+                              ref(kPrice), ref(kRisePrice), hours_row),
+                  row.base, Style::kInteger);
+        // Σ over the hours of max(0, instances − base): what the base leaves to the hourly price.
         month = fmt::format("{0}*{1}+{2}*SUMPRODUCT(({3}>{1})*({3}-{1}))*hours_per_month/24", ref(kPrice), ref(kBase),
                             ref(kRisePrice), hours_row);
       }
