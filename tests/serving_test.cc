@@ -970,3 +970,42 @@ TEST_CASE("serve: the API break-even, against the whole model re-run at loads ar
     CHECK(found > 0);
   }
 }
+
+TEST_CASE("serve: a committed term is a monthly row at its price, alone and under an hourly rise") {
+  const Context ctx = fixture_context();
+  const CurrencyConverter fx(ctx.catalog(), ctx.currency);
+  const ResolvedServing rs =
+      load_serving("", {"serve.gpus=A100-80G", "serve.providers=aws", "traffic.requests_per_second=20"}, ctx);
+  std::map<std::string, const RentalQuote*> by_mode;
+  const auto quotes = rental_quotes(ctx.catalog(), fx, rs.serving);
+  for (const RentalQuote& q : quotes)
+    if (q.offer->id == "aws-us-east-1-p4de.24xlarge") by_mode[q.mode_name()] = &q;
+  REQUIRE(by_mode.contains("hourly"));
+  REQUIRE(by_mode.contains("monthly 1y"));
+  const RentalQuote& hourly = *by_mode.at("hourly");
+  const RentalQuote& term = *by_mode.at("monthly 1y");
+  // 17.401365 USD an hour committed for a year, at 7.1 CNY a dollar, × 730 h: an instance-month.
+  CHECK(term.price.units() == Approx(17.401365 * 7.1 * 730).epsilon(1e-9));
+  CHECK(term.commitment_months == 12);
+  // All month at the busiest hour's instances.
+  CHECK(term.monthly->units() == Approx(term.price.units() * term.plan.instances).epsilon(1e-9));
+  CHECK(*std::min_element(term.by_hour.begin(), term.by_hour.end()) == term.plan.instances);
+  // Under an hourly rise, when it pays: the base committed, the rest by the hour.
+  if (by_mode.contains("monthly 1y+hourly")) {
+    const RentalQuote& mixed = *by_mode.at("monthly 1y+hourly");
+    CHECK(mixed.monthly->units() == Approx(mixed.base * term.price.units() +
+                                           rise_hours(hourly.by_hour, mixed.base) * hourly.price.units() * 730 / 24)
+                                        .epsilon(1e-9));
+    CHECK(*mixed.monthly < *term.monthly);
+    CHECK(*mixed.monthly < *hourly.monthly);
+  }
+  // The report says the term in its note.
+  const ServeOutcome out =
+      serve_report(ctx, {"", {"serve.gpus=A100-80G", "serve.providers=aws", "traffic.requests_per_second=20"}});
+  const Table& t = out.report.tables.at(1);
+  bool said = false;
+  for (const auto& row : t.rows)
+    if (std::get<std::string>(row[column(t, "mode")]) == "monthly 1y")
+      said = std::get<std::string>(row[column(t, "note")]).find("committed for 12 months") != std::string::npos;
+  CHECK(said);
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 
 #include "gpuplan/context.h"
 #include "gpuplan/efficiency.h"
@@ -129,10 +130,18 @@ std::vector<int> instances_by_hour(const Serving& s, const ReplicaPlan& plan, in
   return counts_at(s, plan, std::max(1, per_instance / plan.shape.tp), 1.0);
 }
 
-std::string_view RentalQuote::mode_name() const { return mixed() ? "monthly+hourly" : to_string(mode); }
+std::string RentalQuote::mode_name() const {
+  std::string name(to_string(mode));
+  if (commitment_months > 0)
+    name += commitment_months % 12 == 0 ? fmt::format(" {}y", commitment_months / 12)
+                                        : fmt::format(" {}mo", commitment_months);
+  return mixed() ? name + "+hourly" : name;
+}
 
 std::string_view RentalQuote::how() const {
+  if (mixed() && commitment_months > 0) return "a committed base, the rise above it by the hour";
   if (mixed()) return "a base by the month, the rise above it by the hour";
+  if (commitment_months > 0) return "the busiest hour's, all month, committed for the term";
   if (mode == BillingMode::kSpot)
     return "started and stopped with the day's load, and reclaimed at the provider's will";
   return mode == BillingMode::kHourly ? "started and stopped with the day's load" : "the busiest hour's, all month";
@@ -157,6 +166,7 @@ std::optional<RentalQuote> base_and_rise(const RentalQuote& hourly, const Rental
   q.by_hour = hourly.by_hour;
   q.base = b;
   q.rise_price = hourly.price;
+  q.priced.insert(q.priced.end(), hourly.priced.begin(), hourly.priced.end());
   q.monthly = monthly.price.scaled(b) + hourly.price.scaled(rise_hours(hourly.by_hour, b) * kHoursPerMonth / 24);
   return q;
 }
@@ -263,8 +273,10 @@ std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter
                                            [&](const std::string& r) { return offer_in_region(c, o, r); }))
       continue;
     const ReplicaPlan plan = best_replica(s, *g, o.gpus, offer_shape(o, *g, c).shape);
-    const auto quote = [&](BillingMode mode) {
-      RentalQuote q{&o, mode, plan, fx.convert(o.price(mode)->amount)};
+    const auto quote = [&](BillingMode mode, const Price& price, int months) {
+      RentalQuote q{&o, mode, plan, fx.convert(price.amount)};
+      q.commitment_months = months;
+      q.priced = {&price.provenance};
       if (!plan.sized()) return q;
       q.by_hour = mode == BillingMode::kMonthly ? std::vector<int>(kHoursPerDay, plan.instances)
                                                 : instances_by_hour(s, plan, o.gpus);
@@ -272,13 +284,25 @@ std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter
       if (!q.by_hour.empty() && q.price.units() * units < Money::kMaxPlausibleUnits) q.monthly = q.price.scaled(units);
       return q;
     };
-    std::optional<RentalQuote> hourly, monthly;
-    if (o.hourly) out.push_back(*(hourly = quote(BillingMode::kHourly)));
-    if (o.monthly) out.push_back(*(monthly = quote(BillingMode::kMonthly)));
-    if (hourly && monthly)
-      if (auto mixed = base_and_rise(*hourly, *monthly)) out.push_back(std::move(*mixed));
+    std::optional<RentalQuote> hourly;
+    if (o.hourly) out.push_back(*(hourly = quote(BillingMode::kHourly, *o.hourly, 0)));
+    // By the month, and committed for a term (a price per instance-month, billed every hour of it); each
+    // also as the base under an hourly rise.
+    std::vector<RentalQuote> months;
+    if (o.monthly) months.push_back(quote(BillingMode::kMonthly, *o.monthly, 0));
+    for (const Commitment& term : o.commitments) {
+      Price per_month = term.price;
+      if (term.basis == BillingMode::kHourly) per_month.amount = per_month.amount.scaled(kHoursPerMonth);
+      months.push_back(quote(BillingMode::kMonthly, per_month, static_cast<int>(std::lround(term.term / Months(1)))));
+      months.back().priced = {&term.price.provenance};
+    }
+    for (const RentalQuote& m : months) {
+      out.push_back(m);
+      if (hourly)
+        if (auto mixed = base_and_rise(*hourly, m)) out.push_back(std::move(*mixed));
+    }
     // Spot only when asked: a reclaim takes a replica and its requests away (serve.spot).
-    if (s.spot && o.price(BillingMode::kSpot)) out.push_back(quote(BillingMode::kSpot));
+    if (s.spot && o.spot) out.push_back(quote(BillingMode::kSpot, *o.spot, 0));
   }
   return out;
 }

@@ -72,9 +72,13 @@ struct RentalQuote {
   /// month, the hours above it by the hour at `rise_price`; 0 = one mode only.
   int base = 0;
   Money rise_price = Money::zero(kCny);
+  /// A committed term (months; 0 = none): the price per instance-month, owed for the whole term.
+  int commitment_months = 0;
+  /// The catalog prices it uses, the first the one shown: their dates flag staleness.
+  std::vector<const Provenance*> priced{};
   int instance_hours() const;  ///< a day
   bool mixed() const { return base > 0; }
-  std::string_view mode_name() const;  ///< "hourly", "monthly", "monthly+hourly"
+  std::string mode_name() const;  ///< "hourly", "monthly", "monthly+hourly", "monthly 1y", "monthly 1y+hourly"
   std::string_view how() const;        ///< how it runs through the day, for a note
 };
 std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter& fx, const Serving& s);

@@ -207,6 +207,9 @@ void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
               by_hour = (q.mixed() ? q.rise_price : q.price).scaled(static_cast<double>(on) * kHoursPerMonth / 24);
   const bool monthly = q.mode == BillingMode::kMonthly && !q.mixed();
   if (!monthly) r.note = day_text(q) + (r.note.empty() ? "" : "; " + r.note);
+  if (q.commitment_months > 0)
+    r.note = fmt::format("committed for {} months: owed for the whole term, whatever the load", q.commitment_months) +
+             (r.note.empty() ? "" : "; " + r.note);
   if (q.mode == BillingMode::kSpot)
     r.note =
         "spot: a reclaim loses its replica's requests in flight, and the latency targets until a replacement "
@@ -230,11 +233,11 @@ std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx
   for (const RentalQuote& q : rental_quotes(ctx.catalog(), fx, s)) {
     const Offer& o = *q.offer;
     CostRow r{o.id, o.provider, o.region, o.gpu, std::string(q.mode_name()), o.gpus, q.price, q.plan};
-    r.as_of = format_date(o.price(q.mode)->provenance.as_of);
+    r.as_of = format_date(q.priced.front()->as_of);
     r.note = why_not(q.plan, s.targets);
     // A stale price is flagged wherever it is used, not only by `prices` (monthly + hourly: either).
-    for (BillingMode m : {q.mode, q.mixed() ? BillingMode::kHourly : q.mode}) {
-      const Provenance& priced = o.price(m)->provenance;
+    for (const Provenance* p : q.priced) {
+      const Provenance& priced = *p;
       if (!r.stale.empty() ||
           !is_stale(priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after)))
         continue;
@@ -317,7 +320,7 @@ Cell instance_hours(const CostRow& r) {
 Cell by_month(const CostRow& r) {
   if (r.by_hour.empty() || !r.monthly) return Cell{};
   if (r.base > 0) return Cell{static_cast<std::int64_t>(r.base)};
-  return Cell{static_cast<std::int64_t>(r.mode == "monthly" ? r.sized.instances : 0)};
+  return Cell{static_cast<std::int64_t>(r.mode.starts_with("monthly") ? r.sized.instances : 0)};
 }
 
 Table cost_table(const std::vector<CostRow>& rows, Currency cur) {

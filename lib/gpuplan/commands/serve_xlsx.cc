@@ -100,6 +100,11 @@ void add_day(xlsx::Sheet& day, const Traffic& t) {
   }
 }
 
+// A monthly row, committed or not, without an hourly rise: its instances run all month.
+bool all_month(const ServeWorkbookRow& row) {
+  return row.mode.starts_with("monthly") && !row.mode.ends_with("+hourly");
+}
+
 // Instances each hour: replicas at the hour's rate (at least min_replicas), an instance's replicas to one; a
 // monthly rental runs its busiest hour's all day.
 void add_hours_row(xlsx::Sheet& hours, int k, int r, const ServeWorkbookRow& row) {
@@ -109,7 +114,7 @@ void add_hours_row(xlsx::Sheet& hours, int k, int r, const ServeWorkbookRow& row
   for (int h = 0; h < kHoursPerDay; ++h) {
     const double cached = row.by_hour.empty() ? 0 : row.by_hour[static_cast<std::size_t>(h)];
     const std::string f =
-        row.mode == "monthly"
+        all_month(row)
             ? offers(kInstances)
             : fmt::format("ROUNDUP(MAX(min_replicas,ROUNDUP(Day!{}/({}*peak_load)-1E-9,0))/({}/{}),0)",
                           xlsx::cell_ref(h + 1, kRpsCol), offers(kReplicaRps), offers(kPerInstance), offers(kTp));
@@ -201,9 +206,8 @@ std::string serve_workbook(const ServeWorkbook& d) {
       ++k;
       // Monthly: the month's price × instances; hourly: the hours it runs, × 730 ÷ 24; monthly + hourly: the
       // base by the month, the instance-hours above it by the hour (the base is gpuplan's cheapest: a value).
-      std::string month = row.mode == "monthly"
-                              ? fmt::format("{}*{}", ref(kPrice), ref(kInstances))
-                              : fmt::format("{}*{}*hours_per_month/24", ref(kPrice), ref(kInstanceHours));
+      std::string month = all_month(row) ? fmt::format("{}*{}", ref(kPrice), ref(kInstances))
+                                         : fmt::format("{}*{}*hours_per_month/24", ref(kPrice), ref(kInstanceHours));
       if (row.base > 0) {
         o.number(r, kRisePrice, row.rise_price, Style::kInputMoney);
         const std::string hours_row =
