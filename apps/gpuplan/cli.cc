@@ -83,12 +83,16 @@ gpuplan::Format output_format(const Flags& f, const CLI::App& app, std::string_v
     return gpuplan::parse_format(fallback);
   }
   const gpuplan::Format format = gpuplan::parse_format(f.format);
-  if ((ext == "xlsx") != (format == gpuplan::Format::kXlsx) && f.fields.empty())
-    throw gpuplan::UsageError(fmt::format("--format {} does not go into {} (use --format {} or another file name)",
-                                          f.format, f.output,
-                                          ext == "xlsx"        ? "xlsx"
-                                          : f.format == "xlsx" ? "a .xlsx name"
-                                                               : f.format));
+  if ((ext == "xlsx") != (format == gpuplan::Format::kXlsx) && f.fields.empty()) {
+    // A workbook is binary: it goes into a file named .xlsx, never the terminal or a text name.
+    if (format == gpuplan::Format::kXlsx)
+      throw gpuplan::UsageError(
+          fmt::format("--format xlsx writes a workbook, which does not go into {}: give -o FILE.xlsx",
+                      f.output == "-" ? "standard output" : f.output));
+    throw gpuplan::UsageError(fmt::format(
+        "--format {} does not go into {}: a .xlsx file holds a workbook (use --format xlsx, or another file name)",
+        f.format, f.output));
+  }
   return format;
 }
 

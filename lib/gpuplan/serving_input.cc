@@ -561,7 +561,9 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
                                                   t.prompt_tokens, t.output_tokens, m.context_length));
   }
   check_profile(out.serving.traffic, report);
-  if (out.serving.api.input_per_million.has_value() != out.serving.api.output_per_million.has_value())
+  // Only when both were read: a price refused above is not also "missing".
+  if (diag.count() == 0 &&
+      out.serving.api.input_per_million.has_value() != out.serving.api.output_per_million.has_value())
     report(out.serving.api.input_per_million ? "api.output_price_per_million" : "api.input_price_per_million",
            "an API is priced by prompt and output tokens: give both prices");
   diag.throw_if_any();

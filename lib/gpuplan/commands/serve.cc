@@ -416,21 +416,25 @@ void rent_against_api(Report& rep, const CostRow& r, double api_per_rps) {
 void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& rows, const CurrencyConverter& fx) {
   const CostRow* rent = cheapest(rows, false);
   const CostRow* own = cheapest(rows, true);
+  const auto count = [](long long n, std::string_view one) {
+    return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s");
+  };
   if (rent)
     rep.notes.push_back(fmt::format(
-        "Cheapest rental: {} {} ({}), {} instance(s) of {} {}: {} a month, {} a million tokens at the average "
-        "load{}{}.",
+        "Cheapest rental: {} {} ({}), {}{} of {} {}: {} a month, {} a million tokens at the average load{}{}.",
         rent->option, rent->mode, rent->provider,
         std::adjacent_find(rent->by_hour.begin(), rent->by_hour.end(), std::not_equal_to<>()) != rent->by_hour.end()
-            ? fmt::format("up to {}", rent->sized.instances)
-            : std::to_string(rent->sized.instances),
-        rent->gpus_per_instance, rent->gpu, money_text(*rent->monthly, 0), money_text(*rent->per_million, 2),
+            ? "up to "
+            : "",
+        count(rent->sized.instances, "instance"), rent->gpus_per_instance, rent->gpu, money_text(*rent->monthly, 0),
+        money_text(*rent->per_million, 2),
         rent->stale.empty() ? "" : "; its " + rent->stale + ": confirm it before relying on it",
         rent->mode == "spot" ? "; spot: a reclaim loses the requests in flight (serve.spot=false leaves it out)" : ""));
   else rep.notes.push_back("No rental offer of the search meets the targets.");
   if (own)
-    rep.notes.push_back(fmt::format("Cheapest to own: {} card(s) of {}: {} a month ({}).", own->gpus_per_instance,
-                                    own->gpu, money_text(*own->monthly, 0), own->note));
+    rep.notes.push_back(fmt::format("Cheapest to own: {} of {}: {} a month ({}).",
+                                    count(own->gpus_per_instance, "card"), own->gpu, money_text(*own->monthly, 0),
+                                    own->note));
   // What the report names as cheapest must say when the market cannot plainly have it.
   for (const CostRow* r : {rent, own})
     if (r && r->caveat && r->caveat->status == Availability::kRestricted)
