@@ -16,6 +16,7 @@ if(NOT DEFINED DOCS)
 endif()
 file(MAKE_DIRECTORY ${WORK})
 set(ENV{NO_COLOR} 1)
+unset(ENV{COLUMNS})  # tables at full width, whatever the terminal
 set(ENV{LC_ALL} C)
 set(ENV{GPUPLAN_TODAY} 2026-12-02)
 set(fence_open "```console\n$ gpuplan")

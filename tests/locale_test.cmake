@@ -15,6 +15,7 @@ foreach(loc de_de.utf8 zh_cn.utf8)
   endif()
 endforeach()
 set(ENV{NO_COLOR} 1)
+unset(ENV{COLUMNS})  # tables at full width, whatever the terminal
 set(ENV{GPUPLAN_TODAY} 2026-12-02)
 set(commands
   "prices"

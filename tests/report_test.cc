@@ -1,4 +1,7 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <sstream>
 
 #include "gpuplan/error.h"
 #include "gpuplan/report.h"
@@ -103,4 +106,40 @@ TEST_CASE("a table's currency is a column of its own in CSV, TSV and JSON; the r
   CHECK(field_value(r, "currency") == "USD\n");
   // The terminal table names the currency in its headers only.
   CHECK(render(r, Format::kTable).find("USD") == std::string::npos);
+}
+
+TEST_CASE("a table wider than the terminal comes in blocks that fit, each led by its naming columns", "[report]") {
+  Report r;
+  r.command = "test";
+  Table t;
+  t.name = "wide";
+  t.lead = {"id", "mode"};
+  t.columns = {{"id", "id"}, {"gpu", "gpu"}, {"mode", "mode"}};
+  for (int j = 0; j < 12; ++j) t.columns.push_back({fmt::format("c{}", j), fmt::format("column {}", j)});
+  for (int i = 0; i < 5; ++i) {
+    std::vector<Cell> row = {fmt::format("row-{}", i), std::string("A100"), std::string(i % 2 ? "hourly" : "monthly")};
+    for (int j = 0; j < 12; ++j) row.emplace_back(static_cast<std::int64_t>(100 * i + j + 500));
+    t.add_row(std::move(row));
+  }
+  r.tables = {t};
+  const std::string full = render(r, Format::kTable);
+  for (std::size_t width : {40u, 60u, 80u, 120u}) {
+    INFO(width);
+    const std::string narrow = render(r, Format::kTable, RenderOptions{false, width});
+    std::size_t blocks = 0, longest = 0;
+    std::string line;
+    for (std::istringstream in(narrow); std::getline(in, line);) {
+      longest = std::max(longest, line.size());
+      if (line.starts_with("id  ")) {
+        ++blocks;
+        CHECK_THAT(line, Contains("mode"));  // every block names its rows by id and mode
+      }
+    }
+    CHECK(longest <= width);
+    CHECK(blocks > 1);
+    // Nothing lost: every cell of the full table is in some block.
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 12; ++j) CHECK_THAT(narrow, Contains(fmt::format("{}", 100 * i + j + 500)));
+  }
+  CHECK(render(r, Format::kTable, RenderOptions{false, 1000}) == full);  // wide enough: one block, as before
 }

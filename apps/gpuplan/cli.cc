@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "gpuplan/error.h"
@@ -53,6 +54,21 @@ std::vector<std::string_view> command_words(const CLI::App& app, int argc, char*
     words.push_back(a);
   }
   return words;
+}
+
+// The columns a terminal table may take: COLUMNS when set (a user narrowing it,
+// or a script asking for a width), else the terminal's own; 0 (no limit) for a
+// pipe or a file, so what a script reads never depends on a window's size.
+std::size_t table_width(const Flags& f) {
+  if (f.output != "-") return 0;
+  if (const char* c = std::getenv("COLUMNS"); c != nullptr && *c != '\0') {
+    char* end = nullptr;
+    const long n = std::strtol(c, &end, 10);
+    if (end != c && *end == '\0' && n > 0 && n < 100000) return static_cast<std::size_t>(n);
+  }
+  winsize w{};
+  if (::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
+  return 0;
 }
 
 bool use_color(const Flags& f) {
@@ -115,7 +131,7 @@ bool emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Com
       return false;
     }
   } else {
-    text = gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f)});
+    text = gpuplan::render(report, format, gpuplan::RenderOptions{use_color(f), table_width(f)});
   }
   if (f.output == "-") {
     // A workbook is binary: it goes to a file or a pipe, never to a terminal.

@@ -202,35 +202,64 @@ std::string render_text_table(const Table& t, const RenderOptions& opt) {
   std::size_t line_width = 0;
   for (const std::size_t w : width) line_width += w + 2;
   out.reserve((shown.size() + 3) * (line_width + 8));
-  const auto put_line = [&](const auto& text_of, const auto& width_of) {
-    const std::size_t start = out.size();
-    for (std::size_t j = 0; j < nc; ++j) {
-      if (j > 0) out.append(2, ' ');
-      const std::size_t fill = width[j] - width_of(j);
-      if (right[j]) out.append(fill, ' ');
-      out += text_of(j);
-      if (!right[j]) out.append(fill, ' ');
+  // One block of the table: these columns, header, rule and rows.
+  const auto block = [&](const std::vector<std::size_t>& part) {
+    const auto put_line = [&](const auto& text_of, const auto& width_of) {
+      const std::size_t start = out.size();
+      for (std::size_t k = 0; k < part.size(); ++k) {
+        const std::size_t j = part[k];
+        if (k > 0) out.append(2, ' ');
+        const std::size_t fill = width[j] - width_of(j);
+        if (right[j]) out.append(fill, ' ');
+        out += text_of(j);
+        if (!right[j]) out.append(fill, ' ');
+      }
+      std::size_t end = out.size();
+      while (end > start && out[end - 1] == ' ') --end;  // no trailing blanks
+      out.resize(end);
+      out += '\n';
+    };
+    if (opt.color) out += "\033[1m";
+    put_line([&](std::size_t j) -> const std::string& { return t.columns[cols[j]].label; },
+             [&](std::size_t j) { return display_width(t.columns[cols[j]].label); });
+    if (opt.color) {
+      out.pop_back();
+      out += "\033[0m\n";
     }
-    std::size_t end = out.size();
-    while (end > start && out[end - 1] == ' ') --end;  // no trailing blanks
-    out.resize(end);
+    for (std::size_t k = 0; k < part.size(); ++k) {
+      if (k > 0) out.append(2, ' ');
+      out.append(width[part[k]], '-');
+    }
     out += '\n';
+    for (std::size_t r = 0; r < shown.size(); ++r)
+      put_line([&](std::size_t j) -> const std::string& { return cells[r * nc + j]; },
+               [&](std::size_t j) { return cell_width[r * nc + j]; });
   };
-  if (opt.color) out += "\033[1m";
-  put_line([&](std::size_t j) -> const std::string& { return t.columns[cols[j]].label; },
-           [&](std::size_t j) { return display_width(t.columns[cols[j]].label); });
-  if (opt.color) {
-    out.pop_back();
-    out += "\033[0m\n";
-  }
+  // Wider than the terminal: the columns in blocks that fit, each led by the
+  // columns that name a row (nothing is cut or wrapped mid-cell).
+  std::vector<std::size_t> lead;
+  for (std::size_t j = 0; j < nc; ++j)
+    if (t.lead.empty() ? j == 0 : std::find(t.lead.begin(), t.lead.end(), t.columns[cols[j]].key) != t.lead.end())
+      lead.push_back(j);
+  std::size_t lead_width = 0;
+  for (const std::size_t j : lead) lead_width += width[j] + 2;
+  std::vector<std::vector<std::size_t>> parts(1);
+  std::size_t used = 0;
   for (std::size_t j = 0; j < nc; ++j) {
-    if (j > 0) out.append(2, ' ');
-    out.append(width[j], '-');
+    const bool leads = std::find(lead.begin(), lead.end(), j) != lead.end();
+    if (opt.width > 0 && !leads && parts.back().size() > lead.size() && used + width[j] > opt.width) {
+      parts.push_back(lead);
+      used = lead_width;
+    }
+    if (parts.size() == 1 || !leads) {
+      parts.back().push_back(j);
+      used += width[j] + 2;
+    }
   }
-  out += '\n';
-  for (std::size_t r = 0; r < shown.size(); ++r)
-    put_line([&](std::size_t j) -> const std::string& { return cells[r * nc + j]; },
-             [&](std::size_t j) { return cell_width[r * nc + j]; });
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    if (p > 0) out += '\n';
+    block(parts[p]);
+  }
   return out;
 }
 

@@ -38,6 +38,9 @@ struct Table {
   std::vector<Column> columns{};
   std::vector<std::vector<Cell>> rows{};
   bool text = true;  ///< shown in the terminal table and Markdown (JSON always has it)
+  /// Keys of the columns that name a row (empty: the first): a table wider than
+  /// the terminal repeats them in every block of columns.
+  std::vector<std::string> lead{};
   /// 0: every row. Otherwise the terminal table and Markdown show at most this
   /// many rows, evenly spaced with the first and last kept (CSV and JSON show all).
   std::size_t text_max_rows = 0;
@@ -82,6 +85,9 @@ inline constexpr std::string_view kFormatNames = "table, csv, tsv, json, md, xls
 
 struct RenderOptions {
   bool color = false;  ///< ANSI bold headers, only when stdout is a terminal.
+  /// Terminal columns a table line may take (COLUMNS, or the terminal's); 0 = no limit.
+  /// A wider table is printed in blocks of columns that fit, each led by its first column.
+  std::size_t width = 0;
 };
 
 /// Appends "Defaults used:" and one indented line per default, when there are any.

@@ -19,6 +19,15 @@ set(err ${WORK}/${name}.err)
 set(ENV{NO_COLOR} 1)
 set(ENV{LC_ALL} C)
 set(ENV{GPUPLAN_TODAY} 2026-12-02)
+# No terminal width unless the case sets one: NAME.env holds KEY=VALUE lines (COLUMNS=80).
+unset(ENV{COLUMNS})
+if(EXISTS ${CASE}.env)
+  file(STRINGS ${CASE}.env env_lines)
+  foreach(line IN LISTS env_lines)
+    string(REGEX MATCH "^([A-Z_]+)=(.*)$" _ "${line}")
+    set(ENV{${CMAKE_MATCH_1}} "${CMAKE_MATCH_2}")
+  endforeach()
+endif()
 execute_process(COMMAND ${GPUPLAN} ${args}
   WORKING_DIRECTORY ${SRC}
   OUTPUT_FILE ${out} ERROR_FILE ${err} RESULT_VARIABLE rc TIMEOUT 60)

@@ -2,6 +2,7 @@
 #   -DEXPECT=… -DARGS=… -P run_case.cmake   (see cases.txt)
 cmake_minimum_required(VERSION 3.25)
 set(ENV{NO_COLOR} 1)
+unset(ENV{COLUMNS})  # tables at full width, whatever the terminal
 set(ENV{LC_ALL} C)
 set(ENV{GPUPLAN_TODAY} 2026-12-02)
 separate_arguments(args UNIX_COMMAND "${ARGS}")

@@ -326,6 +326,7 @@ Cell by_month(const CostRow& r) {
 Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
   Table tb;
   tb.name = "offers";
+  tb.lead = {"offer", "mode"};
   tb.title =
       "Per rental offer and billing mode (hourly: started and stopped with the day's load; monthly: all month, sized "
       "for the busiest hour), and owning the cards";
