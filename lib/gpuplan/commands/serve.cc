@@ -146,8 +146,18 @@ double api_per_rps(const Serving& s) {
          1e6 * kHoursPerMonth * 3600;
 }
 
-// To 3 significant figures, as the table shows it: the model is not more precise.
-double significant(double x) { return std::stod(fmt::format("{:.3g}", x)); }
+// To 3 significant figures, as the table shows it (the model is not more
+// precise), rounded up: at the load printed the rental already costs less.
+double significant(double x) {
+  if (!(x > 0)) return x;
+  const double step = std::pow(10.0, std::floor(std::log10(x)) - 2);
+  return std::stod(fmt::format("{:.3g}", std::ceil(x / step * (1 - 1e-12)) * step));
+}
+
+// An amount in the row's currency.
+Money money_of(double units, const CostRow& r) {
+  return Money::from_micros(std::llround(units * 1e6), r.monthly->currency());
+}
 
 // Owned cards cost the same whatever they carry, so the API is dearer from
 // their month ÷ (API cost of 1 request/s for a month), if they carry that much.
@@ -219,8 +229,14 @@ void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
   const double hours = q.mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
   per_million(r, s, static_cast<double>(r.gpus_per_instance / q.plan.shape.tp), hours);
   r.month_per_rps = month_per_rps(s, q);
-  if (const double per_rps = api_per_rps(s); per_rps > 0)
+  if (const double per_rps = api_per_rps(s); per_rps > 0) {
     if (const auto rps = api_break_even(s, q, per_rps)) r.api_break_even = significant(*rps);
+    else
+      r.note += fmt::format(
+          "{}the API stays cheaper as the load grows: a request/s more costs {} a month rented, {} "
+          "by the API",
+          r.note.empty() ? "" : "; ", money_text(money_of(r.month_per_rps, r), 0), money_text(money_of(per_rps, r), 0));
+  }
 }
 
 bool by_monthly(const CostRow& a, const CostRow& b) {

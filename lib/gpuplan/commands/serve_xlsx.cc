@@ -191,10 +191,10 @@ std::string serve_workbook(const ServeWorkbook& d) {
       o.number(r, kMonthly, *row.monthly, Style::kMoney);
     } else {
       // Replicas: ⌈peak rate ÷ (a replica's rate × peak_load)⌉; instances: replicas ÷ (GPUs an instance ÷ TP), up.
-      o.formula(
-          r, kReplicas,
-          fmt::format("MAX(1,ROUNDUP(requests_per_second*peak_to_average/({}*peak_load)-1E-9,0))", ref(kReplicaRps)),
-          row.replicas, Style::kInteger);
+      o.formula(r, kReplicas,
+                fmt::format("MAX(1,min_replicas,ROUNDUP(requests_per_second*peak_to_average/({}*peak_load)-1E-9,0))",
+                            ref(kReplicaRps)),
+                row.replicas, Style::kInteger);
       o.formula(r, kInstances, fmt::format("ROUNDUP({}/({}/{}),0)", ref(kReplicas), ref(kPerInstance), ref(kTp)),
                 row.instances, Style::kInteger);
       add_hours_row(hours, k, r, row);
