@@ -656,21 +656,20 @@ TEST_CASE("Busy share: the chance a replica holds a request, hour by hour, again
       }
     return busy / (days * 24.0 * 3600);
   };
-  for (const char* peak : {"traffic.peak_to_average=1", "traffic.peak_to_average=3"}) {
-    INFO(peak);
-    const Serving s = load_serving("", {"traffic.requests_per_second=0.05", peak}, ctx).serving;
-    const ReplicaRun run = size_replica(s.model, s.traffic, s.targets, s.efficiency, shape);
-    const ReplicaRun alone = replica_at(s.model, s.traffic, s.efficiency, shape, 1);
-    const double w = (alone.time_to_first_token + alone.decode_step * s.traffic.output_tokens).count();
-    CHECK(busy_share(s, shape, run, 1) == Approx(simulate(hourly_rates(s.traffic), w)).epsilon(0.02));
-    CHECK(busy_share(s, shape, run, 1) > 0.05 / run.requests_per_second);  // far above load ÷ capacity
-  }
-  // A flat day: 1 − e^(−λW); the two-level day of peak 3: a third of the day at 3λ, the rest idle.
-  const Serving flat = load_serving("", {"traffic.requests_per_second=0.05", "traffic.peak_to_average=1"}, ctx).serving;
-  const Serving day = load_serving("", {"traffic.requests_per_second=0.05", "traffic.peak_to_average=3"}, ctx).serving;
+  // 0.05 requests/s; W: a request alone on the replica (first token + output × a batch-1 step).
+  const auto serving = [&](const char* peak) {
+    return load_serving("", {"traffic.requests_per_second=0.05", peak}, ctx).serving;
+  };
+  const Serving flat = serving("traffic.peak_to_average=1"), day = serving("traffic.peak_to_average=3");
   const ReplicaRun run = size_replica(flat.model, flat.traffic, flat.targets, flat.efficiency, shape);
   const ReplicaRun alone = replica_at(flat.model, flat.traffic, flat.efficiency, shape, 1);
   const double w = (alone.time_to_first_token + alone.decode_step * flat.traffic.output_tokens).count();
+  for (const Serving* s : {&flat, &day}) {
+    INFO(s->traffic.peak_to_average);
+    CHECK(busy_share(*s, shape, run, 1) == Approx(simulate(hourly_rates(s->traffic), w)).epsilon(0.02));
+    CHECK(busy_share(*s, shape, run, 1) > 0.05 / run.requests_per_second);  // far above load ÷ capacity
+  }
+  // A flat day: 1 − e^(−λW); the two-level day of peak 3: a third of the day at 3λ, the rest idle.
   CHECK(busy_share(flat, shape, run, 1) == Approx(1 - std::exp(-0.05 * w)));
   CHECK(busy_share(day, shape, run, 1) == Approx((1 - std::exp(-0.15 * w)) / 3));
 }
@@ -991,8 +990,10 @@ TEST_CASE("serve: a committed term is a monthly row at its price, alone and unde
   // All month at the busiest hour's instances.
   CHECK(term.monthly->units() == Approx(term.price.units() * term.plan.instances).epsilon(1e-9));
   CHECK(*std::min_element(term.by_hour.begin(), term.by_hour.end()) == term.plan.instances);
-  // Under an hourly rise, when it pays: the base committed, the rest by the hour.
-  if (by_mode.contains("monthly 1y+hourly")) {
+  // Under an hourly rise (it pays here: 3 instances in the busy hours, 1 at night): the base committed, the rest
+  // by the hour.
+  REQUIRE(by_mode.contains("monthly 1y+hourly"));
+  {
     const RentalQuote& mixed = *by_mode.at("monthly 1y+hourly");
     CHECK(mixed.monthly->units() == Approx(mixed.base * term.price.units() +
                                            rise_hours(hourly.by_hour, mixed.base) * hourly.price.units() * 730 / 24)

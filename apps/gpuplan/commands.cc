@@ -295,7 +295,8 @@ const std::array kCommands = {
     Command{"serve", "Serving a model: batch under latency targets, tokens/s, replicas, cost per million tokens",
             "  gpuplan serve                        # built-in defaults: Llama 2 7B for about 200 staff\n"
             "  gpuplan serve examples/serve-7b-4090.yaml\n"
-            "  gpuplan serve examples/serve-7b-4090.yaml --set traffic.requests_per_second=2 --format csv",
+            "  gpuplan serve examples/serve-7b-4090.yaml --set traffic.requests_per_second=2 --format csv\n"
+            "  gpuplan serve examples/serve-7b-4090.yaml --set api.offer=deepseek-chat-cny --set serve.min_replicas=0",
             serve_options, serve_run, serve_inputs},
     Command{"prices", "Rental offers: price per instance and per GPU-hour, by billing mode, with source and date",
             "  gpuplan prices --gpu A100-80G --mode hourly --sort gpu_hour\n"
