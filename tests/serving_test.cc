@@ -189,6 +189,96 @@ TEST_CASE("Continuous batching matches a step-by-step simulation") {
   }
 }
 
+TEST_CASE("Lengths: the lognormal with the mean and 95th percentile given, against samples drawn from it") {
+  for (const auto& [mean, p95] : {std::pair{2000.0, 6000.0}, std::pair{300.0, 400.0}, std::pair{100.0, 386.8}}) {
+    const Lengths l = Lengths::of(mean, p95);
+    INFO(fmt::format("mean {} p95 {}", mean, p95));
+    CHECK(l.quantile(0.95) == Approx(p95).epsilon(1e-9));  // the 95th is the one given
+    CHECK(l.moment(1) == Approx(mean));
+    // Drawn with the standard library's lognormal: its mean, 95th percentile and E[X²] are the closed form's.
+    std::mt19937_64 rng(7);
+    std::lognormal_distribution<double> draw(std::log(mean) - l.sigma * l.sigma / 2, l.sigma);
+    std::vector<double> x(400000);
+    double sum = 0, sum2 = 0;
+    for (double& v : x) {
+      v = draw(rng);
+      sum += v;
+      sum2 += v * v;
+    }
+    std::nth_element(x.begin(), x.begin() + 380000, x.end());
+    CHECK(sum / 400000 == Approx(mean).epsilon(0.01));
+    CHECK(x[380000] == Approx(p95).epsilon(0.01));
+    // E[X²] only where samples pin it (its sample error grows as exp(2σ²)).
+    if (l.sigma < 1) CHECK(sum2 / 400000 == Approx(l.moment(2)).epsilon(0.03));
+  }
+  // The 95th at the mean: no spread; at 3.868 × the mean: σ at its largest, z = 1.645.
+  CHECK(Lengths::of(500, 500).sigma == 0);
+  CHECK(Lengths::of(500, 500).quantile(0.99) == 500);
+  CHECK(Lengths::of(100, 386.8).sigma == Approx(1.6449).epsilon(0.01));
+}
+
+// An independent model of continuous batching with lengths that vary: every
+// request draws its prompt and reply from the lognormals; a slot that frees is
+// refilled by running the newcomer's prompt before the next step. Its rate and
+// the percentiles of each request's mean gap between tokens (vLLM's TPOT:
+// (last token − first) ÷ (O − 1)) must match replica_at's closed forms.
+TEST_CASE("Lengths that vary: throughput and the TPOT percentile against a step-by-step simulation") {
+  const Gpu g = card();
+  const ReplicaShape r{&g, 1};
+  Traffic t = traffic();
+  t.prompt_tokens = 2000;
+  t.prompt_tokens_p95 = 6000;
+  t.output_tokens = 300;
+  t.output_tokens_p95 = 900;
+  const ServedModel m = llama7b();
+  const Lengths pl = prompt_lengths(t), ol = output_lengths(t);
+  for (const int batch : {8, 32}) {
+    const ReplicaRun run = replica_at(m, t, efficiency(), r, batch, 95);
+    const double step = run.decode_step.count();
+    std::mt19937_64 rng(11);
+    std::lognormal_distribution<double> prompt(std::log(pl.mean) - pl.sigma * pl.sigma / 2, pl.sigma);
+    std::lognormal_distribution<double> reply(std::log(ol.mean) - ol.sigma * ol.sigma / 2, ol.sigma);
+    struct Slot {
+      long left = 0, length = 0;
+      double first = 0;
+    };
+    std::vector<Slot> slots(static_cast<std::size_t>(batch));
+    std::vector<double> gaps;
+    double clock = 0, prompt_time = 0;
+    long done = 0;
+    while (done < 40000) {
+      for (Slot& s : slots)
+        if (s.left == 0) {
+          const double p = std::max(1.0, std::round(prompt(rng)));
+          prompt_time += prefill_time(m, efficiency(), r, p).count();
+          clock += prefill_time(m, efficiency(), r, p).count();
+          s.length = s.left = std::max(1L, std::lround(reply(rng)));
+          s.first = -1;
+        }
+      clock += step;
+      for (Slot& s : slots) {
+        if (s.first < 0) s.first = clock;
+        if (--s.left == 0) {
+          ++done;
+          if (s.length > 1) gaps.push_back((clock - s.first) / static_cast<double>(s.length - 1));
+        }
+      }
+    }
+    INFO(fmt::format("batch {}", batch));
+    CHECK(static_cast<double>(done) / clock == Approx(run.requests_per_second).epsilon(0.02));
+    const auto at = [&](double q) {
+      std::vector<double> v = gaps;
+      const auto k = static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size()));
+      std::nth_element(v.begin(), v.begin() + k, v.end());
+      return v[static_cast<std::size_t>(k)];
+    };
+    CHECK(run.time_per_output_token.count() == Approx(at(0.95)).epsilon(0.05));
+    CHECK(replica_at(m, t, efficiency(), r, batch, 50).time_per_output_token.count() == Approx(at(0.50)).epsilon(0.05));
+    // The first token: the step in flight and the prompt at the percentile.
+    CHECK(run.time_to_first_token.count() == Approx(prefill_time(m, efficiency(), r, 6000).count() + step));
+  }
+}
+
 TEST_CASE("The batch under the targets: the largest that meets both") {
   const Gpu g = card();
   const ReplicaShape r{&g, 1};

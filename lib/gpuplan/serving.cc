@@ -1,6 +1,7 @@
 #include "gpuplan/serving.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "gpuplan/efficiency.h"
@@ -125,34 +126,129 @@ Seconds prefill_time(const ServedModel& m, const ServingEfficiency& e, const Rep
   return work / achieved_rate(e, r, m) + tensor_parallel_time(m, r, prompt);
 }
 
+// ---- request lengths ----
+
+namespace {
+
+constexpr double kZ95 = 1.6448536269514722;  // Φ⁻¹(0.95)
+
+double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+// Φ⁻¹ by bisection: called a few times a replica, and exact to double precision.
+double normal_quantile(double q) {
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200 && hi - lo > 1e-12; ++i) (normal_cdf((lo + hi) / 2) < q ? lo : hi) = (lo + hi) / 2;
+  return (lo + hi) / 2;
+}
+
+}  // namespace
+
+// Prompt and reply lengths of chat and RAG traffic are right-skewed and close
+// to lognormal (Azure LLM inference traces 2023, Patel et al., "Splitwise",
+// Fig. 3; ShareGPT in vLLM's benchmarks): a mean and one percentile fix one.
+Lengths Lengths::of(double mean, double p95) {
+  Lengths l{mean, 0};
+  const double r = p95 > mean && mean > 0 ? std::log(p95 / mean) : 0;
+  l.sigma = kZ95 - std::sqrt(std::max(0.0, kZ95 * kZ95 - 2 * r));
+  return l;
+}
+
+double Lengths::quantile(double q) const {
+  return sigma > 0 ? mean * std::exp(sigma * normal_quantile(q) - sigma * sigma / 2) : mean;
+}
+
+double Lengths::moment(int k) const { return std::pow(mean, k) * std::exp(k * (k - 1) * sigma * sigma / 2); }
+
+Lengths prompt_lengths(const Traffic& t) { return Lengths::of(t.prompt_tokens, t.prompt_tokens_p95); }
+Lengths output_lengths(const Traffic& t) { return Lengths::of(t.output_tokens, t.output_tokens_p95); }
+
+namespace {
+
+// Prefill time is a quadratic in the prompt, f(P) = a + b·P + c·P² (the TP
+// start-ups, the weights and the linear all-reduce bytes, attention); its
+// coefficients read off three prompts, exactly.
+struct Quadratic {
+  double a = 0, b = 0, c = 0;
+  double at(double x) const { return a + x * (b + x * c); }
+  double mean(const Lengths& l) const { return a + b * l.moment(1) + c * l.moment(2); }
+  double second_moment(const Lengths& l) const {
+    return a * a + 2 * a * b * l.moment(1) + (b * b + 2 * a * c) * l.moment(2) + 2 * b * c * l.moment(3) +
+           c * c * l.moment(4);
+  }
+};
+
+Quadratic prefill_cost(const ServedModel& m, const ServingEfficiency& e, const ReplicaShape& r) {
+  constexpr double k = 1024;
+  const double f0 = prefill_time(m, e, r, 0).count(), f1 = prefill_time(m, e, r, k).count(),
+               f2 = prefill_time(m, e, r, 2 * k).count();
+  const double c = (f2 - 2 * f1 + f0) / (2 * k * k);
+  return {f0, (f1 - f0) / k - c * k, c};
+}
+
+// The per-request time between tokens, at quantile q over requests. During
+// its O steps a request shares the replica with the prompts of the newcomers
+// that take the other B − 1 slots as they free: a renewal process of mean
+// E[O] a slot, so N ≈ (B − 1)·O ÷ E[O] of them, with variance N·cv²(O)
+// (Cox 1962, renewal theory's central limit theorem); their prompt times sum
+// to S with mean N·E[f] and variance N·Var f + Var N·E[f]². A request's gap is
+// step + S ÷ O, normal given O (many newcomers); O itself lognormal, so the
+// quantile is the mixture's, over 64 equally likely reply lengths. Lengths
+// that do not vary: exactly step + (B − 1)·f(P) ÷ O.
+Seconds gap_at(const Quadratic& f, const Lengths& prompts, const Lengths& outputs, Seconds step, int batch, double q) {
+  const double ef = f.mean(prompts), var_f = std::max(0.0, f.second_moment(prompts) - ef * ef);
+  const double cv2 = std::exp(outputs.sigma * outputs.sigma) - 1;
+  const double per_step = (batch - 1) / outputs.mean;  // newcomers a step
+  const double centre = step.count() + per_step * ef;
+  const double spread = per_step * (var_f + cv2 * ef * ef);  // × 1/O: the variance of S ÷ O
+  if (!(spread > 0)) return Seconds(centre);
+  constexpr std::size_t kNodes = 64;
+  std::array<double, kNodes> sd{};
+  for (std::size_t i = 0; i < kNodes; ++i)
+    sd[i] = std::sqrt(spread / outputs.quantile((static_cast<double>(i) + 0.5) / kNodes));
+  const auto below = [&](double t) {
+    double p = 0;
+    for (double s : sd) p += normal_cdf((t - centre) / s);
+    return p / kNodes;
+  };
+  double lo = centre - 10 * sd.front(), hi = centre + 10 * sd.front();  // sd.front(): the shortest reply's, the widest
+  for (int i = 0; i < 100 && hi - lo > 1e-9 * centre; ++i) (below((lo + hi) / 2) < q ? lo : hi) = (lo + hi) / 2;
+  return Seconds(std::max(step.count(), (lo + hi) / 2));
+}
+
+}  // namespace
+
 // Continuous batching (Yu et al. 2022, Orca; vLLM): a sequence leaves when
 // done and a new one joins, so over the O steps one request takes, the
-// replica also runs the prompts of `batch` newcomers. A cycle of O steps and
-// B prompts serves B requests. A new
-// request waits for the step in flight, then its own prompt; time queued for
-// a free slot is left to the headroom (peak_load), not modelled.
+// replica also runs the prompts of `batch` newcomers. A cycle of E[O] steps
+// and B prompts serves B requests. A sequence in the batch is length-biased
+// (a long reply stays longer): the batch holds E[P] + E[O²] ÷ E[O] tokens a
+// sequence at most, E[P] + E[O²] ÷ 2E[O] on average. A new request waits for
+// the step in flight, then its own prompt (its length at the percentile);
+// time queued for a free slot is left to the headroom (peak_load), not modelled.
 ReplicaRun replica_at(const ServedModel& m, const Traffic& t, const ServingEfficiency& e, const ReplicaShape& r,
-                      int batch) {
+                      int batch, double percentile) {
   ReplicaRun run;
+  const Lengths prompts = prompt_lengths(t), outputs = output_lengths(t);
   const Bytes weights = weight_bytes(m);
   run.weights_per_gpu = weights / r.tp;
   const Bytes usable = r.gpu->memory * (r.tp * e.memory_share);
   run.kv_capacity = usable > weights ? usable - weights : Bytes(0);
-  const double per_request = t.prompt_tokens + t.output_tokens;
-  run.max_batch = static_cast<int>(std::min(1e6, std::floor(run.kv_capacity / (kv_bytes_per_token(m) * per_request))));
+  const double held = prompts.mean + outputs.moment(2) / outputs.mean;
+  run.max_batch = static_cast<int>(std::min(1e6, std::floor(run.kv_capacity / (kv_bytes_per_token(m) * held))));
   run.fits = run.max_batch >= 1;
   run.batch = batch;
-  const double context = t.prompt_tokens + t.output_tokens / 2;  // the mean a sequence holds while decoding
+  run.percentile = percentile;
+  const double context = prompts.mean + outputs.moment(2) / (2 * outputs.mean);
   run.decode_step = decode_step_time(m, e, r, batch, context, &run.decode_memory_bound);
-  run.prefill = prefill_time(m, e, r, t.prompt_tokens);
-  const Seconds cycle = run.decode_step * t.output_tokens + run.prefill * batch;
-  // Between two of its tokens a request waits a step and its share of the
-  // other B − 1 newcomers' prompts (its own came before its first token).
-  run.time_per_output_token = run.decode_step + run.prefill * ((batch - 1) / t.output_tokens);
-  run.time_to_first_token = run.prefill + run.decode_step;
+  const Quadratic f = prefill_cost(m, e, r);
+  run.prefill = Seconds(f.mean(prompts));
+  const Seconds cycle = run.decode_step * outputs.mean + run.prefill * batch;
+  const double q = percentile / 100;
+  run.time_to_first_token = Seconds(f.at(prompts.quantile(q))) + run.decode_step;
+  run.time_per_output_token = gap_at(f, prompts, outputs, run.decode_step, batch, q);
   run.requests_per_second = batch / cycle.count();
-  run.output_tokens_per_second = run.requests_per_second * t.output_tokens;
-  run.tokens_per_second = run.requests_per_second * per_request;
+  run.output_tokens_per_second = run.requests_per_second * outputs.mean;
+  run.tokens_per_second = run.requests_per_second * (prompts.mean + outputs.mean);
   return run;
 }
 
@@ -171,7 +267,8 @@ BatchLimit missed(const ReplicaRun& r, const ServiceTargets& s, const Traffic& t
 // found by bisection between 1 and what memory holds.
 ReplicaRun size_replica(const ServedModel& m, const Traffic& t, const ServiceTargets& s, const ServingEfficiency& e,
                         const ReplicaShape& r) {
-  ReplicaRun one = replica_at(m, t, e, r, 1);
+  const auto at = [&](int batch) { return replica_at(m, t, e, r, batch, s.percentile); };
+  ReplicaRun one = at(1);
   if (!one.fits) return one;
   if (const BatchLimit l = missed(one, s, t); l != BatchLimit::kNone) {
     one.limit = l;
@@ -180,12 +277,12 @@ ReplicaRun size_replica(const ServedModel& m, const Traffic& t, const ServiceTar
   int lo = 1, hi = one.max_batch;  // lo meets the targets
   while (lo < hi) {
     const int mid = lo + (hi - lo + 1) / 2;
-    if (missed(replica_at(m, t, e, r, mid), s, t) == BatchLimit::kNone) lo = mid;
+    if (missed(at(mid), s, t) == BatchLimit::kNone) lo = mid;
     else hi = mid - 1;
   }
-  ReplicaRun best = replica_at(m, t, e, r, lo);
+  ReplicaRun best = at(lo);
   best.meets_targets = true;
-  best.limit = lo == best.max_batch ? BatchLimit::kMemory : missed(replica_at(m, t, e, r, lo + 1), s, t);
+  best.limit = lo == best.max_batch ? BatchLimit::kMemory : missed(at(lo + 1), s, t);
   return best;
 }
 

@@ -64,11 +64,13 @@ Bytes kv_bytes_per_token(const ServedModel& m);
 /// Every weight, as stored.
 Bytes weight_bytes(const ServedModel& m);
 
-/// The load, as averages (SPEC: distributions are a later step).
+/// The load: a rate over the day, and request lengths as a mean and a 95th percentile.
 struct Traffic {
   double requests_per_second = 0;  ///< averaged over the day
-  double prompt_tokens = 0;        ///< per request
-  double output_tokens = 0;        ///< per request
+  double prompt_tokens = 0;        ///< per request, the mean
+  double output_tokens = 0;        ///< per request, the mean
+  double prompt_tokens_p95 = 0;    ///< 95% of prompts are this long or shorter; 0 or the mean: all at the mean
+  double output_tokens_p95 = 0;    ///< likewise for replies
   double peak_to_average = 1;      ///< the busiest hour's rate over the day's average, 1-24
   /// Relative request rates of the day's 24 hours, 0:00-23:00 (any scale);
   /// empty: the two-level day peak_to_average implies (hourly_rates).
@@ -86,10 +88,31 @@ inline constexpr int kBusyFrom = 9;
 /// without requests.
 std::array<double, kHoursPerDay> hourly_rates(const Traffic& t);
 
-/// Latency a user is promised; both are met by the mean of the model (no tail).
+/// Request lengths, lognormal with a given mean and 95th percentile (Lengths::of);
+/// the 95th equal to the mean: every request at the mean.
+struct Lengths {
+  double mean = 0;
+  double sigma = 0;  ///< the spread of ln(length)
+
+  /// The lognormal with this mean and 95th percentile: ln(p95 ÷ mean) =
+  /// z·σ − σ²/2 (z = 1.645), the smaller root. p95 ÷ mean may be 1 to
+  /// kMaxP95OverMean; outside it, none fits (the reader refuses it).
+  static Lengths of(double mean, double p95);
+  /// The length at quantile q (0 < q < 1).
+  double quantile(double q) const;
+  /// E[Xᵏ] = meanᵏ · exp(k(k−1)σ²/2).
+  double moment(int k) const;
+};
+/// The most a lognormal's 95th percentile can exceed its mean: exp(z²/2), at σ = z.
+inline constexpr double kMaxP95OverMean = 3.868;
+Lengths prompt_lengths(const Traffic& t);
+Lengths output_lengths(const Traffic& t);
+
+/// Latency a user is promised, for `percentile` of the requests (50: the median request).
 struct ServiceTargets {
   Seconds time_to_first_token{};
   Seconds time_per_output_token{};
+  double percentile = 50;
 };
 
 /// How much of the hardware an inference engine achieves (defaults with sources in serving_fields.cc).
@@ -127,19 +150,21 @@ struct ReplicaRun {
   int max_batch = 0;    ///< requests whose whole context (prompt + output) fits in the cache
   int batch = 0;        ///< the largest batch that meets both targets (1 when none does: shown, not met)
   BatchLimit limit = BatchLimit::kNone;
-  Seconds prefill{};      ///< one prompt, alone
+  Seconds prefill{};      ///< one prompt, alone (the mean over prompt lengths)
   Seconds decode_step{};  ///< one step of the batch
   bool decode_memory_bound = true;
-  Seconds time_to_first_token{};
-  Seconds time_per_output_token{};  ///< with the batch's prompts interleaved
+  double percentile = 50;           ///< of requests, the two latencies below are for
+  Seconds time_to_first_token{};    ///< at the percentile
+  Seconds time_per_output_token{};  ///< a request's mean gap, with the batch's prompts interleaved, at the percentile
   double requests_per_second = 0;
   double output_tokens_per_second = 0;
   double tokens_per_second = 0;  ///< prompt and output tokens
 };
 
-/// The replica's numbers at `batch` (fits and max_batch set; batch not searched).
+/// The replica's numbers at `batch` (fits and max_batch set; batch not searched),
+/// latencies at `percentile` of the requests.
 ReplicaRun replica_at(const ServedModel& m, const Traffic& t, const ServingEfficiency& e, const ReplicaShape& r,
-                      int batch);
+                      int batch, double percentile = 50);
 /// The largest batch, up to what memory holds, that meets both targets.
 ReplicaRun size_replica(const ServedModel& m, const Traffic& t, const ServiceTargets& s, const ServingEfficiency& e,
                         const ReplicaShape& r);

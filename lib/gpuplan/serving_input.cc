@@ -92,6 +92,15 @@ std::optional<Fallback> peak_of_profile(const ResolvedServing& r, const FieldCon
   if (!(p >= 1)) return std::nullopt;
   return Fallback{p, fmt::format("{:.4g}", p), "from traffic.daily_profile: its busiest hour over its mean"};
 }
+// Without a 95th percentile every request is as long as the mean: stated, since percentile targets then see no tail.
+template <auto Mean>
+std::optional<Fallback> no_spread(const ResolvedServing& r, const FieldContext&) {
+  const double mean = r.serving.traffic.*Mean;
+  return Fallback{mean, fmt::format("{:g}", mean),
+                  "default: the mean, every request as long (give the 95th percentile of your requests' lengths: a "
+                  "percentile target then sees the long ones)"};
+}
+
 // Sensitivity varies the peak only where it shapes the day.
 bool no_profile(const ResolvedServing& r) { return r.serving.traffic.daily_profile.empty(); }
 
@@ -209,6 +218,18 @@ constexpr F kTraffic[] = {
      .why = "assumption: a reply of a few paragraphs",
      .vary = true,
      .label = "output tokens a request (mean)"},
+    {.key = "prompt_tokens_p95",
+     .kind = K::kCount,
+     .at = traffic<&Traffic::prompt_tokens_p95>,
+     .range = {1, 1e8},
+     .derive = &no_spread<&Traffic::prompt_tokens>,
+     .label = "95% of prompts are this long or shorter (with the mean: a lognormal; 1 to 3.868 × the mean)"},
+    {.key = "output_tokens_p95",
+     .kind = K::kCount,
+     .at = traffic<&Traffic::output_tokens_p95>,
+     .range = {1, 1e8},
+     .derive = &no_spread<&Traffic::output_tokens>,
+     .label = "95% of replies are this long or shorter (with the mean: a lognormal; 1 to 3.868 × the mean)"},
     {.key = "daily_profile",
      .kind = K::kNumbers,
      .at = traffic<&Traffic::daily_profile>,
@@ -236,7 +257,7 @@ constexpr F kTargets[] = {
      .fallback = "2s",
      .why = "assumption: an answer that starts within 2 seconds feels interactive",
      .echo = {.key = "time_to_first_token_s"},
-     .label = "time until the first output token (mean)"},
+     .label = "time until the first output token"},
     {.key = "time_per_output_token",
      .kind = K::kDuration,
      .at = targets<&ServiceTargets::time_per_output_token>,
@@ -244,7 +265,15 @@ constexpr F kTargets[] = {
      .fallback = "100ms",
      .why = "assumption: 10 tokens a second, faster than people read (about 5 words a second)",
      .echo = {.key = "time_per_output_token_s"},
-     .label = "time between output tokens (mean)"},
+     .label = "a request's mean time between output tokens"},
+    {.key = "percentile",
+     .kind = K::kNumber,
+     .at = targets<&ServiceTargets::percentile>,
+     .range = {50, 99.99},
+     .fallback = "50",
+     .why = "default: the median request meets the targets; service-level objectives often name the 90th, 95th "
+            "or 99th percentile",
+     .label = "the targets hold for this percentage of requests (50: the median)"},
 };
 
 constexpr F kServe[] = {
@@ -433,6 +462,21 @@ void check_profile(const Traffic& t, const Report& report) {
   else if (!(profile_peak(p) > 0)) report("traffic.daily_profile", "is all zero: no hour of the day has requests");
 }
 
+// A lognormal has a 95th percentile from its mean to 3.868 × it (serving.h Lengths); beyond, none fits.
+void check_lengths(const Traffic& t, const Report& report) {
+  for (const auto& [key, mean, p95] : {std::tuple{"traffic.prompt_tokens_p95", t.prompt_tokens, t.prompt_tokens_p95},
+                                       std::tuple{"traffic.output_tokens_p95", t.output_tokens, t.output_tokens_p95}}) {
+    if (p95 < mean)
+      report(key, fmt::format("{:g} is below the mean ({:g}): 95% of requests shorter than their mean takes a "
+                              "tail gpuplan does not model; give a 95th percentile of at least the mean",
+                              p95, mean));
+    else if (p95 > kMaxP95OverMean * mean)
+      report(key, fmt::format("{:g} is more than {:g} × the mean ({:g}): no lognormal with that mean has so long a "
+                              "tail; give at most {:g}",
+                              p95, kMaxP95OverMean, mean, std::floor(kMaxP95OverMean * mean)));
+  }
+}
+
 // A profile says more than a peak: given both, the profile's peak wins, said on stderr (a file's
 // peak_to_average cannot be removed with --set, so refusing would leave no way to try a day).
 void profile_wins(Traffic& t, std::vector<std::string>& warnings) {
@@ -470,6 +514,12 @@ void warn_sizes(ResolvedServing& out) {
   if (m.parameters > 0 && m.parameters < 1e6)
     out.warnings.push_back(fmt::format("model.parameters is {:g}, not millions or billions: did you mean {:g}B?",
                                        m.parameters, m.parameters));
+  const Traffic& t = out.serving.traffic;
+  if (m.context_length > 0 && t.prompt_tokens_p95 + t.output_tokens_p95 > m.context_length)
+    out.warnings.push_back(fmt::format(
+        "the 95th percentiles, {:g} prompt + {:g} output tokens, exceed the model's context of {:g}: the longest "
+        "requests would be cut short or refused, which gpuplan does not model",
+        t.prompt_tokens_p95, t.output_tokens_p95, m.context_length));
 }
 
 // An API of a model of another size weighs different models: said, the comparison still made.
@@ -561,6 +611,7 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
                                                   t.prompt_tokens, t.output_tokens, m.context_length));
   }
   check_profile(out.serving.traffic, report);
+  if (diag.count() == 0) check_lengths(out.serving.traffic, report);
   // Only when both were read: a price refused above is not also "missing".
   if (diag.count() == 0 &&
       out.serving.api.input_per_million.has_value() != out.serving.api.output_per_million.has_value())

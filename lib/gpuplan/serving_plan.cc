@@ -26,7 +26,8 @@ bool gpu_considered(const Serving& s, const Gpu& g) { return wanted(s.gpus, g.id
 double busy_share(const Serving& s, const ReplicaShape& shape, const ReplicaRun& run, int replicas) {
   if (replicas <= 0 || !(run.requests_per_second > 0)) return 0;
   const ReplicaRun alone = replica_at(s.model, s.traffic, s.efficiency, shape, 1);
-  const double w = (alone.time_to_first_token + alone.decode_step * s.traffic.output_tokens).count();
+  // A request alone: its mean prompt, the step after it, and its mean reply.
+  const double w = (alone.prefill + alone.decode_step * (1 + s.traffic.output_tokens)).count();
   // Hour by hour over the day (a quiet hour draws idle power), then averaged.
   double sum = 0;
   for (double rate : hourly_rates(s.traffic)) {

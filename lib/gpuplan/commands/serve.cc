@@ -397,13 +397,42 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
 
 // ---- notes ----
 
+// "2000" or "2000 (95% up to 6000)".
+std::string length_text(double mean, double p95) {
+  return p95 > mean ? fmt::format("{:g} (95% up to {:g})", mean, p95) : fmt::format("{:g}", mean);
+}
+
+std::string for_whom(double percentile) {
+  return percentile == 50 ? std::string("the median request") : fmt::format("{:g}% of requests", percentile);
+}
+
 std::string title(const Serving& s) {
   const Traffic& t = s.traffic;
   return fmt::format(
-      "Serving {}: {:g} requests/s ({:g} in the busiest hour), {:g} prompt + {:g} output tokens; "
-      "targets: first token within {:g} s, {:g} ms a token",
-      s.name, t.requests_per_second, t.requests_per_second * t.peak_to_average, t.prompt_tokens, t.output_tokens,
-      s.targets.time_to_first_token.count(), s.targets.time_per_output_token.count() * 1e3);
+      "Serving {}: {:g} requests/s ({:g} in the busiest hour), {} prompt + {} output tokens; "
+      "targets: first token within {:g} s, {:g} ms a token, for {}",
+      s.name, t.requests_per_second, t.requests_per_second * t.peak_to_average,
+      length_text(t.prompt_tokens, t.prompt_tokens_p95), length_text(t.output_tokens, t.output_tokens_p95),
+      s.targets.time_to_first_token.count(), s.targets.time_per_output_token.count() * 1e3,
+      for_whom(s.targets.percentile));
+}
+
+// What the latency columns are: at which percentile, over which lengths.
+std::string lengths_note(const Serving& s) {
+  const Traffic& t = s.traffic;
+  const std::string at = fmt::format("TTFT and TPOT are for {}", for_whom(s.targets.percentile));
+  if (!(t.prompt_tokens_p95 > t.prompt_tokens) && !(t.output_tokens_p95 > t.output_tokens))
+    return at +
+           ": every request is taken as the mean length (give traffic.prompt_tokens_p95 and "
+           "output_tokens_p95 for lengths that vary).";
+  const Lengths p = prompt_lengths(t), o = output_lengths(t);
+  const double q = s.targets.percentile / 100;
+  return fmt::format(
+      "{}. Lengths lognormal from the mean and the 95th percentile: prompts median {:.0f}, {:g}th percentile {:.0f}; "
+      "replies median {:.0f}, {:g}th percentile {:.0f}. TTFT = the prompt at the percentile, after the step in "
+      "flight; TPOT = a request's mean gap (a step plus the prompts of the newcomers during its reply, their count "
+      "and lengths varying); memory holds a batch's mean context, long replies weighted by how long they stay.",
+      at, p.quantile(0.5), s.targets.percentile, p.quantile(q), o.quantile(0.5), s.targets.percentile, o.quantile(q));
 }
 
 const CostRow* cheapest(const std::vector<CostRow>& rows, bool owned) {
@@ -555,9 +584,11 @@ void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostR
       "hour ÷ (a replica's requests/s × peak_load); hourly rentals: each hour's rate ÷ the same, at least "
       "serve.min_replicas. Owning: compare's buy option with its defaults (gpuplan compare "
       "--set buy.gpu=... shows every part).");
+  rep.notes.push_back(lengths_note(rs.serving));
   rep.notes.push_back(
-      "Not modelled yet: latency percentiles and queueing (targets are met on the mean; peak_load is the headroom), "
-      "the minutes an hourly instance takes to start (it is taken as running from the hour its load needs it), "
+      "Not modelled yet: queueing (time waiting for a free slot in a burst; peak_load is the headroom), the gap "
+      "before a single token (a request's mean gap is what the target holds), chunked prefill, the minutes an hourly "
+      "instance takes to start (it is taken as running from the hour its load needs it), "
       "spot spares (serve.spot prices spot instances, none kept to cover a reclaim).");
   if (!left_out.empty()) {
     std::string ids;
