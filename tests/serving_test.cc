@@ -279,6 +279,38 @@ TEST_CASE("Lengths that vary: throughput and the TPOT percentile against a step-
   }
 }
 
+TEST_CASE("Properties: a longer tail or a higher percentile never a larger batch nor fewer replicas") {
+  const Gpu g = card();
+  const ReplicaShape r{&g, 1};
+  const auto sized = [&](double prompt_p95, double output_p95, double percentile) {
+    Traffic t = traffic();
+    t.prompt_tokens_p95 = prompt_p95;
+    t.output_tokens_p95 = output_p95;
+    return size_replica(llama7b(), t, {Seconds(1), Seconds(0.05), percentile}, efficiency(), r);
+  };
+  for (const double percentile : {50.0, 90.0, 99.0}) {
+    int last_batch = 1 << 30, last_replicas = 0;
+    for (double tail = 1; tail <= 3.8; tail += 0.4) {
+      const ReplicaRun run = sized(1000 * tail, 300 * tail, percentile);
+      INFO(fmt::format("percentile {} tail {}", percentile, tail));
+      CHECK(run.batch <= last_batch);
+      const int n = replicas_for(traffic(), efficiency(), run).value();
+      CHECK(n >= last_replicas);
+      last_batch = run.batch;
+      last_replicas = n;
+    }
+  }
+  int last = 1 << 30;
+  for (const double percentile : {50.0, 75.0, 90.0, 95.0, 99.0, 99.9}) {
+    const ReplicaRun run = sized(3000, 900, percentile);
+    CHECK(run.batch <= last);
+    last = run.batch;
+  }
+  // No tail: every percentile is the mean's answer; a tail at the 99th costs batch.
+  CHECK(sized(1000, 300, 99).batch == sized(1000, 300, 50).batch);
+  CHECK(sized(3000, 900, 99).batch < sized(1000, 300, 50).batch);
+}
+
 TEST_CASE("The batch under the targets: the largest that meets both") {
   const Gpu g = card();
   const ReplicaShape r{&g, 1};
