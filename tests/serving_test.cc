@@ -389,8 +389,9 @@ TEST_CASE("serve: cost per million output tokens at capacity is the hourly price
     // One RTX 4090 an instance, TP1: price an hour / (output tokens/s × 3,600) × 10⁶.
     const double price = std::get<Money>(row[col("price")]).units();
     const Gpu& g = *ctx.catalog().find_gpu("RTX4090");
-    const ReplicaRun run = replica_at(m, {0.1, 1000, 300, 3}, {0.5, 0.68, 0.9, 0.8}, ReplicaShape{&g, 1},
-                                      static_cast<int>(std::get<std::int64_t>(row[col("batch")])));
+    const ReplicaRun run = replica_at(
+        m, {.requests_per_second = 0.1, .prompt_tokens = 1000, .output_tokens = 300, .peak_to_average = 3},
+        {0.5, 0.68, 0.9, 0.8}, ReplicaShape{&g, 1}, static_cast<int>(std::get<std::int64_t>(row[col("batch")])));
     const double expected = price / (run.output_tokens_per_second * 3600) * 1e6;
     CHECK(std::get<Money>(row[col("per_million_output_tokens_at_capacity")]).units() == Approx(expected).epsilon(1e-5));
     // Always on a month: hourly × 730 per instance; per million tokens of the month's load.
@@ -1132,4 +1133,28 @@ TEST_CASE("serve: a committed term is a monthly row at its price, alone and unde
     if (std::get<std::string>(row[column(t, "mode")]) == "monthly 1y")
       said = std::get<std::string>(row[column(t, "note")]).find("committed for 12 months") != std::string::npos;
   CHECK(said);
+}
+
+TEST_CASE("serve file: a load as tokens a day is that many requests of the mean lengths; two loads are refused") {
+  const Context ctx = fixture_context();
+  // 26M tokens a day of 1,000 + 300-token requests: 20,000 requests, ÷ 86,400 s = 0.2315 a second.
+  const ResolvedServing rs = load_serving("", {"traffic.tokens_per_day=26M"}, ctx);
+  CHECK(rs.serving.traffic.requests_per_second == Approx(20000.0 / 86400));
+  const auto named = [&](std::string_view key) {
+    return std::any_of(rs.defaults_used.begin(), rs.defaults_used.end(),
+                       [&](const std::string& l) { return l.find(key) != std::string::npos; });
+  };
+  CHECK(named("traffic.requests_per_second = 0.231481 (from traffic.tokens_per_day"));
+  // The echoed rate set back is the same load; another rate is a second load.
+  CHECK_NOTHROW(load_serving(
+      "", {"traffic.tokens_per_day=26M", fmt::format("traffic.requests_per_second={:.17g}", 20000.0 / 86400)}, ctx));
+  try {
+    load_serving("", {"traffic.tokens_per_day=26M", "traffic.requests_per_second=1"}, ctx);
+    FAIL("accepted");
+  } catch (const InputErrors& e) {
+    CHECK(e.problems().at(0).field() == "traffic.requests_per_second");
+    CHECK_THAT(std::string(e.problems().at(0).message()), Catch::Matchers::Contains("state two loads"));
+  }
+  // Without tokens a day, nothing changes: the echo has it as null.
+  CHECK_FALSE(load_serving("", {}, ctx).serving.traffic.tokens_per_day.has_value());
 }

@@ -75,6 +75,9 @@ struct Traffic {
   /// Relative request rates of the day's 24 hours, 0:00-23:00 (any scale);
   /// empty: the two-level day peak_to_average implies (hourly_rates).
   std::vector<double> daily_profile{};
+  /// Prompt and output tokens a day, where the load is known that way (an
+  /// API bill); requests_per_second then follows from it and the mean lengths.
+  std::optional<double> tokens_per_day{};
 };
 
 inline constexpr int kHoursPerDay = 24;

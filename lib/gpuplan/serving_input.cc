@@ -101,6 +101,20 @@ std::optional<Fallback> no_spread(const ResolvedServing& r, const FieldContext&)
                   "percentile target then sees the long ones)"};
 }
 
+// A day's tokens are that many requests of the mean lengths, spread over 86,400 seconds.
+double rate_of(const Traffic& t, double tokens_per_day) {
+  return tokens_per_day / (t.prompt_tokens + t.output_tokens) / 86400;
+}
+std::optional<Fallback> rate_of_tokens(const ResolvedServing& r, const FieldContext&) {
+  const Traffic& t = r.serving.traffic;
+  if (!t.tokens_per_day) return std::nullopt;
+  const double rps = rate_of(t, *t.tokens_per_day);
+  return Fallback{rps, fmt::format("{:.6g}", rps),
+                  fmt::format("from traffic.tokens_per_day: {:.0f} ÷ ({:g} prompt + {:g} output tokens a request) "
+                              "÷ 86,400 s",
+                              *t.tokens_per_day, t.prompt_tokens, t.output_tokens)};
+}
+
 // Sensitivity varies the peak only where it shapes the day.
 bool no_profile(const ResolvedServing& r) { return r.serving.traffic.daily_profile.empty(); }
 
@@ -194,14 +208,6 @@ constexpr F kModel[] = {
 };
 
 constexpr F kTraffic[] = {
-    {.key = "requests_per_second",
-     .kind = K::kNumber,
-     .at = traffic<&Traffic::requests_per_second>,
-     .range = {0, 1e7, true},
-     .fallback = "0.1",
-     .why = "assumption: about 200 staff sending 40 requests a day each (8,640 a day)",
-     .vary = true,
-     .label = "requests a second, averaged over the day"},
     {.key = "prompt_tokens",
      .kind = K::kCount,
      .at = traffic<&Traffic::prompt_tokens>,
@@ -230,6 +236,22 @@ constexpr F kTraffic[] = {
      .range = {1, 1e8},
      .derive = &no_spread<&Traffic::output_tokens>,
      .label = "95% of replies are this long or shorter (with the mean: a lognormal; 1 to 3.868 × the mean)"},
+    {.key = "tokens_per_day",
+     .kind = K::kCount,
+     .at = traffic<&Traffic::tokens_per_day>,
+     .range = {0, 1e15, true},
+     .label = "prompt and output tokens a day (an API bill's count), instead of requests_per_second; absent: "
+              "requests_per_second gives the load"},
+    {.key = "requests_per_second",
+     .kind = K::kNumber,
+     .at = traffic<&Traffic::requests_per_second>,
+     .range = {0, 1e7, true},
+     .fallback = "0.1",
+     .why = "assumption: about 200 staff sending 40 requests a day each (8,640 a day)",
+     .derive = &rate_of_tokens,
+     .vary = true,
+     .label = "requests a second, averaged over the day (with tokens_per_day: that ÷ the tokens of a request ÷ "
+              "86,400)"},
     {.key = "daily_profile",
      .kind = K::kNumbers,
      .at = traffic<&Traffic::daily_profile>,
@@ -464,6 +486,14 @@ void check_profile(const Traffic& t, const Report& report) {
 
 // A lognormal has a 95th percentile from its mean to 3.868 × it (serving.h Lengths); beyond, none fits.
 void check_lengths(const Traffic& t, const Report& report) {
+  // Both ways of stating the load: one load (an echoed value set back is the same load).
+  if (t.tokens_per_day &&
+      std::abs(rate_of(t, *t.tokens_per_day) - t.requests_per_second) > 1e-9 * t.requests_per_second)
+    report("traffic.requests_per_second",
+           fmt::format("{:g} and traffic.tokens_per_day {:.0f} ({:.6g} requests/s at {:g} tokens a request) state "
+                       "two loads: give one of them",
+                       t.requests_per_second, *t.tokens_per_day, rate_of(t, *t.tokens_per_day),
+                       t.prompt_tokens + t.output_tokens));
   for (const auto& [key, mean, p95] : {std::tuple{"traffic.prompt_tokens_p95", t.prompt_tokens, t.prompt_tokens_p95},
                                        std::tuple{"traffic.output_tokens_p95", t.output_tokens, t.output_tokens_p95}}) {
     if (p95 < mean)

@@ -79,7 +79,7 @@ struct RentalQuote {
   int instance_hours() const;  ///< a day
   bool mixed() const { return base > 0; }
   std::string mode_name() const;  ///< "hourly", "monthly", "monthly+hourly", "monthly 1y", "monthly 1y+hourly"
-  std::string_view how() const;        ///< how it runs through the day, for a note
+  std::string_view how() const;   ///< how it runs through the day, for a note
 };
 std::vector<RentalQuote> rental_quotes(const Catalog& c, const CurrencyConverter& fx, const Serving& s);
 

@@ -408,10 +408,11 @@ std::string for_whom(double percentile) {
 
 std::string title(const Serving& s) {
   const Traffic& t = s.traffic;
+  const std::string day = t.tokens_per_day ? fmt::format("{:.0f} tokens a day = ", *t.tokens_per_day) : "";
   return fmt::format(
-      "Serving {}: {:g} requests/s ({:g} in the busiest hour), {} prompt + {} output tokens; "
+      "Serving {}: {}{:.3g} requests/s ({:.3g} in the busiest hour), {} prompt + {} output tokens; "
       "targets: first token within {:g} s, {:g} ms a token, for {}",
-      s.name, t.requests_per_second, t.requests_per_second * t.peak_to_average,
+      s.name, day, t.requests_per_second, t.requests_per_second * t.peak_to_average,
       length_text(t.prompt_tokens, t.prompt_tokens_p95), length_text(t.output_tokens, t.output_tokens_p95),
       s.targets.time_to_first_token.count(), s.targets.time_per_output_token.count() * 1e3,
       for_whom(s.targets.percentile));
