@@ -51,6 +51,88 @@ std::string sheet_ref(const std::string& name) {
   return name;
 }
 
+constexpr const char* kChartNs = "http://schemas.openxmlformats.org/drawingml/2006/chart";
+constexpr const char* kDrawingNs = "http://schemas.openxmlformats.org/drawingml/2006/main";
+
+std::string rich_text(const std::string& text) {
+  return fmt::format("<c:tx><c:rich><a:bodyPr/><a:p><a:r><a:t>{}</a:t></a:r></a:p></c:rich></c:tx>", escape(text));
+}
+
+// A column's rows as a formula reference, with its cached numbers.
+std::string number_ref(const LineChart& c, int col, const std::vector<double>& values) {
+  std::string out = fmt::format(
+      "<c:numRef><c:f>{}!{}:{}</c:f><c:numCache><c:formatCode>General</c:formatCode>"
+      "<c:ptCount val=\"{}\"/>",
+      escape(sheet_ref(c.data_sheet)), cell_ref(c.first_row, col, true), cell_ref(c.last_row, col, true),
+      values.size());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out += fmt::format("<c:pt idx=\"{}\"><c:v>{}</c:v></c:pt>", i, number_text(values[i]));
+  return out + "</c:numCache></c:numRef>";
+}
+
+std::string chart_xml(const LineChart& c) {
+  std::string out = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<c:chartSpace xmlns:c=\"{}\" "
+      "xmlns:a=\"{}\" xmlns:r=\"{}\"><c:chart><c:title>{}<c:overlay val=\"0\"/></c:title>"
+      "<c:autoTitleDeleted val=\"0\"/><c:plotArea><c:layout/><c:lineChart><c:grouping val=\"standard\"/>"
+      "<c:varyColors val=\"0\"/>",
+      kChartNs, kDrawingNs, kRelNs, rich_text(c.title));
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const LineChart::Series& s = c.series[i];
+    out += fmt::format(
+        "<c:ser><c:idx val=\"{0}\"/><c:order val=\"{0}\"/><c:tx><c:strRef><c:f>{1}!{2}</c:f><c:strCache>"
+        "<c:ptCount val=\"1\"/><c:pt idx=\"0\"><c:v>{3}</c:v></c:pt></c:strCache></c:strRef></c:tx>"
+        "<c:marker><c:symbol val=\"none\"/></c:marker><c:cat>{4}</c:cat><c:val>{5}</c:val>"
+        "<c:smooth val=\"0\"/></c:ser>",
+        i, escape(sheet_ref(c.data_sheet)), cell_ref(s.name_row, s.name_col, true), escape(s.name),
+        number_ref(c, c.category_col, c.categories), number_ref(c, s.col, s.values));
+  }
+  const auto axis_title = [](const std::string& t) {
+    return fmt::format("<c:title>{}<c:overlay val=\"0\"/></c:title>", rich_text(t));
+  };
+  out += fmt::format(
+      "<c:marker val=\"1\"/><c:axId val=\"1001\"/><c:axId val=\"1002\"/></c:lineChart>"
+      "<c:catAx><c:axId val=\"1001\"/><c:scaling><c:orientation val=\"minMax\"/></c:scaling><c:delete val=\"0\"/>"
+      "<c:axPos val=\"b\"/>{}<c:numFmt formatCode=\"General\" sourceLinked=\"1\"/><c:tickLblPos val=\"nextTo\"/>"
+      "<c:crossAx val=\"1002\"/><c:crosses val=\"autoZero\"/><c:auto val=\"1\"/><c:lblAlgn val=\"ctr\"/>"
+      "<c:lblOffset val=\"100\"/></c:catAx>"
+      "<c:valAx><c:axId val=\"1002\"/><c:scaling><c:orientation val=\"minMax\"/></c:scaling><c:delete val=\"0\"/>"
+      "<c:axPos val=\"l\"/><c:majorGridlines/>{}<c:numFmt formatCode=\"#,##0\" sourceLinked=\"0\"/>"
+      "<c:tickLblPos val=\"nextTo\"/><c:crossAx val=\"1001\"/><c:crosses val=\"autoZero\"/>"
+      "<c:crossBetween val=\"between\"/></c:valAx></c:plotArea><c:legend><c:legendPos val=\"r\"/>"
+      "<c:overlay val=\"0\"/></c:legend><c:plotVisOnly val=\"1\"/></c:chart></c:chartSpace>",
+      axis_title(c.x_title), axis_title(c.y_title));
+  return out;
+}
+
+// The drawing that anchors chart `rId1` between two cells of its sheet.
+std::string drawing_xml(const LineChart& c) {
+  const auto corner = [](const char* tag, int row, int col) {
+    return fmt::format(
+        "<xdr:{0}><xdr:col>{1}</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>{2}</xdr:row>"
+        "<xdr:rowOff>0</xdr:rowOff></xdr:{0}>",
+        tag, col, row);
+  };
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<xdr:wsDr "
+      "xmlns:xdr=\"http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing\" xmlns:a=\"{}\">"
+      "<xdr:twoCellAnchor>{}{}<xdr:graphicFrame macro=\"\"><xdr:nvGraphicFramePr><xdr:cNvPr id=\"2\" "
+      "name=\"{}\"/><xdr:cNvGraphicFramePr/></xdr:nvGraphicFramePr><xdr:xfrm><a:off x=\"0\" y=\"0\"/>"
+      "<a:ext cx=\"0\" cy=\"0\"/></xdr:xfrm><a:graphic><a:graphicData uri=\"{}\"><c:chart xmlns:c=\"{}\" "
+      "xmlns:r=\"{}\" r:id=\"rId1\"/></a:graphicData></a:graphic></xdr:graphicFrame><xdr:clientData/>"
+      "</xdr:twoCellAnchor></xdr:wsDr>",
+      kDrawingNs, corner("from", c.top, c.left), corner("to", c.bottom, c.right), escape(c.title), kChartNs, kChartNs,
+      kRelNs);
+}
+
+std::string one_relationship(const char* type, const std::string& target) {
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Relationships "
+      "xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship Id=\"rId1\" "
+      "Type=\"{}/{}\" Target=\"{}\"/></Relationships>",
+      kRelNs, type, target);
+}
+
 void put16(std::string& out, std::uint32_t v) {
   out += static_cast<char>(v & 0xFF);
   out += static_cast<char>((v >> 8) & 0xFF);
@@ -226,6 +308,7 @@ std::string Sheet::xml() const {
     }
     out += "</dataValidations>";
   }
+  if (chart_) out += "<drawing r:id=\"rId1\"/>";  // the sheet's only relationship (Workbook::bytes)
   out += "</worksheet>";
   return out;
 }
@@ -261,11 +344,20 @@ std::string Workbook::bytes() const {
       "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml\"/>"
       "<Override PartName=\"/xl/styles.xml\" "
       "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml\"/>");
-  for (std::size_t i = 0; i < sheets_.size(); ++i)
+  for (std::size_t i = 0; i < sheets_.size(); ++i) {
     types += fmt::format(
         "<Override PartName=\"/xl/worksheets/sheet{}.xml\" "
         "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml\"/>",
         i + 1);
+    // A sheet's chart: drawingN.xml anchors chartN.xml (N the sheet's number).
+    if (sheets_[i]->line_chart())
+      types += fmt::format(
+          "<Override PartName=\"/xl/drawings/drawing{0}.xml\" "
+          "ContentType=\"application/vnd.openxmlformats-officedocument.drawing+xml\"/><Override "
+          "PartName=\"/xl/charts/chart{0}.xml\" "
+          "ContentType=\"application/vnd.openxmlformats-officedocument.drawingml.chart+xml\"/>",
+          i + 1);
+  }
   types += "</Types>";
   files.emplace_back("[Content_Types].xml", types);
   files.emplace_back("_rels/.rels",
@@ -342,8 +434,17 @@ std::string Workbook::bytes() const {
       "</styleSheet>",
       kMainNs, money_fmt, input_fmt);
   files.emplace_back("xl/styles.xml", styles);
-  for (std::size_t i = 0; i < sheets_.size(); ++i)
+  for (std::size_t i = 0; i < sheets_.size(); ++i) {
     files.emplace_back(fmt::format("xl/worksheets/sheet{}.xml", i + 1), sheets_[i]->xml());
+    if (const auto& chart = sheets_[i]->line_chart()) {
+      files.emplace_back(fmt::format("xl/worksheets/_rels/sheet{}.xml.rels", i + 1),
+                         one_relationship("drawing", fmt::format("../drawings/drawing{}.xml", i + 1)));
+      files.emplace_back(fmt::format("xl/drawings/drawing{}.xml", i + 1), drawing_xml(*chart));
+      files.emplace_back(fmt::format("xl/drawings/_rels/drawing{}.xml.rels", i + 1),
+                         one_relationship("chart", fmt::format("../charts/chart{}.xml", i + 1)));
+      files.emplace_back(fmt::format("xl/charts/chart{}.xml", i + 1), chart_xml(*chart));
+    }
+  }
   return zip_stored(files);
 }
 

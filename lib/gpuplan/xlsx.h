@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <string>
 #include <utility>
@@ -59,6 +60,25 @@ std::string round_half_even(const std::string& x, int digits = 2);
 /// `formula` with every ROUND(x, d), d a literal below 6, replaced by round_half_even(x, d).
 std::string with_half_even_rounding(std::string_view formula);
 
+/// A native line chart (DrawingML): series over shared categories, each a
+/// range of cells, so a spreadsheet redraws it when an edit recalculates
+/// them; the values gpuplan computed are cached for viewers that do not.
+struct LineChart {
+  struct Series {
+    std::string name{};
+    int name_row = 0, name_col = 0;  ///< the cell holding the name
+    int col = 0;                     ///< the values: this column, rows first_row..last_row
+    std::vector<double> values{};
+  };
+  std::string title{}, x_title{}, y_title{};
+  std::string data_sheet{};  ///< the sheet the ranges are on
+  int first_row = 0, last_row = 0;
+  int category_col = 0;  ///< the x values, same rows
+  std::vector<double> categories{};
+  std::vector<Series> series{};
+  int top = 0, left = 0, bottom = 20, right = 10;  ///< where it sits on its own sheet (cells)
+};
+
 class Sheet {
  public:
   explicit Sheet(std::string name) : name_(std::move(name)) {}
@@ -78,6 +98,9 @@ class Sheet {
   /// Data validation of one cell: a spreadsheet refuses a typed value outside
   /// lo..hi (an infinite bound is no bound; `whole`: whole numbers only) with `message`.
   void validate(int row, int col, double lo, double hi, bool whole, std::string message);
+  /// Places a chart on this sheet (one a sheet).
+  void chart(LineChart c) { chart_ = std::move(c); }
+  const std::optional<LineChart>& line_chart() const { return chart_; }
 
   std::string xml() const;
 
@@ -101,6 +124,7 @@ class Sheet {
     std::string message{};
   };
   std::vector<Validation> validations_{};
+  std::optional<LineChart> chart_{};
 };
 
 class Workbook {

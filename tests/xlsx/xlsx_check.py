@@ -13,6 +13,11 @@ headless, recalculating on load) and with openpyxl.
       every input cell of a compare workbook, one at a time: moved to a new value
       within its data validation and recalculated, the totals equal gpuplan's with
       the --set the workbook names beside it (column E); the horizon is locked
+  xlsx_check.py GPUPLAN SRC WORK NAME chart ARGS...
+      a compare workbook's Summary holds one native line chart whose series are
+      the Cash flow sheet's cumulative columns (formulas, one per option of
+      `gpuplan ARGS --format json`), their cached points gpuplan's values; after
+      a LibreOffice round trip (recalculating) the chart is still there, same ranges
 ARGS run from SRC with GPUPLAN_TODAY=2026-12-02; NAME names the work files.
 """
 import csv, datetime, json, math, os, shutil, subprocess, sys
@@ -254,6 +259,63 @@ def check_totals(sheets, doc, edited=False):
     print("totals and NPVs of %d options equal gpuplan's to the cent" % len(doc["options"]))
 
 
+def chart_ranges(path):
+    """{sheet: [(name ref, categories ref, values ref, cached values)]} of every chart openpyxl reads."""
+    wb = openpyxl.load_workbook(path)
+    out = {}
+    for ws in wb.worksheets:
+        for ch in ws._charts:
+            out.setdefault(ws.title, []).extend(
+                (s.tx.strRef.f, (s.cat.numRef or s.cat.strRef).f, s.val.numRef.f,
+                 [p.v for p in s.val.numRef.numCache.pt] if s.val.numRef.numCache else [])
+                for s in ch.series)
+    return out
+
+
+def check_chart(gpuplan, src, work, name, args, xlsx):
+    doc = json.loads(run_gpuplan(gpuplan, src, args + ["--format", "json"]))
+    options = [o["option"] for o in doc["options"]]
+    charts = chart_ranges(xlsx)
+    if list(charts) != ["Summary"] or len(charts["Summary"]) != len(options):
+        fail("expected one series per option (%d) on Summary, found %r" % (len(options), charts))
+    formulas = openpyxl.load_workbook(xlsx)["Cash flow"]
+    cached = openpyxl.load_workbook(xlsx, data_only=True)["Cash flow"]
+    horizon = int(doc["inputs"]["horizon_months"])
+    for (name_ref, cat_ref, val_ref, points), option in zip(charts["Summary"], options):
+        col = val_ref.split("!")[1].split(":")[0].replace("$", "").rstrip("0123456789")
+        if val_ref != "'Cash flow'!$%s$2:$%s$%d" % (col, col, horizon + 2):
+            fail("%s: values %s are not the Cash flow rows of months 0..%d" % (option, val_ref, horizon))
+        if cat_ref != "'Cash flow'!$A$2:$A$%d" % (horizon + 2):
+            fail("%s: categories %s are not the months" % (option, cat_ref))
+        head = formulas[col + "1"].value
+        if head != "cumulative %s (discounted)" % option:
+            fail("%s: column %s is %r, not its cumulative cost" % (option, col, head))
+        if formulas[name_ref.split("!")[1].replace("$", "")].value != option:
+            fail("%s: the series name %s is not the option" % (option, name_ref))
+        for m in range(horizon + 1):
+            cell = "%s%d" % (col, m + 2)
+            if not str(formulas[cell].value).startswith("="):
+                fail("%s: Cash flow!%s is not a formula" % (option, cell))
+            if abs(float(points[m]) - cached[cell].value) > 0.005:
+                fail("%s: month %d cached %s in the chart, %s in the cell" % (option, m, points[m], cached[cell].value))
+    # LibreOffice opens it, recalculates and writes it back with the chart and its ranges.
+    profile = os.path.join(work, name + "-profile")
+    shutil.rmtree(profile, ignore_errors=True)
+    os.makedirs(os.path.join(profile, "user"))
+    with open(os.path.join(profile, "user", "registrymodifications.xcu"), "w") as f:
+        f.write(RECALC_PROFILE)
+    out = os.path.join(work, name + "-lo")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    subprocess.run(["soffice", "-env:UserInstallation=file://" + profile, "--headless", "--convert-to", "xlsx",
+                    "--outdir", out, xlsx], capture_output=True, timeout=900)
+    again = chart_ranges(os.path.join(out, os.path.basename(xlsx)))
+    if [r[1:3] for r in again.get("Summary", [])] != [r[1:3] for r in charts["Summary"]]:
+        fail("after LibreOffice the chart's ranges are %r" % again)
+    print("chart: %d options, %d months each, from the Cash flow formulas; LibreOffice keeps it" %
+          (len(options), horizon + 1))
+
+
 def main():
     gpuplan, src, work, name, mode = sys.argv[1:6]
     rest = sys.argv[6:]
@@ -293,6 +355,8 @@ def main():
         check_totals(recalculate(xlsx, work, name), json.loads(run_gpuplan(gpuplan, src, args + ["--format", "json"])))
     elif mode == "edit-all":
         edit_all(gpuplan, src, work, name, args, xlsx)
+    elif mode == "chart":
+        check_chart(gpuplan, src, work, name, args, xlsx)
     elif mode == "edit":
         wb = openpyxl.load_workbook(xlsx)
         dests = list(wb.defined_names[cell_name].destinations)

@@ -760,13 +760,15 @@ void financing_cells(xlsx::Sheet& cf, const Refs& x, const Layout& l, int r, con
              Style::kMoney);
 }
 
-void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const Layout& l) {
+// Returns each option's cumulative discounted cost, month by month (the chart caches it).
+std::vector<std::vector<double>> cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const Layout& l) {
   const int H = c.scenario.horizon_months;
   const OwnInputs& o = c.scenario.own;
   std::optional<Schedule> plan;
   if (o.financing != Financing::kCash) plan = amortise(hardware_capex(o), financing_terms(o));
   const auto at = [](int row, int col) { return xlsx::cell_ref(row, col); };
   std::vector<double> cum(static_cast<std::size_t>(l.options), 0.0), net(cum), cash(cum);
+  std::vector<std::vector<double>> cumulative(cum.size());
   const double v = 1.0 / (1.0 + monthly_rate(c.scenario.discount_rate));
   double factor = 1.0;
   for (int m = 0; m <= H; ++m) {
@@ -796,6 +798,7 @@ void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const 
                  m == 0 ? fmt::format("{}*{}", at(r, l.first + k), at(r, l.factor))
                         : fmt::format("{}+{}*{}", at(r - 1, l.cumulative + k), at(r, l.first + k), at(r, l.factor)),
                  cum[static_cast<std::size_t>(k)], Style::kMoney);
+      cumulative[static_cast<std::size_t>(k)].push_back(cum[static_cast<std::size_t>(k)]);
     }
     cf.formula(r, l.factor, fmt::format("(1+{})^(-{}/12)", x.rate.ref, at(r, 0)), factor, Style::kPrecise);
     const double buy_cash =
@@ -813,6 +816,30 @@ void cash_flow_sheet(xlsx::Sheet& cf, const Comparison& c, const Refs& x, const 
   for (int k = 0; k < l.options; ++k)
     cf.formula(l.total_row, l.first + k, fmt::format("SUM({}:{})", at(1, l.first + k), at(H + 1, l.first + k)),
                c.options[static_cast<std::size_t>(k)].total.units(), Style::kMoney);
+  return cumulative;
+}
+
+// Cumulative discounted cost per option over the months: the Cash flow
+// sheet's formula columns, so an edited assumption redraws it. Where two
+// lines cross is the break-even (the Summary's months).
+xlsx::LineChart cumulative_chart(const Comparison& c, const Layout& l, std::vector<std::vector<double>> cumulative,
+                                 int top) {
+  xlsx::LineChart ch;
+  ch.title = "Cumulative discounted cost per option (sheet Cash flow)";
+  ch.x_title = "month";
+  ch.y_title = std::string(c.scenario.currency.code()) + ", discounted";
+  ch.data_sheet = "Cash flow";
+  ch.first_row = 1;
+  ch.last_row = c.scenario.horizon_months + 1;
+  for (int m = 0; m <= c.scenario.horizon_months; ++m) ch.categories.push_back(m);
+  for (int k = 0; k < l.options; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    ch.series.push_back({c.options[kk].key, 0, l.first + k, l.cumulative + k, std::move(cumulative[kk])});
+  }
+  ch.top = top;
+  ch.bottom = top + 22;
+  ch.right = 6;
+  return ch;
 }
 
 // Break-even (or payback) month of buy against option k from its gap and
@@ -922,7 +949,8 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
   return r + 2;
 }
 
-void summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Comparison& c, const Layout& l) {
+// Returns the first row below it.
+int summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Comparison& c, const Layout& l) {
   sum.text(0, 0, fmt::format("Buy vs rent over {} months ({})", c.scenario.horizon_months, c.scenario.currency.code()),
            Style::kTitle);
   const std::vector<std::string> heads = {"option",
@@ -952,6 +980,7 @@ void summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Compariso
                        rs.source),
            Style::kNote);
   for (const auto& n : rs.fx_notes) sum.text(r++, 0, n, Style::kNote);
+  return r;
 }
 
 // Every input as a named, editable cell, section by section, then what the cash flow needs.
@@ -1041,8 +1070,9 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
   xlsx::Sheet& sum = wb.add_sheet("Summary");
   const Refs x = assumptions_sheet(wb, a, rs, c);
   const Layout l = cash_flow_header(cf, c);
-  cash_flow_sheet(cf, c, x, l);
-  summary_sheet(sum, rs, c, l);
+  auto cumulative = cash_flow_sheet(cf, c, x, l);
+  const int below = summary_sheet(sum, rs, c, l);
+  sum.chart(cumulative_chart(c, l, std::move(cumulative), below + 1));
   breakdown_sheet(wb.add_sheet("Breakdown"), c);
   defaults_sheet(wb.add_sheet("Defaults"), rs);
   return wb.bytes();
