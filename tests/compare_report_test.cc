@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "gpuplan/commands/compare.h"
@@ -92,4 +94,90 @@ TEST_CASE("scenario values with the wrong kind or range are refused, naming the 
   fails_with("buy.lead_time=2GB", "buy.lead_time: 'GB' is not a duration unit");
   fails_with("horizon=1.5mo", "is not a whole number of months");
   fails_with("rent.monthly.commitment=12GB", "rent.monthly.commitment: 'GB' is not a duration unit");
+}
+
+// `compare A B C`: each scenario's rows are what `compare FILE` alone gives;
+// the cheapest of all is the least of the scenarios' own cheapest.
+TEST_CASE("several scenarios side by side: each as compared alone, the cheapest of all, each best against it",
+          "[compare]") {
+  const Context ctx = builtin_context();
+  const std::string dir = std::string(GPUPLAN_SOURCE_DIR) + "/examples/";
+  const std::vector<std::string> files = {dir + "qingdao-8xa100.yaml", dir + "qingdao-hybrid.yaml"};
+  CompareQuery q;
+  q.scenario_files = files;
+  q.sets = {"workload.utilisation=30%"};
+  const Report r = compare_report(ctx, q);
+  const Table& t = r.tables.at(0);
+  REQUIRE(t.name == "scenarios");
+  const auto col = [&](std::string_view key) {
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+      if (t.columns[i].key == key) return i;
+    FAIL("no column " << key);
+    return std::size_t{0};
+  };
+  std::size_t row = 0;
+  double best_of_all = 1e300;
+  std::vector<double> bests;
+  for (const std::string& f : files) {
+    CompareQuery one;
+    one.scenario_file = f;
+    one.sets = q.sets;  // --set applies to every scenario
+    const Report alone = compare_report(ctx, one);
+    const Table& opts = alone.tables.at(0);
+    double best = 1e300;
+    for (const auto& o : opts.rows) {
+      const auto& mine = t.rows.at(row++);
+      INFO(f << " " << std::get<std::string>(o[0]));
+      CHECK(std::get<std::string>(mine[col("option")]) == std::get<std::string>(o[0]));
+      CHECK(std::get<Money>(mine[col("npv")]) == std::get<Money>(o[8]));
+      CHECK(std::get<Money>(mine[col("total")]) == std::get<Money>(o[4]));
+      best = std::min(best, std::get<Money>(o[8]).units());
+    }
+    bests.push_back(best);
+    best_of_all = std::min(best_of_all, best);
+  }
+  CHECK(row == t.rows.size());  // nothing else in the table
+  int marked = 0;
+  for (const auto& mine : t.rows) {
+    const double npv = std::get<Money>(mine[col("npv")]).units();
+    CHECK(std::get<Money>(mine[col("over_cheapest")]).units() == Approx(npv - best_of_all).margin(0.01));
+    if (std::get<bool>(mine[col("cheapest_overall")])) {
+      ++marked;
+      CHECK(npv == Approx(best_of_all));
+    }
+  }
+  CHECK(marked == 1);
+  // The second table: each scenario's own best, and what it costs beyond the best of all.
+  const Table& d = r.tables.at(1);
+  REQUIRE(d.rows.size() == files.size());
+  for (std::size_t i = 0; i < files.size(); ++i)
+    CHECK(std::get<Money>(d.rows[i][4]).units() == Approx(bests[i] - best_of_all).margin(0.01));
+}
+
+TEST_CASE("several scenarios: other horizons are ranked by NPV a month, with a warning; other currencies refused",
+          "[compare]") {
+  const Context ctx = builtin_context();
+  const std::string dir = std::string(GPUPLAN_SOURCE_DIR) + "/examples/";
+  CompareQuery q;
+  q.scenario_files = {dir + "qingdao-8xa100.yaml", dir + "startup-4090-spot.yaml"};  // 24 and 12 months
+  const Report r = compare_report(ctx, q);
+  CHECK_THAT(r.warnings.front(), Contains("ranked by NPV a month"));
+  const Table& d = r.tables.at(1);
+  // The spot startup's 12 months cost less a month than the 8×A100's 24: it is the best of all.
+  const double a = std::get<Money>(d.rows[0][3]).units(), b = std::get<Money>(d.rows[1][3]).units();
+  CHECK(std::get<Money>(d.rows[std::size_t{a < b ? 0u : 1u}][4]).units() == 0);
+  CHECK(std::get<Money>(d.rows[std::size_t{a < b ? 1u : 0u}][4]).units() ==
+        Approx(std::max(a, b) - std::min(a, b)).margin(0.01));
+  // A file in USD beside one in CNY: refused, naming the file.
+  const std::string usd = (std::filesystem::temp_directory_path() / "gpuplan-usd-scenario.yaml").string();
+  std::ofstream(usd) << "schema_version: 1\ncurrency: USD\n";
+  q.scenario_files = {dir + "qingdao-8xa100.yaml", usd};
+  try {
+    compare_report(ctx, q);
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Contains("gpuplan-usd-scenario.yaml"));
+    CHECK_THAT(std::string(e.what()), Contains("give --currency"));
+  }
+  std::filesystem::remove(usd);
 }

@@ -28,7 +28,8 @@ std::vector<std::string> some(std::initializer_list<const std::string*> files) {
 // ---- compare ----
 
 void compare_options(CLI::App& sub, Flags& f) {
-  sub.add_option("scenario", f.compare.scenario_file, "scenario YAML (default: built-in defaults)");
+  sub.add_option("scenario", f.compare.scenario_files,
+                 "scenario YAML (default: built-in defaults); several: side by side, the cheapest of all");
   sub.add_option("--set", f.compare.sets, "override a scenario field: path.to.field=VALUE (repeatable)");
   sub.add_flag("--monthly", f.compare.monthly, "show the month-by-month cash flow (and export it as CSV)");
   sub.add_flag("--chart", f.compare.chart, "cumulative cost per option as a terminal chart");
@@ -45,7 +46,7 @@ Outcome compare_run(const Flags& f) {
     o.exit_code = kInfeasible;
   return o;
 }
-std::vector<std::string> compare_inputs(const Flags& f) { return some({&f.compare.scenario_file}); }
+std::vector<std::string> compare_inputs(const Flags& f) { return f.compare.scenario_files; }
 
 // ---- estimate ----
 

@@ -327,20 +327,6 @@ std::optional<std::string> spot_note(const Comparison& c) {
 }
 
 // What may make the answer wrong goes to stderr too, whatever the format.
-void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) {
-  if (c.cheapest.empty() || c.options.size() == 1) rep.warnings.push_back(c.recommendation);
-  // Buying or renting what the market restricts (export controls) is not plain: said, with the source.
-  for (AvailabilityCaveat& caveat : availability_caveats(catalog, c.scenario)) {
-    rep.warnings.push_back(std::move(caveat.warning));
-    if (caveat.status == Availability::kRestricted && !c.scenario.exclude_restricted)
-      caveat.source_note += " --set exclude_restricted=true leaves it out of the decision.";
-    rep.notes.push_back(std::move(caveat.source_note));
-  }
-  for (const std::string& n : c.options.front().notes)
-    if (n.starts_with("no rental to bridge") || n.starts_with("the hardware is resold for more"))
-      rep.warnings.push_back("buy: " + n);
-}
-
 void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c, const CompareQuery& q,
                    const Context& ctx) {
   rep.notes.push_back(c.recommendation);
@@ -367,14 +353,30 @@ void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c,
 
 }  // namespace
 
+void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) {
+  if (c.cheapest.empty() || c.options.size() == 1) rep.warnings.push_back(c.recommendation);
+  // Buying or renting what the market restricts (export controls) is not plain: said, with the source.
+  for (AvailabilityCaveat& caveat : availability_caveats(catalog, c.scenario)) {
+    rep.warnings.push_back(std::move(caveat.warning));
+    if (caveat.status == Availability::kRestricted && !c.scenario.exclude_restricted)
+      caveat.source_note += " --set exclude_restricted=true leaves it out of the decision.";
+    rep.notes.push_back(std::move(caveat.source_note));
+  }
+  for (const std::string& n : c.options.front().notes)
+    if (n.starts_with("no rental to bridge") || n.starts_with("the hardware is resold for more"))
+      rep.warnings.push_back("buy: " + n);
+}
+
 Report compare_report(const Context& ctx, const CompareQuery& q) {
-  const ResolvedScenario rs = load_scenario(q.scenario_file, q.sets, ctx);
+  if (q.scenario_files.size() > 1) return compare_scenarios_report(ctx, q);
+  const std::string file = q.scenario_files.empty() ? q.scenario_file : q.scenario_files.front();
+  const ResolvedScenario rs = load_scenario(file, q.sets, ctx);
   Comparison c;
   try {
     c = compare(rs.scenario);
   } catch (const std::invalid_argument& e) {
     // Inputs that pass every field check but overflow the model (amounts past 9.2e12).
-    throw InputError(SourceLocation{q.scenario_file.empty() ? "<defaults>" : q.scenario_file}, "", e.what());
+    throw InputError(SourceLocation{file.empty() ? "<defaults>" : file}, "", e.what());
   }
   const Currency currency = rs.scenario.currency;
   Report rep;

@@ -15,7 +15,9 @@
 namespace gpuplan {
 
 struct CompareQuery {
-  std::string scenario_file{};      ///< empty: built-in defaults
+  std::string scenario_file{};  ///< empty: built-in defaults
+  /// Several: compared side by side (compare_scenarios_report); one: as scenario_file.
+  std::vector<std::string> scenario_files{};
   std::vector<std::string> sets{};  ///< --set path=value
   bool monthly = false;             ///< show (and CSV-export) the monthly cash flow
   bool chart = false;               ///< add the cumulative-cost chart
@@ -24,6 +26,15 @@ struct CompareQuery {
 };
 
 Report compare_report(const Context& ctx, const CompareQuery& query);
+
+/// `compare A B C` (compare_scenarios.cc): every scenario's options in one
+/// table, the cheapest overall, and each scenario's best against it; --set
+/// applies to every scenario. Throws InputError when their currencies differ.
+Report compare_scenarios_report(const Context& ctx, const CompareQuery& query);
+
+/// The warnings of one comparison (restricted cards, a buy that cannot be
+/// bridged) on stderr, their sources as notes.
+void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog);
 
 /// The scenario as a workbook (compare_xlsx.cc): named, editable assumptions,
 /// the monthly cash flow and the summary as formulas with cached values.
