@@ -95,13 +95,19 @@ def check_estimate(sheets, doc, edited=False):
     print("wall time and %d cost rows equal gpuplan's" % len(priced))
 
 
-def recalculate_many(paths, work, name):
-    """Like recalculate() for several workbooks in one LibreOffice start: {path: {sheet: rows}}."""
+def recalc_profile(work, name):
+    """A fresh LibreOffice user profile that recalculates every formula on load."""
     profile = os.path.join(work, name + "-profile")
     shutil.rmtree(profile, ignore_errors=True)
     os.makedirs(os.path.join(profile, "user"))
     with open(os.path.join(profile, "user", "registrymodifications.xcu"), "w") as f:
         f.write(RECALC_PROFILE)
+    return profile
+
+
+def recalculate_many(paths, work, name):
+    """Like recalculate() for several workbooks in one LibreOffice start: {path: {sheet: rows}}."""
+    profile = recalc_profile(work, name)
     out = os.path.join(work, name + "-csv")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
@@ -299,11 +305,7 @@ def check_chart(gpuplan, src, work, name, args, xlsx):
             if abs(float(points[m]) - cached[cell].value) > 0.005:
                 fail("%s: month %d cached %s in the chart, %s in the cell" % (option, m, points[m], cached[cell].value))
     # LibreOffice opens it, recalculates and writes it back with the chart and its ranges.
-    profile = os.path.join(work, name + "-profile")
-    shutil.rmtree(profile, ignore_errors=True)
-    os.makedirs(os.path.join(profile, "user"))
-    with open(os.path.join(profile, "user", "registrymodifications.xcu"), "w") as f:
-        f.write(RECALC_PROFILE)
+    profile = recalc_profile(work, name)
     out = os.path.join(work, name + "-lo")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)

@@ -82,14 +82,18 @@ Table scenarios_table(const std::vector<Compared>& all, const Compared* best, bo
                {"npv_per_month", "NPV/month " + CUR, cents},
                {"over_cheapest", (per_month ? "over best/month " : "over best ") + CUR, cents},
                {"cheapest_in_scenario", "best here", 0},
-               {"cheapest_overall", "best of all", 0}};
+               {"cheapest_overall", "best of all", 0},
+               {"notes", "notes", 0, false}};  // why an option cannot be the cheapest, among others
   for (const Compared& x : all)
     for (const OptionResult& o : x.c.options) {
       const int h = x.rs.scenario.horizon_months;
       Cell over{};
       if (best) over = npv_money(rank(x, o, per_month) - rank(*best, *best->best, per_month), cur);
+      std::string notes;
+      for (const std::string& n : o.notes) notes += (notes.empty() ? "" : "; ") + n;
       t.add_row({x.rs.scenario.name, x.rs.source, o.key, o.label, static_cast<std::int64_t>(h), o.total,
-                 npv_money(o.npv, cur), npv_money(o.npv / h, cur), over, &o == x.best, best && &o == best->best});
+                 npv_money(o.npv, cur), npv_money(o.npv / h, cur), over, &o == x.best, best && &o == best->best,
+                 notes.empty() ? Cell{} : Cell{notes}});
     }
   return t;
 }
