@@ -1158,3 +1158,18 @@ TEST_CASE("serve file: a load as tokens a day is that many requests of the mean 
   // Without tokens a day, nothing changes: the echo has it as null.
   CHECK_FALSE(load_serving("", {}, ctx).serving.traffic.tokens_per_day.has_value());
 }
+
+TEST_CASE("Sizing remembers its last answers only for the same numbers: a card changed in place is sized anew") {
+  Gpu g = card();
+  const ReplicaShape r{&g, 1};
+  const ServiceTargets s{Seconds(2), Seconds(0.03)};
+  const ReplicaRun first = size_replica(llama7b(), traffic(), s, efficiency(), r);
+  CHECK(size_replica(llama7b(), traffic(), s, efficiency(), r).batch == first.batch);
+  g.memory_bandwidth = BytesPerSecond(4000e9);  // same address, twice the bandwidth: a faster step, a larger batch
+  const ReplicaRun faster = size_replica(llama7b(), traffic(), s, efficiency(), r);
+  CHECK(faster.decode_step < first.decode_step);
+  CHECK(faster.batch > first.batch);
+  Traffic longer = traffic();
+  longer.output_tokens_p95 = 900;  // a tail: another answer
+  CHECK(size_replica(llama7b(), longer, {Seconds(2), Seconds(0.03), 99}, efficiency(), r).batch < faster.batch);
+}

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
+#include <vector>
 #include <cmath>
 #include <numbers>
 
@@ -219,7 +221,7 @@ Quadratic prefill_cost(const ServedModel& m, const ServingEfficiency& e, const R
 // (Cox 1962, renewal theory's central limit theorem); their prompt times sum
 // to S with mean N·E[f] and variance N·Var f + Var N·E[f]². A request's gap is
 // step + S ÷ O, normal given O (many newcomers); O itself lognormal, so the
-// quantile is the mixture's, over 64 equally likely reply lengths. Lengths
+// quantile is the mixture's, over 32 equally likely reply lengths. Lengths
 // that do not vary: exactly step + (B − 1)·f(P) ÷ O.
 Seconds gap_at(const Quadratic& f, const Lengths& prompts, const Lengths& outputs, Seconds step, int batch, double q) {
   const double ef = f.mean(prompts), var_f = std::max(0.0, f.second_moment(prompts) - ef * ef);
@@ -228,10 +230,17 @@ Seconds gap_at(const Quadratic& f, const Lengths& prompts, const Lengths& output
   const double centre = step.count() + per_step * ef;
   const double spread = per_step * (var_f + cv2 * ef * ef);  // × 1/O: the variance of S ÷ O
   if (!(spread > 0)) return Seconds(centre);
-  constexpr std::size_t kNodes = 64;
+  // 32 equally likely reply lengths: their normal deviates once, then each length is exp(...) of one.
+  constexpr std::size_t kNodes = 32;
+  static const std::array<double, kNodes> z = [] {
+    std::array<double, kNodes> out{};
+    for (std::size_t i = 0; i < kNodes; ++i) out[i] = normal_quantile((static_cast<double>(i) + 0.5) / kNodes);
+    return out;
+  }();
   std::array<double, kNodes> sd{};
+  const double s2 = outputs.sigma * outputs.sigma;
   for (std::size_t i = 0; i < kNodes; ++i)
-    sd[i] = std::sqrt(spread / outputs.quantile((static_cast<double>(i) + 0.5) / kNodes));
+    sd[i] = std::sqrt(spread / (outputs.mean * std::exp(outputs.sigma * z[i] - s2 / 2)));
   // The mixture's CDF and density; Newton's method on CDF = q, kept inside a bracket that halves when it strays.
   const auto cdf = [&](double t, double* density) {
     double p = 0, dens = 0;
@@ -250,7 +259,7 @@ Seconds gap_at(const Quadratic& f, const Lengths& prompts, const Lengths& output
     (miss < 0 ? lo : hi) = t;
     double next = density > 0 ? t - miss / density : (lo + hi) / 2;
     if (!(next > lo && next < hi)) next = (lo + hi) / 2;
-    if (std::abs(next - t) <= 1e-12 * centre) break;
+    if (std::abs(next - t) <= 1e-7 * centre) break;
     t = next;
   }
   return Seconds(std::max(step.count(), t));
@@ -306,8 +315,51 @@ BatchLimit missed(const ReplicaRun& r, const ServiceTargets& s, const Traffic& t
 
 // Both latencies grow with the batch, so the largest batch that meets them is
 // found by bisection between 1 and what memory holds.
-ReplicaRun size_replica(const ServedModel& m, const Traffic& t, const ServiceTargets& s, const ServingEfficiency& e,
-                        const ReplicaShape& r) {
+namespace {
+
+// Every number size_replica reads, to know a sizing done before: one `serve`
+// sizes the same replica shape many times (each offer of a card, each
+// break-even's tensor parallel, owning), and with lengths that vary a sizing
+// costs a few hundred normal distributions.
+std::vector<double> sizing_key(const ServedModel& m, const Traffic& t, const ServiceTargets& s,
+                               const ServingEfficiency& e, const ReplicaShape& r) {
+  std::vector<double> k = {m.parameters,
+                           m.active_parameters,
+                           static_cast<double>(m.layers),
+                           static_cast<double>(m.hidden),
+                           static_cast<double>(m.heads),
+                           static_cast<double>(m.kv_heads),
+                           static_cast<double>(m.head_size),
+                           static_cast<double>(m.latent_cache),
+                           m.context_length,
+                           static_cast<double>(m.experts),
+                           static_cast<double>(m.experts_per_token),
+                           static_cast<double>(m.weights),
+                           static_cast<double>(m.kv_cache),
+                           t.prompt_tokens,
+                           t.prompt_tokens_p95,
+                           t.output_tokens,
+                           t.output_tokens_p95,
+                           s.time_to_first_token.count(),
+                           s.time_per_output_token.count(),
+                           s.percentile,
+                           e.prefill_mfu,
+                           e.decode_bandwidth,
+                           e.memory_share,
+                           e.peak_load,
+                           static_cast<double>(r.tp),
+                           r.link.value(),
+                           r.gpu->memory.value(),
+                           r.gpu->memory_bandwidth ? r.gpu->memory_bandwidth->value() : -1.0};
+  for (const auto& [precision, tflops] : r.gpu->dense_tflops) {
+    k.push_back(static_cast<double>(precision));
+    k.push_back(tflops);
+  }
+  return k;
+}
+
+ReplicaRun size_replica_uncached(const ServedModel& m, const Traffic& t, const ServiceTargets& s,
+                                 const ServingEfficiency& e, const ReplicaShape& r) {
   const auto at = [&](int batch) { return replica_at(m, t, e, r, batch, s.percentile); };
   ReplicaRun one = at(1);
   if (!one.fits) return one;
@@ -325,6 +377,23 @@ ReplicaRun size_replica(const ServedModel& m, const Traffic& t, const ServiceTar
   best.meets_targets = true;
   best.limit = lo == best.max_batch ? BatchLimit::kMemory : missed(at(lo + 1), s, t);
   return best;
+}
+
+}  // namespace
+
+// A pure function, so the last 64 sizings are kept (per thread), keyed by
+// every number they read (never by the GPU's address: a card read anew may
+// reuse it).
+ReplicaRun size_replica(const ServedModel& m, const Traffic& t, const ServiceTargets& s, const ServingEfficiency& e,
+                        const ReplicaShape& r) {
+  thread_local std::vector<std::pair<std::vector<double>, ReplicaRun>> memo;
+  std::vector<double> key = sizing_key(m, t, s, e, r);
+  for (const auto& [k, run] : memo)
+    if (k == key) return run;
+  ReplicaRun run = size_replica_uncached(m, t, s, e, r);
+  if (memo.size() >= 64) memo.erase(memo.begin());
+  memo.emplace_back(std::move(key), run);
+  return run;
 }
 
 std::optional<int> replicas_at(double rate, const ServingEfficiency& e, const ReplicaRun& r, int floor) {
