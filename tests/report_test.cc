@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "gpuplan/error.h"
+#include "gpuplan/html.h"
 #include "gpuplan/report.h"
 
 using namespace gpuplan;
@@ -85,7 +86,36 @@ TEST_CASE("display width counts CJK characters as two columns", "[report]") {
 
 TEST_CASE("formats parse by name and unknown ones are listed", "[report]") {
   CHECK(parse_format("md") == Format::kMd);
-  CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md, xlsx, yaml}");
+  CHECK(parse_format("html") == Format::kHtml);
+  CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md, xlsx, yaml, html}");
+}
+
+TEST_CASE("HTML: text from inputs is escaped, never markup; a chart's series and points are all drawn", "[report]") {
+  Report r = sample();
+  r.title = "<script>alert(1)</script> & \"quotes\"";
+  r.notes = {"a note with <b>tags</b>", "  a default <i>indented</i>"};
+  r.warnings = {"<img src=x onerror=alert(1)>"};
+  Chart c;
+  c.name = "cumulative_cost";
+  c.title = "<svg onload=alert(1)>";
+  c.series = {{"a<b", {{0, 1}, {1, 2}, {2, 4}}}, {"c", {{0, 0}, {1, 1}, {2, 1}}}};
+  c.marker_x = 1.5;
+  c.marker_label = "break-even";
+  r.charts = {c};
+  const std::string html = render(r, Format::kHtml);
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("<img") == std::string::npos);
+  CHECK(html.find("<b>") == std::string::npos);
+  CHECK(html.find("<svg onload") == std::string::npos);
+  CHECK(html.find("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;") != std::string::npos);
+  const std::string svg = render_svg(c);
+  std::size_t lines = 0, at = 0;
+  while ((at = svg.find("<polyline", at)) != std::string::npos) ++lines, ++at;
+  CHECK(lines == 2);
+  CHECK(svg.find("class=\"marker\"") != std::string::npos);
+  // The plot spans x 70..590 (760 wide, margins 70 and 170) and y 310..40 (360 high, margins 50 and 40) for
+  // months 0..2 and values 0..4: (1, 2) is at 330, 310 − 2/4 × 270 = 175.
+  CHECK(svg.find("points=\"70.0,242.5 330.0,175.0 590.0,40.0\"") != std::string::npos);
 }
 
 TEST_CASE("a table's currency is a column of its own in CSV, TSV and JSON; the report's a field", "[report]") {

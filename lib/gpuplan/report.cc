@@ -1,5 +1,7 @@
 #include "gpuplan/report.h"
 
+#include "gpuplan/html.h"
+
 #include "gpuplan/error.h"
 
 #include <algorithm>
@@ -38,6 +40,7 @@ Format parse_format(std::string_view name) {
   if (name == "md") return Format::kMd;
   if (name == "xlsx") return Format::kXlsx;
   if (name == "yaml") return Format::kYaml;
+  if (name == "html") return Format::kHtml;
   throw std::invalid_argument(fmt::format("{} not in {{{}}}", name, kFormatNames));
 }
 
@@ -385,6 +388,10 @@ void add_defaults_notes(Report& report, const std::vector<std::string>& defaults
   for (const auto& d : defaults) report.notes.push_back("  " + d);
 }
 
+std::string cell_text(const Cell& cell, const Column& column) { return pretty(cell, column); }
+bool cell_is_number(const Cell& cell) { return is_numeric(cell); }
+std::vector<std::size_t> shown_columns(const Table& table) { return brief_columns(table); }
+
 std::string render(const Report& report, Format format, const RenderOptions& options) {
   switch (format) {
     case Format::kCsv:
@@ -393,6 +400,8 @@ std::string render(const Report& report, Format format, const RenderOptions& opt
       return report.tables.empty() ? std::string() : render_tsv(report.tables.at(report.primary));
     case Format::kJson:
       return to_json(report).dump();
+    case Format::kHtml:
+      return render_html(report);
     case Format::kXlsx:
       if (!report.xlsx)
         throw UsageError(fmt::format(

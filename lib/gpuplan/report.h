@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -57,6 +58,20 @@ struct Table {
   std::vector<std::size_t> text_row_indices() const;
 };
 
+/// A line chart a report can draw where pictures are possible (HTML): series
+/// of (x, y) points on shared axes, and a vertical marker (a break-even).
+struct ChartSeries {
+  std::string name{};
+  std::vector<std::pair<double, double>> points{};
+};
+struct Chart {
+  std::string name{};  ///< an id: "cumulative_cost"
+  std::string title{}, x_label{}, y_label{};
+  std::vector<ChartSeries> series{};
+  std::optional<double> marker_x{};
+  std::string marker_label{};
+};
+
 struct Report {
   std::string command{};               ///< "prices": the JSON `command`.
   std::string title{};                 ///< first line of the terminal table.
@@ -65,6 +80,7 @@ struct Report {
   std::vector<Table> tables{};
   std::size_t primary = 0;             ///< the table CSV and TSV print
   std::vector<std::string> figures{};  ///< terminal charts, printed after the tables (table and md)
+  std::vector<Chart> charts{};         ///< drawn as SVG in HTML (the terminal has `figures`)
   Json extra{};                        ///< further JSON members (an object), e.g. "fx_rates".
   std::vector<std::string> notes{};    ///< printed under tables and Markdown; JSON "notes".
   /// What may make the result wrong (a defaulted input that decides it, a
@@ -77,11 +93,11 @@ struct Report {
   std::string yaml{};
 };
 
-enum class Format { kTable, kCsv, kTsv, kJson, kMd, kXlsx, kYaml };
+enum class Format { kTable, kCsv, kTsv, kJson, kMd, kXlsx, kYaml, kHtml };
 
 /// "table" -> kTable ...; throws std::invalid_argument for anything else.
 Format parse_format(std::string_view name);
-inline constexpr std::string_view kFormatNames = "table, csv, tsv, json, md, xlsx, yaml";
+inline constexpr std::string_view kFormatNames = "table, csv, tsv, json, md, xlsx, yaml, html";
 
 struct RenderOptions {
   bool color = false;  ///< ANSI bold headers, only when stdout is a terminal.
@@ -106,6 +122,13 @@ Json to_json(const Report& report);
 /// compact JSON. Throws InputError at --field for
 /// an unknown path, listing the keys valid at the point where it went wrong.
 std::string field_value(const Report& report, std::string_view path);
+
+/// A cell as the terminal table and Markdown show it ("1,234.50", "yes", "-").
+std::string cell_text(const Cell& cell, const Column& column);
+/// Whether a cell holds a number (right-aligned).
+bool cell_is_number(const Cell& cell);
+/// The columns the terminal table, Markdown and HTML show (the brief ones).
+std::vector<std::size_t> shown_columns(const Table& table);
 
 /// Columns a terminal needs for `text` (East Asian wide characters count 2).
 std::size_t display_width(std::string_view text);

@@ -28,25 +28,56 @@ std::string short_money(double v) {
 
 }  // namespace
 
-std::string cumulative_chart(const Comparison& c, int width, int height) {
-  const int months = c.scenario.horizon_months;
+namespace {
+
+// Each option's cumulative cost month by month; owning net of the hardware's
+// book value, so the curves cross at the break-even.
+std::vector<std::vector<double>> cumulative_costs(const Comparison& c) {
   std::vector<std::vector<double>> cum;
-  double lo = 0, hi = 0;
   for (const OptionResult& o : c.options) {
     std::vector<double> v;
     double run = 0;
     const bool buy = o.key == "buy" && c.own.value.size() == o.cash_flow.size();
     for (std::size_t m = 0; m < o.cash_flow.size(); ++m) {
-      // Owning is drawn net of the hardware's book value, so curves cross at the break-even.
       const bool last = m + 1 == o.cash_flow.size();
       run += (o.cash_flow[m] + (buy && last ? c.own.resale : Money::zero(c.scenario.currency))).units();
-      const double shown = buy ? run - c.own.value[m].units() : run;
-      v.push_back(shown);
-      lo = std::min(lo, shown);
-      hi = std::max(hi, shown);
+      v.push_back(buy ? run - c.own.value[m].units() : run);
     }
     cum.push_back(std::move(v));
   }
+  return cum;
+}
+
+}  // namespace
+
+Chart cumulative_cost_chart(const Comparison& c) {
+  Chart ch;
+  ch.name = "cumulative_cost";
+  ch.title = "Cumulative cost per option (buy: net of the hardware's book value)";
+  ch.x_label = "month";
+  ch.y_label = std::string(c.scenario.currency.code());
+  const std::vector<std::vector<double>> cum = cumulative_costs(c);
+  for (std::size_t i = 0; i < c.options.size(); ++i) {
+    ChartSeries s{c.options[i].key, {}};
+    for (std::size_t m = 0; m < cum[i].size(); ++m) s.points.emplace_back(static_cast<double>(m), cum[i][m]);
+    ch.series.push_back(std::move(s));
+  }
+  if (c.break_even_month) {
+    ch.marker_x = *c.break_even_month;
+    ch.marker_label = fmt::format("break-even against {}: month {:.1f}", c.break_even_versus, *c.break_even_month);
+  }
+  return ch;
+}
+
+std::string cumulative_chart(const Comparison& c, int width, int height) {
+  const int months = c.scenario.horizon_months;
+  const std::vector<std::vector<double>> cum = cumulative_costs(c);
+  double lo = 0, hi = 0;
+  for (const auto& v : cum)
+    for (const double x : v) {
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
   if (hi <= lo) hi = lo + 1;
   const int label_w = 8;
   const int plot_w = std::max(10, width - label_w - 2);
@@ -394,6 +425,7 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   if (q.breakdown) rep.primary = 4;
   if (q.defaults) rep.primary = 5;
   if (q.chart) rep.figures.push_back(cumulative_chart(c));
+  rep.charts.push_back(cumulative_cost_chart(c));
   Json in = ctx.echo();
   append(in, rs.inputs);
   in["set"] = Json::strings(q.sets);

@@ -40,6 +40,9 @@ void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog);
 /// the monthly cash flow and the summary as formulas with cached values.
 std::string compare_workbook(const ResolvedScenario& scenario, const Comparison& comparison);
 
+/// The cumulative cost of each option by month (owning net of its book value), the break-even marked.
+Chart cumulative_cost_chart(const Comparison& c);
+
 /// The cumulative cost of each option by month as text, at most `width` columns.
 std::string cumulative_chart(const Comparison& c, int width = 80, int height = 16);
 

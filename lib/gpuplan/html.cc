@@ -1,0 +1,224 @@
+#include "gpuplan/html.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace gpuplan {
+namespace {
+
+std::string escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// Okabe and Ito's palette (2008): told apart with every common colour-vision deficiency, and in grey print.
+constexpr std::array<std::string_view, 8> kColours = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
+                                                      "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
+
+// Ticks at 1, 2 or 5 × a power of ten, about `count` of them over [lo, hi].
+std::vector<double> ticks(double lo, double hi, int count) {
+  const double raw = (hi - lo) / count;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = power;
+  for (const double m : {1.0, 2.0, 5.0, 10.0})
+    if (raw <= m * power) {
+      step = m * power;
+      break;
+    }
+  std::vector<double> out;
+  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step)
+    out.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+  return out;
+}
+
+// "1.2M", "350k", "12": an axis label.
+std::string short_number(double v) {
+  const double a = std::abs(v);
+  if (a >= 1e9) return fmt::format("{:g}B", v / 1e9);
+  if (a >= 1e6) return fmt::format("{:g}M", v / 1e6);
+  if (a >= 1e3) return fmt::format("{:g}k", v / 1e3);
+  return fmt::format("{:g}", v);
+}
+
+struct Frame {
+  double x0 = 0, x1 = 1, y0 = 0, y1 = 1;  // data range
+  static constexpr double kWidth = 760, kHeight = 360, kLeft = 70, kRight = 170, kTop = 40, kBottom = 50;
+  double x(double v) const { return kLeft + (v - x0) / (x1 - x0) * (kWidth - kLeft - kRight); }
+  double y(double v) const { return kHeight - kBottom - (v - y0) / (y1 - y0) * (kHeight - kTop - kBottom); }
+};
+
+Frame frame_of(const Chart& c) {
+  Frame f{1e300, -1e300, 0, -1e300};
+  for (const ChartSeries& s : c.series)
+    for (const auto& [x, y] : s.points) {
+      f.x0 = std::min(f.x0, x);
+      f.x1 = std::max(f.x1, x);
+      f.y0 = std::min(f.y0, y);
+      f.y1 = std::max(f.y1, y);
+    }
+  if (!(f.x1 > f.x0)) f = {0, 1, f.y0, f.y1};
+  if (!(f.y1 > f.y0)) f.y1 = f.y0 + 1;
+  return f;
+}
+
+std::string axes(const Chart& c, const Frame& f) {
+  std::string out;
+  const double bottom = Frame::kHeight - Frame::kBottom, right = Frame::kWidth - Frame::kRight;
+  for (const double t : ticks(f.y0, f.y1, 5))
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\"/><text x=\"{3:.1f}\" "
+        "y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>",
+        Frame::kLeft, f.y(t), right, Frame::kLeft - 6, f.y(t) + 4, short_number(t));
+  for (const double t : ticks(f.x0, f.x1, 8))
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", f.x(t), bottom + 18,
+                       short_number(t));
+  out += fmt::format(
+      "<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/><line class=\"axis\" x1=\"{0}\" y1=\"{3}\" "
+      "x2=\"{0}\" y2=\"{1}\"/>",
+      Frame::kLeft, bottom, right, Frame::kTop);
+  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", (Frame::kLeft + right) / 2,
+                     Frame::kHeight - 10, escape(c.x_label));
+  out += fmt::format("<text x=\"14\" y=\"{:.1f}\" transform=\"rotate(-90 14 {:.1f})\" text-anchor=\"middle\">{}</text>",
+                     (Frame::kTop + bottom) / 2, (Frame::kTop + bottom) / 2, escape(c.y_label));
+  return out;
+}
+
+}  // namespace
+
+std::string render_svg(const Chart& c) {
+  const Frame f = frame_of(c);
+  std::string out = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\" aria-label=\"{}\"><text class=\"title\" x=\"{}\" y=\"22\">{}</text>",
+      escape(c.name), Frame::kWidth, Frame::kHeight, escape(c.title), Frame::kLeft, escape(c.title));
+  out += axes(c, f);
+  if (c.marker_x) {
+    const double x = f.x(*c.marker_x);
+    out += fmt::format(
+        "<line class=\"marker\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"/><text class=\"marker-label\" "
+        "x=\"{3:.1f}\" y=\"{4}\">{5}</text>",
+        x, Frame::kTop, Frame::kHeight - Frame::kBottom, x + 4, Frame::kTop + 12, escape(c.marker_label));
+  }
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const ChartSeries& s = c.series[i];
+    const std::string_view colour = kColours[i % kColours.size()];
+    std::string points;
+    for (const auto& [x, y] : s.points)
+      points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", f.x(x), f.y(y));
+    out += fmt::format(
+        "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
+        "points=\"{}\"/>",
+        escape(s.name), colour, points);
+    const double ly = Frame::kTop + 16.0 * static_cast<double>(i);
+    const double lx = Frame::kWidth - Frame::kRight + 12;
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"3\"/><text "
+        "x=\"{4:.1f}\" y=\"{5:.1f}\">{6}</text>",
+        lx, ly, lx + 16, colour, lx + 20, ly + 4, escape(s.name));
+  }
+  return out + "</svg>";
+}
+
+namespace {
+
+constexpr std::string_view kStyle = R"(
+body { font-family: "Noto Sans", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif;
+       margin: 2em auto; max-width: 1100px; color: #111; line-height: 1.4; }
+h1 { font-size: 1.35em; }
+h2 { font-size: 1.1em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.86em; }
+th, td { border-bottom: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f2f2f2; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.warnings { border-left: 4px solid #D55E00; background: #fff4ec; padding: 0.4em 1em; }
+.notes p { margin: 0.3em 0; font-size: 0.88em; }
+.notes p.default { margin: 0 0 0 1.5em; font-size: 0.8em; color: #333; }
+svg.chart { width: 100%; max-width: 760px; height: auto; font-size: 12px; }
+svg .grid { stroke: #e3e3e3; } svg .axis { stroke: #333; }
+svg .marker { stroke: #444; stroke-dasharray: 5 4; } svg .title { font-weight: bold; font-size: 14px; }
+footer { margin-top: 2em; font-size: 0.75em; color: #555; }
+@media print {
+  @page { size: A4 landscape; margin: 12mm; }
+  body { margin: 0; max-width: none; font-size: 10pt; }
+  table { page-break-inside: auto; } tr { page-break-inside: avoid; }
+  svg.chart { page-break-inside: avoid; max-width: 100%; }
+}
+)";
+
+std::string html_table(const Table& t) {
+  const std::vector<std::size_t> cols = shown_columns(t);
+  std::vector<bool> right(cols.size(), false);
+  for (std::size_t j = 0; j < cols.size(); ++j) right[j] = t.columns[cols[j]].numeric;
+  for (const auto& row : t.rows)
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      if (cell_is_number(row[cols[j]])) right[j] = true;
+  std::string out = fmt::format("<table data-table=\"{}\"><thead><tr>", escape(t.name));
+  for (std::size_t j = 0; j < cols.size(); ++j)
+    out += fmt::format("<th{}>{}</th>", right[j] ? " class=\"n\"" : "", escape(t.columns[cols[j]].label));
+  out += "</tr></thead><tbody>";
+  for (const std::size_t ri : t.text_row_indices()) {
+    out += "<tr>";
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      out += fmt::format("<td{}>{}</td>", right[j] ? " class=\"n\"" : "",
+                         escape(cell_text(t.rows[ri][cols[j]], t.columns[cols[j]])));
+    out += "</tr>";
+  }
+  return out + "</tbody></table>\n";
+}
+
+}  // namespace
+
+std::string render_html(const Report& r) {
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+      "content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{}</style></head><body>\n<h1>{}</h1>\n",
+      escape(r.title.empty() ? "gpuplan " + r.command : r.title), kStyle, escape(r.title));
+  if (!r.warnings.empty()) {
+    out += "<div class=\"warnings\"><strong>Warnings</strong>";
+    for (const std::string& w : r.warnings) out += "<p>" + escape(w) + "</p>";
+    out += "</div>\n";
+  }
+  for (const Chart& c : r.charts) out += render_svg(c) + "\n";
+  for (const Table& t : r.tables) {
+    if (!t.text) continue;
+    if (!t.title.empty()) out += "<h2>" + escape(t.title) + "</h2>\n";
+    out += html_table(t);
+  }
+  // The terminal's pictures only where no chart stands for them.
+  if (r.charts.empty())
+    for (const std::string& fig : r.figures) out += "<pre>" + escape(fig) + "</pre>\n";
+  if (!r.notes.empty()) {
+    out += "<div class=\"notes\"><h2>Notes</h2>";
+    for (const std::string& n : r.notes)
+      out += n.starts_with("  ") ? "<p class=\"default\">" + escape(n.substr(2)) + "</p>" : "<p>" + escape(n) + "</p>";
+    out += "</div>\n";
+  }
+  out += fmt::format(
+      "<footer>gpuplan {}: every number above comes from the inputs and sources in the notes; `gpuplan "
+      "{} --format json` holds them all.</footer>\n</body></html>\n",
+      r.command, r.command);
+  return out;
+}
+
+}  // namespace gpuplan
