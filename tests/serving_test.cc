@@ -225,14 +225,17 @@ TEST_CASE("Lengths: the lognormal with the mean and 95th percentile given, again
 TEST_CASE("Lengths that vary: throughput and the TPOT percentile against a step-by-step simulation") {
   const Gpu g = card();
   const ReplicaShape r{&g, 1};
+  // A moderate tail, and prompts at the lognormal's longest (p95 = 3.85 × the mean) with short replies.
+  const auto [prompt_p95, output_mean, output_p95, tolerance] =
+      GENERATE(std::tuple{6000.0, 300.0, 900.0, 0.06}, std::tuple{7700.0, 600.0, 1200.0, 0.12});
   Traffic t = traffic();
   t.prompt_tokens = 2000;
-  t.prompt_tokens_p95 = 6000;
-  t.output_tokens = 300;
-  t.output_tokens_p95 = 900;
+  t.prompt_tokens_p95 = prompt_p95;
+  t.output_tokens = output_mean;
+  t.output_tokens_p95 = output_p95;
   const ServedModel m = llama7b();
   const Lengths pl = prompt_lengths(t), ol = output_lengths(t);
-  for (const int batch : {8, 32}) {
+  for (const int batch : {4, 8, 32}) {
     const ReplicaRun run = replica_at(m, t, efficiency(), r, batch, 95);
     const double step = run.decode_step.count();
     std::mt19937_64 rng(11);
@@ -264,18 +267,22 @@ TEST_CASE("Lengths that vary: throughput and the TPOT percentile against a step-
         }
       }
     }
-    INFO(fmt::format("batch {}", batch));
-    CHECK(static_cast<double>(done) / clock == Approx(run.requests_per_second).epsilon(0.02));
+    INFO(fmt::format("prompt p95 {}, batch {}", prompt_p95, batch));
+    // The rate: the extreme tail's mean prompt is one 40,000 draws see only in part.
+    CHECK(static_cast<double>(done) / clock == Approx(run.requests_per_second).epsilon(tolerance / 3));
     const auto at = [&](double q) {
       std::vector<double> v = gaps;
       const auto k = static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size()));
       std::nth_element(v.begin(), v.begin() + k, v.end());
       return v[static_cast<std::size_t>(k)];
     };
-    CHECK(run.time_per_output_token.count() == Approx(at(0.95)).epsilon(0.05));
-    CHECK(replica_at(m, t, efficiency(), r, batch, 50).time_per_output_token.count() == Approx(at(0.50)).epsilon(0.05));
+    INFO(fmt::format("TPOT p95: model {:.4f}, simulation {:.4f}", run.time_per_output_token.count(), at(0.95)));
+    CHECK(run.time_per_output_token.count() == Approx(at(0.95)).epsilon(tolerance));
+    CHECK(replica_at(m, t, efficiency(), r, batch, 50).time_per_output_token.count() ==
+          Approx(at(0.50)).epsilon(tolerance));
     // The first token: the step in flight and the prompt at the percentile.
-    CHECK(run.time_to_first_token.count() == Approx(prefill_time(m, efficiency(), r, 6000).count() + step));
+    CHECK(run.time_to_first_token.count() ==
+          Approx(prefill_time(m, efficiency(), r, prompt_p95).count() + step).epsilon(1e-6));
   }
 }
 

@@ -52,7 +52,7 @@ Value parse_whole(const Range& r, const std::string& t) {
 Value parse_count_field(const Range& r, const std::string& t) {
   const double v = parse_count(t);
   if (below(v, r)) bad(fmt::format("{} must be greater than zero", t));
-  if (above(v, r)) bad(fmt::format("{} is more than {:g}: beyond any training run", t, r.hi));
+  if (above(v, r)) bad(fmt::format("{} is more than {:g}, the most gpuplan takes here", t, r.hi));
   return v;
 }
 

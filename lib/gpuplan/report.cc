@@ -334,7 +334,12 @@ Json to_json(const Report& report) {
     if (data_rows < t.rows.size()) doc[t.name + "_total"] = object(t.rows.back(), 1);  // the label cell is left out
   }
   if (const auto* extra = report.extra.as_object())
-    for (const auto& [k, v] : *extra) doc[k] = v;
+    for (const auto& [k, v] : *extra) {
+      // A member named like a table would replace its rows in the JSON: a programming error, caught here.
+      for (const Table& t : report.tables)
+        if (t.name == k) throw std::logic_error(fmt::format("JSON member '{}' shadows a table", k));
+      doc[k] = v;
+    }
   Json notes = Json::array();
   for (const auto& n : report.notes) notes.push_back(n);
   doc["notes"] = std::move(notes);

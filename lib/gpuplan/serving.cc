@@ -200,9 +200,24 @@ struct Quadratic {
   double a = 0, b = 0, c = 0;
   double at(double x) const { return a + x * (b + x * c); }
   double mean(const Lengths& l) const { return a + b * l.moment(1) + c * l.moment(2); }
-  double second_moment(const Lengths& l) const {
-    return a * a + 2 * a * b * l.moment(1) + (b * b + 2 * a * c) * l.moment(2) + 2 * b * c * l.moment(3) +
-           c * c * l.moment(4);
+  // Var f(P) over 256 equally likely prompt lengths: the lognormal's own E[P⁴] grows as exp(6σ²), all of it
+  // from prompts far beyond any context, which no request brings; the nodes reach its 99.8th percentile.
+  double variance(const Lengths& l) const {
+    constexpr std::size_t kNodes = 256;
+    static const std::array<double, kNodes> z = [] {
+      std::array<double, kNodes> out{};
+      for (std::size_t i = 0; i < kNodes; ++i) out[i] = normal_quantile((static_cast<double>(i) + 0.5) / kNodes);
+      return out;
+    }();
+    if (!(l.sigma > 0)) return 0;
+    double sum = 0, sum2 = 0;
+    for (const double zi : z) {
+      const double v = at(l.mean * std::exp(l.sigma * zi - l.sigma * l.sigma / 2));
+      sum += v;
+      sum2 += v * v;
+    }
+    const double m = sum / kNodes;
+    return std::max(0.0, sum2 / kNodes - m * m);
   }
 };
 
@@ -224,7 +239,7 @@ Quadratic prefill_cost(const ServedModel& m, const ServingEfficiency& e, const R
 // quantile is the mixture's, over 32 equally likely reply lengths. Lengths
 // that do not vary: exactly step + (B − 1)·f(P) ÷ O.
 Seconds gap_at(const Quadratic& f, const Lengths& prompts, const Lengths& outputs, Seconds step, int batch, double q) {
-  const double ef = f.mean(prompts), var_f = std::max(0.0, f.second_moment(prompts) - ef * ef);
+  const double ef = f.mean(prompts), var_f = f.variance(prompts);
   const double cv2 = std::exp(outputs.sigma * outputs.sigma) - 1;
   const double per_step = (batch - 1) / outputs.mean;  // newcomers a step
   const double centre = step.count() + per_step * ef;
@@ -304,9 +319,10 @@ ReplicaRun replica_at(const ServedModel& m, const Traffic& t, const ServingEffic
 
 namespace {
 
-// A reply of one token has no time between tokens: only its first counts.
+// A reply of one token has no time between tokens: only its first counts (when every reply is one token).
 BatchLimit missed(const ReplicaRun& r, const ServiceTargets& s, const Traffic& t) {
-  if (t.output_tokens > 1 && r.time_per_output_token > s.time_per_output_token) return BatchLimit::kTimePerToken;
+  if (std::max(t.output_tokens, t.output_tokens_p95) > 1 && r.time_per_output_token > s.time_per_output_token)
+    return BatchLimit::kTimePerToken;
   if (r.time_to_first_token > s.time_to_first_token) return BatchLimit::kTimeToFirstToken;
   return BatchLimit::kNone;
 }

@@ -110,7 +110,7 @@ std::optional<Fallback> rate_of_tokens(const ResolvedServing& r, const FieldCont
   if (!t.tokens_per_day) return std::nullopt;
   const double rps = rate_of(t, *t.tokens_per_day);
   return Fallback{rps, fmt::format("{:.6g}", rps),
-                  fmt::format("from traffic.tokens_per_day: {:.0f} ÷ ({:g} prompt + {:g} output tokens a request) "
+                  fmt::format("from traffic.tokens_per_day: {:.10g} ÷ ({:g} prompt + {:g} output tokens a request) "
                               "÷ 86,400 s",
                               *t.tokens_per_day, t.prompt_tokens, t.output_tokens)};
 }
@@ -295,7 +295,7 @@ constexpr F kTargets[] = {
      .fallback = "50",
      .why = "default: the median request meets the targets; service-level objectives often name the 90th, 95th "
             "or 99th percentile",
-     .label = "the targets hold for this percentage of requests (50: the median)"},
+     .label = "the targets hold for this percentage of requests, 50 to 99.99 (95, not 0.95; 50: the median)"},
 };
 
 constexpr F kServe[] = {
@@ -490,7 +490,7 @@ void check_lengths(const Traffic& t, const Report& report) {
   if (t.tokens_per_day &&
       std::abs(rate_of(t, *t.tokens_per_day) - t.requests_per_second) > 1e-9 * t.requests_per_second)
     report("traffic.requests_per_second",
-           fmt::format("{:g} and traffic.tokens_per_day {:.0f} ({:.6g} requests/s at {:g} tokens a request) state "
+           fmt::format("{:.10g} and traffic.tokens_per_day {:.10g} ({:.10g} requests/s at {:g} tokens a request) state "
                        "two loads: give one of them",
                        t.requests_per_second, *t.tokens_per_day, rate_of(t, *t.tokens_per_day),
                        t.prompt_tokens + t.output_tokens));

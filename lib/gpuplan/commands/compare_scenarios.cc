@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuplan/commands/compare.h"
 #include "gpuplan/error.h"
@@ -46,6 +47,17 @@ void same_currency(const std::vector<Compared>& all) {
                       all.front().rs.source, all.front().rs.scenario.currency.code()));
 }
 
+// The work each scenario's cheapest option does: GPU-hours used, within 1%.
+bool same_work(const std::vector<Compared>& all) {
+  double lo = 1e300, hi = 0;
+  for (const Compared& x : all)
+    if (x.best) {
+      lo = std::min(lo, x.best->used_gpu_hours);
+      hi = std::max(hi, x.best->used_gpu_hours);
+    }
+  return !(hi > lo * 1.01);
+}
+
 bool same_horizon(const std::vector<Compared>& all) {
   return std::all_of(all.begin(), all.end(), [&](const Compared& x) {
     return x.rs.scenario.horizon_months == all.front().rs.scenario.horizon_months;
@@ -75,25 +87,28 @@ Table scenarios_table(const std::vector<Compared>& all, const Compared* best, bo
   t.columns = {{"scenario", "scenario"},
                {"file", "file", 0, false},
                {"option", "option"},
-               {"label", "option", 0, false},
+               {"label", "described", 0, false},
                {"horizon_months", "months"},
                {"total", "total " + CUR, cents},
                {"npv", "NPV " + CUR, cents},
                {"npv_per_month", "NPV/month " + CUR, cents},
-               {"over_cheapest", (per_month ? "over best/month " : "over best ") + CUR, cents},
+               {per_month ? "over_cheapest_per_month" : "over_cheapest",
+                (per_month ? "over best/month " : "over best ") + CUR, cents},
+               {"used_gpu_hours", "GPU-h used", 0},
                {"cheapest_in_scenario", "best here", 0},
                {"cheapest_overall", "best of all", 0},
                {"notes", "notes", 0, false}};  // why an option cannot be the cheapest, among others
   for (const Compared& x : all)
     for (const OptionResult& o : x.c.options) {
       const int h = x.rs.scenario.horizon_months;
+      // An option left out of its scenario's decision is not measured against the best.
       Cell over{};
-      if (best) over = npv_money(rank(x, o, per_month) - rank(*best, *best->best, per_month), cur);
+      if (best && o.available) over = npv_money(rank(x, o, per_month) - rank(*best, *best->best, per_month), cur);
       std::string notes;
       for (const std::string& n : o.notes) notes += (notes.empty() ? "" : "; ") + n;
       t.add_row({x.rs.scenario.name, x.rs.source, o.key, o.label, static_cast<std::int64_t>(h), o.total,
-                 npv_money(o.npv, cur), npv_money(o.npv / h, cur), over, &o == x.best, best && &o == best->best,
-                 notes.empty() ? Cell{} : Cell{notes}});
+                 npv_money(o.npv, cur), npv_money(o.npv / h, cur), over, o.used_gpu_hours, &o == x.best,
+                 best && &o == best->best, notes.empty() ? Cell{} : Cell{notes}});
     }
   return t;
 }
@@ -112,7 +127,8 @@ Table differences_table(const std::vector<Compared>& all, const Compared* best, 
                {"cheapest", "its cheapest"},
                {"npv", "NPV " + CUR, cents},
                {"npv_per_month", "NPV/month " + CUR, cents},
-               {"over_cheapest", (per_month ? "over the best/month " : "over the best ") + CUR, cents},
+               {per_month ? "over_cheapest_per_month" : "over_cheapest",
+                (per_month ? "over the best/month " : "over the best ") + CUR, cents},
                {"over_cheapest_pct", "% over the best", 1}};
   for (const Compared& x : all) {
     if (!x.best) {
@@ -137,7 +153,14 @@ void scenario_notes(Report& rep, const std::vector<Compared>& all, const Compare
                                     best->rs.scenario.name, best->rs.source, amount(npv_money(best->best->npv, cur)), h,
                                     amount(npv_money(best->best->npv / h, cur))));
   } else rep.notes.push_back("No scenario has an option that can run within its horizon.");
-  for (const Compared& x : all) rep.notes.push_back(fmt::format("{}: {}", x.rs.scenario.name, x.c.recommendation));
+  for (const Compared& x : all) {
+    rep.notes.push_back(fmt::format("{}: {}", x.rs.scenario.name, x.c.recommendation));
+    // Why an option of the table has no figure against the best: it cannot be chosen.
+    for (const OptionResult& o : x.c.options)
+      if (!o.available)
+        rep.notes.push_back(
+            fmt::format("{}: {} is out of the decision ({}).", x.rs.scenario.name, o.key, fmt::join(o.notes, "; ")));
+  }
   if (!q.sets.empty())
     rep.notes.push_back(fmt::format("--set applies to every scenario ({}).", fmt::join(q.sets, ", ")));
   rep.notes.push_back(
@@ -196,7 +219,7 @@ Json scenarios_extra(const std::vector<Compared>& all, const Compared* best) {
     s["inputs"] = x.rs.inputs;
     list.push_back(std::move(s));
   }
-  extra["scenarios"] = std::move(list);
+  extra["scenario_runs"] = std::move(list);
   if (best) {
     Json b = Json::object();
     b["scenario"] = best->rs.scenario.name;
@@ -233,6 +256,13 @@ Report compare_scenarios_report(const Context& ctx, const CompareQuery& q) {
   in["set"] = Json::strings(q.sets);
   rep.inputs = std::move(in);
   rep.extra = scenarios_extra(all, best);
+  for (std::size_t i = 0; i < q.scenario_files.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (q.scenario_files[i] == q.scenario_files[j])
+        rep.warnings.push_back(fmt::format("{} is given twice: its rows appear twice", q.scenario_files[i]));
+  if (!same_work(all))
+    rep.warnings.push_back(
+        "the scenarios use different GPU-hours (column GPU-h used): the cheapest of all may simply do less work");
   if (per_month)
     rep.warnings.push_back(
         "the scenarios span different horizons: they are ranked by NPV a month, not by their totals");

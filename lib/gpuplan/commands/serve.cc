@@ -408,7 +408,7 @@ std::string for_whom(double percentile) {
 
 std::string title(const Serving& s) {
   const Traffic& t = s.traffic;
-  const std::string day = t.tokens_per_day ? fmt::format("{:.0f} tokens a day = ", *t.tokens_per_day) : "";
+  const std::string day = t.tokens_per_day ? fmt::format("{:.10g} tokens a day = ", *t.tokens_per_day) : "";
   return fmt::format(
       "Serving {}: {}{:.3g} requests/s ({:.3g} in the busiest hour), {} prompt + {} output tokens; "
       "targets: first token within {:g} s, {:g} ms a token, for {}",
