@@ -477,6 +477,16 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
         money_text(*rent->per_million, 2),
         rent->stale.empty() ? "" : "; its " + rent->stale + ": confirm it before relying on it",
         rent->mode == "spot" ? "; spot: a reclaim loses the requests in flight (serve.spot=false leaves it out)" : ""));
+  else if (std::any_of(rows.begin(), rows.end(),
+                       [](const CostRow& r) { return r.mode != "own" && r.sized.sized() && !r.monthly; }))
+    rep.notes.push_back(
+        "No rental offer of the search has a price gpuplan can state: the ones that meet the targets would cost a "
+        "trillion or more a month (is the load right? traffic.requests_per_second, traffic.tokens_per_day).");
+  else if (std::any_of(rows.begin(), rows.end(), [](const CostRow& r) { return r.sized.beyond; }))
+    rep.notes.push_back(
+        fmt::format("No rental offer of the search meets the load: its busiest hour needs more than "
+                    "{} replicas (is the load right?).",
+                    kMaxReplicas));
   else rep.notes.push_back("No rental offer of the search meets the targets.");
   if (own)
     rep.notes.push_back(fmt::format("Cheapest to own: {} of {}: {} a month ({}).",
