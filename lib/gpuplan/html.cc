@@ -1,5 +1,7 @@
 #include "gpuplan/html.h"
 
+#include "gpuplan/xlsx.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -8,29 +10,7 @@
 namespace gpuplan {
 namespace {
 
-std::string escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string escape(std::string_view s) { return xlsx::escape_xml(s); }
 
 // Okabe and Ito's palette (2008): told apart with every common colour-vision deficiency, and in grey print.
 constexpr std::array<std::string_view, 8> kColours = {"#0072B2", "#E69F00", "#009E73", "#D55E00",

@@ -9,34 +9,10 @@
 namespace gpuplan::xlsx {
 namespace {
 
+std::string escape(std::string_view s) { return escape_xml(s); }
+
 constexpr const char* kMainNs = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
 constexpr const char* kRelNs = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
-
-std::string escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        // XML 1.0 allows no control characters but tab, newline and return.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') continue;
-        out += c;
-    }
-  }
-  return out;
-}
 
 // Shortest text that reads back as the same double, never locale-dependent.
 std::string number_text(double v) {
@@ -143,6 +119,33 @@ void put32(std::string& out, std::uint32_t v) {
 }
 
 }  // namespace
+
+// Shared with the HTML page (html.cc), whose text needs the same escapes.
+std::string escape_xml(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        // XML 1.0 allows no control characters but tab, newline and return.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') continue;
+        out += c;
+    }
+  }
+  return out;
+}
 
 double date_serial(int year, unsigned month, unsigned day) {
   const std::chrono::sys_days d{std::chrono::year{year} / std::chrono::month{month} / std::chrono::day{day}};

@@ -43,6 +43,10 @@ enum class Style : std::uint8_t {
   kInputDate,     ///< an editable assumption: a date on a yellow fill
 };
 
+/// Text as XML character data or an attribute value: & < > " escaped, the
+/// control characters XML 1.0 forbids (all but tab, newline, return) dropped.
+std::string escape_xml(std::string_view text);
+
 /// A date as a spreadsheet serial number (days since 1899-12-30).
 double date_serial(int year, unsigned month, unsigned day);
 
