@@ -32,9 +32,14 @@ Compared compare_one(const std::string& file, const CompareQuery& q, const Conte
   } catch (const std::invalid_argument& e) {
     throw InputError(SourceLocation{file}, "", e.what());
   }
-  for (const OptionResult& o : x.c.options)
-    if (o.key == x.c.cheapest) x.best = &o;
   return x;
+}
+
+// Each scenario's cheapest, pointed at once the scenarios stay where they are.
+void point_at_best(std::vector<Compared>& all) {
+  for (Compared& x : all)
+    for (const OptionResult& o : x.c.options)
+      if (o.key == x.c.cheapest) x.best = &o;
 }
 
 // One currency for all, or the amounts would not compare: refused, naming the file that differs.
@@ -237,6 +242,7 @@ Json scenarios_extra(const std::vector<Compared>& all, const Compared* best) {
 Report compare_scenarios_report(const Context& ctx, const CompareQuery& q) {
   std::vector<Compared> all;
   for (const std::string& f : q.scenario_files) all.push_back(compare_one(f, q, ctx));
+  point_at_best(all);
   same_currency(all);
   // Rows name their scenario: two of one name are told apart by their files.
   std::vector<std::string> names;
