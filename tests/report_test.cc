@@ -87,7 +87,7 @@ TEST_CASE("display width counts CJK characters as two columns", "[report]") {
 TEST_CASE("formats parse by name and unknown ones are listed", "[report]") {
   CHECK(parse_format("md") == Format::kMd);
   CHECK(parse_format("html") == Format::kHtml);
-  CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md, xlsx, yaml, html}");
+  CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md, xlsx, yaml, html, svg}");
 }
 
 TEST_CASE("HTML: text from inputs is escaped, never markup; a chart's series and points are all drawn", "[report]") {

@@ -94,7 +94,7 @@ gpuplan::Format output_format(const Flags& f, const CLI::App& app, std::string_v
     throw gpuplan::UsageError(
         "--field prints text values, which cannot make a workbook: give --field without xlsx (e.g. -o values.txt)");
   if (app.count("--format") == 0) {
-    for (const char* e : {"csv", "tsv", "json", "md", "xlsx", "html"})
+    for (const char* e : {"csv", "tsv", "json", "md", "xlsx", "html", "svg"})
       if (ext == e) return gpuplan::parse_format(e);
     if (ext == "htm") return gpuplan::Format::kHtml;
     return gpuplan::parse_format(fallback);
@@ -184,11 +184,11 @@ void add_global_options(CLI::App& app, Flags& f) {
   app.add_option("--currency", f.global.currency,
                  "display currency (default: the scenario's, else CNY), converted with the catalog's dated FX rates");
   app.add_option("--format", f.format, "output format")
-      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "md", "xlsx", "yaml", "html"}))
+      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "md", "xlsx", "yaml", "html", "svg"}))
       ->capture_default_str();
   app.add_option("-o,--output", f.output,
                  "write to FILE (whole or not at all); - is stdout; without --format, the name's extension "
-                 "(.csv .tsv .json .md .xlsx .html) picks the format")
+                 "(.csv .tsv .json .md .xlsx .html .svg) picks the format")
       ->capture_default_str();
   app.add_option("--color", f.color, "colour on a terminal: auto, always, never (NO_COLOR is honoured)")
       ->check(CLI::IsMember({"auto", "always", "never"}))

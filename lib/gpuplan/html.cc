@@ -84,14 +84,20 @@ std::string axes(const Chart& c, const Frame& f) {
   return out;
 }
 
+// Inside each chart, so that it draws the same alone (--format svg, pasted into slides) as in the page.
+constexpr std::string_view kSvgStyle =
+    "text { font-family: \"Noto Sans\", \"Noto Sans CJK SC\", sans-serif; font-size: 12px; fill: #111; } "
+    ".grid { stroke: #e3e3e3; } .axis { stroke: #333; } .marker { stroke: #444; stroke-dasharray: 5 4; } "
+    ".title { font-weight: bold; font-size: 14px; }";
+
 }  // namespace
 
 std::string render_svg(const Chart& c) {
   const Frame f = frame_of(c);
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" viewBox=\"0 0 {} {}\" "
-      "role=\"img\" aria-label=\"{}\"><text class=\"title\" x=\"{}\" y=\"22\">{}</text>",
-      escape(c.name), Frame::kWidth, Frame::kHeight, escape(c.title), Frame::kLeft, escape(c.title));
+      "role=\"img\" aria-label=\"{}\"><style>{}</style><text class=\"title\" x=\"{}\" y=\"22\">{}</text>",
+      escape(c.name), Frame::kWidth, Frame::kHeight, escape(c.title), kSvgStyle, Frame::kLeft, escape(c.title));
   out += axes(c, f);
   if (c.marker_x) {
     const double x = f.x(*c.marker_x);
@@ -135,8 +141,6 @@ td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space:
 .notes p { margin: 0.3em 0; font-size: 0.88em; }
 .notes p.default { margin: 0 0 0 1.5em; font-size: 0.8em; color: #333; }
 svg.chart { width: 100%; max-width: 760px; height: auto; font-size: 12px; }
-svg .grid { stroke: #e3e3e3; } svg .axis { stroke: #333; }
-svg .marker { stroke: #444; stroke-dasharray: 5 4; } svg .title { font-weight: bold; font-size: 14px; }
 footer { margin-top: 2em; font-size: 0.75em; color: #555; }
 @media print {
   @page { size: A4 landscape; margin: 12mm; }

@@ -41,6 +41,7 @@ Format parse_format(std::string_view name) {
   if (name == "xlsx") return Format::kXlsx;
   if (name == "yaml") return Format::kYaml;
   if (name == "html") return Format::kHtml;
+  if (name == "svg") return Format::kSvg;
   throw std::invalid_argument(fmt::format("{} not in {{{}}}", name, kFormatNames));
 }
 
@@ -407,6 +408,14 @@ std::string render(const Report& report, Format format, const RenderOptions& opt
       return to_json(report).dump();
     case Format::kHtml:
       return render_html(report);
+    case Format::kSvg:
+      // The command's main chart alone, to paste into slides.
+      if (report.charts.empty())
+        throw UsageError(
+            fmt::format("--format svg: `gpuplan {}` draws no chart yet (compare does); --format html "
+                        "shows its tables",
+                        report.command));
+      return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(report.charts.front()) + "\n";
     case Format::kXlsx:
       if (!report.xlsx)
         throw UsageError(fmt::format(

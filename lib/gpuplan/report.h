@@ -93,11 +93,11 @@ struct Report {
   std::string yaml{};
 };
 
-enum class Format { kTable, kCsv, kTsv, kJson, kMd, kXlsx, kYaml, kHtml };
+enum class Format { kTable, kCsv, kTsv, kJson, kMd, kXlsx, kYaml, kHtml, kSvg };
 
 /// "table" -> kTable ...; throws std::invalid_argument for anything else.
 Format parse_format(std::string_view name);
-inline constexpr std::string_view kFormatNames = "table, csv, tsv, json, md, xlsx, yaml, html";
+inline constexpr std::string_view kFormatNames = "table, csv, tsv, json, md, xlsx, yaml, html, svg";
 
 struct RenderOptions {
   bool color = false;  ///< ANSI bold headers, only when stdout is a terminal.
