@@ -118,6 +118,22 @@ TEST_CASE("HTML: text from inputs is escaped, never markup; a chart's series and
   CHECK(svg.find("points=\"70.0,242.5 330.0,175.0 590.0,40.0\"") != std::string::npos);
 }
 
+TEST_CASE("SVG stacked bars: positive layers up from zero, negative ones down, one rect each", "[report]") {
+  Chart c;
+  c.kind = Chart::Kind::kStackedBars;
+  c.name = "cost_breakdown";
+  c.categories = {"buy", "rent"};
+  c.series = {{"hardware", {{0, 2}}}, {"compute", {{1, 3}}}, {"resale", {{0, -1}}}};
+  const std::string svg = render_svg(c);
+  std::size_t rects = 0, at = 0;
+  while ((at = svg.find("<rect x=", at)) != std::string::npos) ++rects, ++at;
+  CHECK(rects == 3 + 3);  // three segments, three legend swatches
+  // Values -1..3 over y 310..40: zero at 310 − 1/4 × 270 = 242.5; hardware 2 up from it to 107.5, resale 1 down to 310.
+  CHECK(svg.find("y=\"107.5\" width=\"156.0\" height=\"135.0\"") != std::string::npos);
+  CHECK(svg.find("y=\"242.5\" width=\"156.0\" height=\"67.5\"") != std::string::npos);
+  CHECK(svg.find(">buy</text>") != std::string::npos);
+}
+
 TEST_CASE("a table's currency is a column of its own in CSV, TSV and JSON; the report's a field", "[report]") {
   Report r = sample();
   r.tables[0].columns[2].key = "hourly";

@@ -13,8 +13,10 @@ namespace {
 std::string escape(std::string_view s) { return xlsx::escape_xml(s); }
 
 // Okabe and Ito's palette (2008): told apart with every common colour-vision deficiency, and in grey print.
-constexpr std::array<std::string_view, 8> kColours = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
-                                                      "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
+// Beyond eight, Tol's muted colours (2021) and a grey.
+constexpr std::array<std::string_view, 12> kColours = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
+                                                       "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+                                                       "#332288", "#882255", "#88CCEE", "#999999"};
 
 // Ticks at 1, 2 or 5 × a power of ten, about `count` of them over [lo, hi].
 std::vector<double> ticks(double lo, double hi, int count) {
@@ -48,7 +50,23 @@ struct Frame {
   double y(double v) const { return kHeight - kBottom - (v - y0) / (y1 - y0) * (kHeight - kTop - kBottom); }
 };
 
+// Stacked bars: each category's positive layers upwards from zero, negative ones downwards.
+Frame bars_frame(const Chart& c) {
+  Frame f{-0.5, static_cast<double>(c.categories.size()) - 0.5, 0, 0};
+  for (std::size_t k = 0; k < c.categories.size(); ++k) {
+    double up = 0, down = 0;
+    for (const ChartSeries& s : c.series)
+      for (const auto& [x, y] : s.points)
+        if (static_cast<std::size_t>(x) == k) (y > 0 ? up : down) += y;
+    f.y1 = std::max(f.y1, up);
+    f.y0 = std::min(f.y0, down);
+  }
+  if (!(f.y1 > f.y0)) f.y1 = f.y0 + 1;
+  return f;
+}
+
 Frame frame_of(const Chart& c) {
+  if (c.kind == Chart::Kind::kStackedBars) return bars_frame(c);
   Frame f{1e300, -1e300, 0, -1e300};
   for (const ChartSeries& s : c.series)
     for (const auto& [x, y] : s.points) {
@@ -70,9 +88,17 @@ std::string axes(const Chart& c, const Frame& f) {
         "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\"/><text x=\"{3:.1f}\" "
         "y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>",
         Frame::kLeft, f.y(t), right, Frame::kLeft - 6, f.y(t) + 4, short_number(t));
-  for (const double t : ticks(f.x0, f.x1, 8))
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", f.x(t), bottom + 18,
-                       short_number(t));
+  if (c.kind == Chart::Kind::kStackedBars)
+    for (std::size_t k = 0; k < c.categories.size(); ++k)
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>",
+                         f.x(static_cast<double>(k)), bottom + 18, escape(c.categories[k]));
+  else
+    for (const double t : ticks(f.x0, f.x1, 8))
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", f.x(t), bottom + 18,
+                         short_number(t));
+  if (f.y0 < 0 && f.y1 > 0)  // amounts below zero (a resale): zero drawn like an axis
+    out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\"/>", Frame::kLeft,
+                       f.y(0), right);
   out += fmt::format(
       "<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/><line class=\"axis\" x1=\"{0}\" y1=\"{3}\" "
       "x2=\"{0}\" y2=\"{1}\"/>",
@@ -106,9 +132,30 @@ std::string render_svg(const Chart& c) {
         "x=\"{3:.1f}\" y=\"{4}\">{5}</text>",
         x, Frame::kTop, Frame::kHeight - Frame::kBottom, x + 4, Frame::kTop + 12, escape(c.marker_label));
   }
+  std::vector<double> up(c.categories.size(), 0.0), down(c.categories.size(), 0.0);
+  const double bar = 0.6 * (f.x(1) - f.x(0));  // a bar's width: 60% of a category's
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const ChartSeries& s = c.series[i];
     const std::string_view colour = kColours[i % kColours.size()];
+    const double ly = Frame::kTop + 16.0 * static_cast<double>(i), lx = Frame::kWidth - Frame::kRight + 12;
+    if (c.kind == Chart::Kind::kStackedBars) {
+      out += fmt::format("<g class=\"series\" data-series=\"{}\" fill=\"{}\">", escape(s.name), colour);
+      for (const auto& [x, y] : s.points) {
+        const auto k = static_cast<std::size_t>(x);
+        if (k >= up.size() || y == 0) continue;
+        double& base = y > 0 ? up[k] : down[k];
+        const double top = f.y(base + y), bottom = f.y(base);
+        out += fmt::format(
+            "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"><title>{}: {}</title></rect>",
+            f.x(x) - bar / 2, std::min(top, bottom), bar, std::abs(bottom - top), escape(s.name), short_number(y));
+        base += y;
+      }
+      out += fmt::format(
+          "</g><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"10\" fill=\"{}\"/><text "
+          "x=\"{:.1f}\" y=\"{:.1f}\">{}</text>",
+          lx, ly - 6, colour, lx + 20, ly + 4, escape(s.name));
+      continue;
+    }
     std::string points;
     for (const auto& [x, y] : s.points)
       points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", f.x(x), f.y(y));
@@ -116,8 +163,6 @@ std::string render_svg(const Chart& c) {
         "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
         "points=\"{}\"/>",
         escape(s.name), colour, points);
-    const double ly = Frame::kTop + 16.0 * static_cast<double>(i);
-    const double lx = Frame::kWidth - Frame::kRight + 12;
     out += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"3\"/><text "
         "x=\"{4:.1f}\" y=\"{5:.1f}\">{6}</text>",

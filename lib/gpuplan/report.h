@@ -58,14 +58,17 @@ struct Table {
   std::vector<std::size_t> text_row_indices() const;
 };
 
-/// A line chart a report can draw where pictures are possible (HTML): series
-/// of (x, y) points on shared axes, and a vertical marker (a break-even).
+/// A chart a report can draw where pictures are possible (HTML, SVG): lines
+/// of (x, y) points on shared axes with a vertical marker (a break-even), or
+/// stacked bars, one a category, each series a layer (x = the category's index).
 struct ChartSeries {
   std::string name{};
   std::vector<std::pair<double, double>> points{};
 };
 struct Chart {
+  enum class Kind { kLines, kStackedBars } kind = Kind::kLines;
   std::string name{};  ///< an id: "cumulative_cost"
+  std::vector<std::string> categories{};  ///< stacked bars: one bar each
   std::string title{}, x_label{}, y_label{};
   std::vector<ChartSeries> series{};
   std::optional<double> marker_x{};

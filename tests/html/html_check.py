@@ -3,7 +3,8 @@
 with no network) and as a file.
 
   html_check.py GPUPLAN SRC WORK NAME CHART SERIES POINTS MAX_PAGES ARGS...
-      (CHART "-" with SERIES 0: a report without a chart, its tables checked)
+      (CHART "-" with SERIES 0: a report without a chart, its tables checked; a chart of
+      stacked bars: SERIES groups, POINTS the bar segments in all)
 
 runs `gpuplan ARGS -o WORK/NAME.html` from SRC and checks:
   - the file is self-contained: no script, no stylesheet or image from
@@ -64,9 +65,15 @@ def main():
     if chart != "-" and not svg:
         fail("no chart %s in the page chromium built" % chart)
     lines = re.findall(r'<polyline[^>]*points="([^"]*)"', svg.group(0)) if svg else []
+    groups = re.findall(r'<g class="series"[^>]*>(.*?)</g>', svg.group(0), re.S) if svg else []
+    if groups:  # stacked bars: a group a series, POINTS the bars' segments in all
+        lines = groups
+        segments = sum(len(re.findall(r"<rect", g)) for g in groups)
+        if segments != int(points):
+            fail("chart %s: %d bar segments, expected %s" % (chart, segments, points))
     if len(lines) != int(series):
         fail("chart %s: %d series, expected %s" % (chart, len(lines), series))
-    for l in lines:
+    for l in lines if not groups else []:
         if len(l.split()) != int(points):
             fail("chart %s: a series of %d points, expected %s" % (chart, len(l.split()), points))
     pdf = os.path.join(work, name + ".pdf")

@@ -69,6 +69,28 @@ Chart cumulative_cost_chart(const Comparison& c) {
   return ch;
 }
 
+Chart breakdown_chart(const Comparison& c) {
+  Chart ch;
+  ch.kind = Chart::Kind::kStackedBars;
+  ch.name = "cost_breakdown";
+  ch.title = "What each option costs over the horizon, by item";
+  ch.y_label = std::string(c.scenario.currency.code());
+  std::vector<std::string> items;  // in the order they first appear
+  for (const OptionResult& o : c.options) {
+    ch.categories.push_back(o.key);
+    for (const CostLine& l : o.breakdown)
+      if (std::find(items.begin(), items.end(), l.item) == items.end()) items.push_back(l.item);
+  }
+  for (const std::string& item : items) {
+    ChartSeries s{item, {}};
+    for (std::size_t k = 0; k < c.options.size(); ++k)
+      for (const CostLine& l : c.options[k].breakdown)
+        if (l.item == item) s.points.emplace_back(static_cast<double>(k), l.amount.units());
+    ch.series.push_back(std::move(s));
+  }
+  return ch;
+}
+
 std::string cumulative_chart(const Comparison& c, int width, int height) {
   const int months = c.scenario.horizon_months;
   const std::vector<std::vector<double>> cum = cumulative_costs(c);
@@ -426,6 +448,7 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   if (q.defaults) rep.primary = 5;
   if (q.chart) rep.figures.push_back(cumulative_chart(c));
   rep.charts.push_back(cumulative_cost_chart(c));
+  rep.charts.push_back(breakdown_chart(c));
   Json in = ctx.echo();
   append(in, rs.inputs);
   in["set"] = Json::strings(q.sets);

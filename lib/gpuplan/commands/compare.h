@@ -43,6 +43,9 @@ std::string compare_workbook(const ResolvedScenario& scenario, const Comparison&
 /// The cumulative cost of each option by month (owning net of its book value), the break-even marked.
 Chart cumulative_cost_chart(const Comparison& c);
 
+/// Each option's cost over the horizon as a stacked bar of its items (a resale below zero).
+Chart breakdown_chart(const Comparison& c);
+
 /// The cumulative cost of each option by month as text, at most `width` columns.
 std::string cumulative_chart(const Comparison& c, int width = 80, int height = 16);
 
