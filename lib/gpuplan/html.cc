@@ -118,7 +118,107 @@ constexpr std::string_view kSvgStyle =
 
 }  // namespace
 
+namespace {
+
+std::string legend_entry(std::size_t i, std::string_view colour, const std::string& name, bool swatch) {
+  const double ly = Frame::kTop + 16.0 * static_cast<double>(i), lx = Frame::kWidth - Frame::kRight + 12;
+  const std::string mark =
+      swatch
+          ? fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"10\" fill=\"{}\"/>", lx, ly - 6, colour)
+          : fmt::format(
+                "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" "
+                "stroke-width=\"3\"/>",
+                lx, ly, lx + 16, colour);
+  return mark + fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", lx + 20, ly + 4, escape(name));
+}
+
+std::string lines(const Chart& c, const Frame& f) {
+  std::string out;
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const std::string_view colour = kColours[i % kColours.size()];
+    std::string points;
+    for (const auto& [x, y] : c.series[i].points)
+      points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", f.x(x), f.y(y));
+    out += fmt::format(
+        "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
+        "points=\"{}\"/>",
+        escape(c.series[i].name), colour, points);
+    out += legend_entry(i, colour, c.series[i].name, false);
+  }
+  return out;
+}
+
+// Each series a layer of every category's bar: positive amounts stack up from zero, negative ones down.
+std::string stacked_bars(const Chart& c, const Frame& f) {
+  std::string out;
+  std::vector<double> up(c.categories.size(), 0.0), down(c.categories.size(), 0.0);
+  const double bar = 0.6 * (f.x(1) - f.x(0));  // a bar's width: 60% of a category's
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const ChartSeries& s = c.series[i];
+    const std::string_view colour = kColours[i % kColours.size()];
+    out += fmt::format("<g class=\"series\" data-series=\"{}\" fill=\"{}\">", escape(s.name), colour);
+    for (const auto& [x, y] : s.points) {
+      const auto k = static_cast<std::size_t>(x);
+      if (k >= up.size() || y == 0) continue;
+      double& base = y > 0 ? up[k] : down[k];
+      const double top = f.y(base + y), bottom = f.y(base);
+      out += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"><title>{}: {}</title></rect>",
+          f.x(x) - bar / 2, std::min(top, bottom), bar, std::abs(bottom - top), escape(s.name), short_number(y));
+      base += y;
+    }
+    out += "</g>" + legend_entry(i, colour, s.name, true);
+  }
+  return out;
+}
+
+// A tornado: a row a category (the largest swing on top), each series a bar
+// from zero to its change; labels on the left, the change along the bottom.
+std::string tornado(const Chart& c) {
+  constexpr double kWidth = 760, kLabels = 260, kRight = 140, kTop = 40, kRow = 22, kBottom = 40;
+  const double height = kTop + kRow * static_cast<double>(c.categories.size()) + kBottom;
+  double most = 0;
+  for (const ChartSeries& s : c.series)
+    for (const auto& [k, v] : s.points) most = std::max(most, std::abs(v));
+  if (!(most > 0)) most = 1;
+  const double mid = kLabels + (kWidth - kLabels - kRight) / 2, half = (kWidth - kLabels - kRight) / 2;
+  const auto x = [&](double v) { return mid + v / most * half; };
+  std::string out = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\" aria-label=\"{}\"><style>{}</style><text class=\"title\" x=\"10\" y=\"22\">{}</text>",
+      escape(c.name), kWidth, height, escape(c.title), kSvgStyle, escape(c.title));
+  for (std::size_t k = 0; k < c.categories.size(); ++k)
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>", kLabels - 8,
+                       kTop + kRow * (static_cast<double>(k) + 0.7), escape(c.categories[k]));
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const std::string_view colour = kColours[i % kColours.size()];
+    out += fmt::format("<g class=\"series\" data-series=\"{}\" fill=\"{}\" fill-opacity=\"0.8\">",
+                       escape(c.series[i].name), colour);
+    for (const auto& [k, v] : c.series[i].points)
+      out +=
+          fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"><title>{}: {}</title></rect>",
+                      std::min(x(0), x(v)), kTop + kRow * k + 3, std::abs(x(v) - x(0)), kRow - 6,
+                      escape(c.series[i].name), short_number(v));
+    out += fmt::format(
+        "</g><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"10\" fill=\"{}\"/><text "
+        "x=\"{:.1f}\" y=\"{:.1f}\">{}</text>",
+        kWidth - kRight + 12, kTop + 16.0 * static_cast<double>(i) - 6, colour, kWidth - kRight + 32,
+        kTop + 16.0 * static_cast<double>(i) + 4, escape(c.series[i].name));
+  }
+  const double bottom = height - kBottom;
+  out += fmt::format(
+      "<line class=\"axis\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/><text x=\"{3:.1f}\" "
+      "y=\"{4:.1f}\" text-anchor=\"start\">-{5}</text><text x=\"{0:.1f}\" y=\"{4:.1f}\" "
+      "text-anchor=\"middle\">{6}</text><text x=\"{7:.1f}\" y=\"{4:.1f}\" text-anchor=\"end\">+{5}</text><text "
+      "x=\"{0:.1f}\" y=\"{8:.1f}\" text-anchor=\"middle\">{9}</text>",
+      mid, kTop, bottom, mid - half, bottom + 16, short_number(most), "0", mid + half, bottom + 32, escape(c.x_label));
+  return out + "</svg>";
+}
+
+}  // namespace
+
 std::string render_svg(const Chart& c) {
+  if (c.kind == Chart::Kind::kTornado) return tornado(c);
   const Frame f = frame_of(c);
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" viewBox=\"0 0 {} {}\" "
@@ -132,42 +232,7 @@ std::string render_svg(const Chart& c) {
         "x=\"{3:.1f}\" y=\"{4}\">{5}</text>",
         x, Frame::kTop, Frame::kHeight - Frame::kBottom, x + 4, Frame::kTop + 12, escape(c.marker_label));
   }
-  std::vector<double> up(c.categories.size(), 0.0), down(c.categories.size(), 0.0);
-  const double bar = 0.6 * (f.x(1) - f.x(0));  // a bar's width: 60% of a category's
-  for (std::size_t i = 0; i < c.series.size(); ++i) {
-    const ChartSeries& s = c.series[i];
-    const std::string_view colour = kColours[i % kColours.size()];
-    const double ly = Frame::kTop + 16.0 * static_cast<double>(i), lx = Frame::kWidth - Frame::kRight + 12;
-    if (c.kind == Chart::Kind::kStackedBars) {
-      out += fmt::format("<g class=\"series\" data-series=\"{}\" fill=\"{}\">", escape(s.name), colour);
-      for (const auto& [x, y] : s.points) {
-        const auto k = static_cast<std::size_t>(x);
-        if (k >= up.size() || y == 0) continue;
-        double& base = y > 0 ? up[k] : down[k];
-        const double top = f.y(base + y), bottom = f.y(base);
-        out += fmt::format(
-            "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"><title>{}: {}</title></rect>",
-            f.x(x) - bar / 2, std::min(top, bottom), bar, std::abs(bottom - top), escape(s.name), short_number(y));
-        base += y;
-      }
-      out += fmt::format(
-          "</g><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"10\" fill=\"{}\"/><text "
-          "x=\"{:.1f}\" y=\"{:.1f}\">{}</text>",
-          lx, ly - 6, colour, lx + 20, ly + 4, escape(s.name));
-      continue;
-    }
-    std::string points;
-    for (const auto& [x, y] : s.points)
-      points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", f.x(x), f.y(y));
-    out += fmt::format(
-        "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
-        "points=\"{}\"/>",
-        escape(s.name), colour, points);
-    out += fmt::format(
-        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"3\"/><text "
-        "x=\"{4:.1f}\" y=\"{5:.1f}\">{6}</text>",
-        lx, ly, lx + 16, colour, lx + 20, ly + 4, escape(s.name));
-  }
+  out += c.kind == Chart::Kind::kStackedBars ? stacked_bars(c, f) : lines(c, f);
   return out + "</svg>";
 }
 

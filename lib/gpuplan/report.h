@@ -66,8 +66,9 @@ struct ChartSeries {
   std::vector<std::pair<double, double>> points{};
 };
 struct Chart {
-  enum class Kind { kLines, kStackedBars } kind = Kind::kLines;
-  std::string name{};  ///< an id: "cumulative_cost"
+  /// kTornado: a row a category, each series a bar from zero to its change (points: row, change).
+  enum class Kind { kLines, kStackedBars, kTornado } kind = Kind::kLines;
+  std::string name{};                     ///< an id: "cumulative_cost"
   std::vector<std::string> categories{};  ///< stacked bars: one bar each
   std::string title{}, x_label{}, y_label{};
   std::vector<ChartSeries> series{};

@@ -38,6 +38,26 @@ std::string short_number(double v) {
 
 }  // namespace
 
+Chart tornado(const Sensitivity& s, const std::string& metric_label, std::size_t rows) {
+  Chart c;
+  c.kind = Chart::Kind::kTornado;
+  c.name = "tornado";
+  c.title = fmt::format("What moves the result most: each input at ±{:g}%", s.range * 100);
+  c.x_label = fmt::format("change from the base ({}): {}", short_number(s.base.metric.value_or(0)), metric_label);
+  ChartSeries low{fmt::format("-{:g}%", s.range * 100), {}}, high{fmt::format("+{:g}%", s.range * 100), {}};
+  const double base = s.base.metric.value_or(0);
+  for (const Swing& w : s.ranked) {
+    if (c.categories.size() == rows) break;
+    if (w.swing == 0 && !w.flips) continue;
+    const auto row = static_cast<double>(c.categories.size());
+    c.categories.push_back(s.inputs[w.input].name + (w.flips ? " (flips)" : ""));
+    if (w.low.metric) low.points.emplace_back(row, *w.low.metric - base);
+    if (w.high.metric) high.points.emplace_back(row, *w.high.metric - base);
+  }
+  c.series = {std::move(low), std::move(high)};
+  return c;
+}
+
 std::string tornado_chart(const Sensitivity& s, const std::string& metric_label, int width, std::size_t rows) {
   const double base = s.base.metric.value_or(0);
   double most = 0;
@@ -268,6 +288,7 @@ SensitivityReport sensitivity_report(const Context& ctx, const SensitivityQuery&
   rep.title = fmt::format("Sensitivity: {}, each input ±{:g}%", sub.name, range * 100);
   rep.tables.push_back(ranking_table(s, sub, range));
   if (const std::string chart = tornado_chart(s, sub.metric_label); !chart.empty()) rep.figures.push_back(chart);
+  if (Chart c = tornado(s, sub.metric_label, 15); !c.categories.empty()) rep.charts.push_back(std::move(c));
   rep.inputs = sub.echo;
   rep.extra = sensitivity_extra(s, sub, range);
   sensitivity_notes(rep, s, sub, range, ctx, fx);

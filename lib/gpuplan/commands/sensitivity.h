@@ -32,5 +32,7 @@ SensitivityReport sensitivity_report(const Context& ctx, const SensitivityQuery&
 /// The tornado chart: one bar per input, the metric's change at −range ('-')
 /// and +range ('+') around the base, at most `width` columns.
 std::string tornado_chart(const Sensitivity& s, const std::string& metric_label, int width = 80, std::size_t rows = 15);
+/// The same, as a chart for HTML and SVG: the `rows` largest swings, each input's change at −range and +range.
+Chart tornado(const Sensitivity& s, const std::string& metric_label, std::size_t rows = 15);
 
 }  // namespace gpuplan
