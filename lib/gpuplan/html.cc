@@ -143,6 +143,9 @@ std::string lines(const Chart& c, const Frame& f) {
         "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
         "points=\"{}\"/>",
         escape(c.series[i].name), colour, points);
+    if (c.dots)
+      for (const auto& [x, y] : c.series[i].points)
+        out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"/>", f.x(x), f.y(y), colour);
     out += legend_entry(i, colour, c.series[i].name, false);
   }
   return out;

@@ -411,10 +411,10 @@ std::string render(const Report& report, Format format, const RenderOptions& opt
     case Format::kSvg:
       // The command's main chart alone, to paste into slides.
       if (report.charts.empty())
-        throw UsageError(
-            fmt::format("--format svg: `gpuplan {}` draws no chart yet (compare and sensitivity do); --format html "
-                        "shows its tables",
-                        report.command));
+        throw UsageError(fmt::format(
+            "--format svg: `gpuplan {}` draws no chart yet (compare, plan and sensitivity do); --format html "
+            "shows its tables",
+            report.command));
       return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(report.charts.front()) + "\n";
     case Format::kXlsx:
       if (!report.xlsx)

@@ -74,6 +74,7 @@ struct Chart {
   std::vector<ChartSeries> series{};
   std::optional<double> marker_x{};
   std::string marker_label{};
+  bool dots = false;  ///< lines: a dot at every point (a frontier of plans; a one-point series shows)
 };
 
 struct Report {

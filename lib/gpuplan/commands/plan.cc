@@ -241,6 +241,27 @@ Table frontier_table(const std::vector<PlanDetail>& frontier, const Roles& roles
   return t;
 }
 
+// Time against cost of the frontier's plans, the recommendation its own dot, the deadline a dashed line.
+Chart frontier_chart(const std::vector<PlanDetail>& frontier, const PlanResult& r, const PlanInputs& in,
+                     Currency currency) {
+  Chart c;
+  c.name = "pareto_frontier";
+  c.title = "Plans where finishing sooner costs more (Pareto frontier), the recommendation marked";
+  c.x_label = "done in, hours";
+  c.y_label = std::string(currency.code());
+  c.dots = true;
+  ChartSeries line{"frontier", {}};
+  for (const PlanDetail& d : frontier) line.points.emplace_back(d.finish_hours, d.cost.units());
+  std::sort(line.points.begin(), line.points.end());
+  c.series.push_back(std::move(line));
+  if (r.recommended) c.series.push_back({"recommended", {{r.recommended->finish_hours, r.recommended->cost.units()}}});
+  if (in.deadline) {
+    c.marker_x = in.deadline->count() / 3600;
+    c.marker_label = fmt::format("deadline {:.1f} h", *c.marker_x);
+  }
+  return c;
+}
+
 Table misses_table(const PlanResult& r, const PlanInputs& in, const Context& ctx) {
   const int cents = ctx.currency.minor_digits();
   Table t;
@@ -490,6 +511,7 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   // without any, why every configuration failed): a documented other table.
   rep.tables = {plans_table(r, in, ctx), frontier_table(frontier, roles, in, ctx), misses_table(r, in, ctx),
                 rejections_table(r)};
+  if (!frontier.empty()) rep.charts.push_back(frontier_chart(frontier, r, in, ctx.currency));
   rep.tables[0].text = !roles.empty();
   rep.tables[1].text = !r.feasible.empty();
   rep.tables[2].text = !r.near_misses.empty();
