@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gpuplan/error.h"
+#include "gpuplan/i18n.h"
 #include "gpuplan/io.h"
 #include "gpuplan/suggest.h"
 
@@ -120,7 +121,7 @@ void print_problem(const gpuplan::InputError& e) { fmt::print(stderr, "gpuplan: 
 // problem is printed, and the command's own exit code stands.
 bool emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Command& cmd, int exit_code) {
   const gpuplan::Format format = output_format(f, app, cmd.format);
-  for (const std::string& w : report.warnings) fmt::print(stderr, "gpuplan: warning: {}\n", w);
+  for (const std::string& w : report.warnings) fmt::print(stderr, "gpuplan: {}{}\n", gpuplan::tr("warning: "), w);
   if (f.quiet && format != gpuplan::Format::kJson) report.notes.clear();
   std::string text;
   if (!f.fields.empty()) {
@@ -148,10 +149,25 @@ bool emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Com
   return true;
 }
 
+// The language of what people read: --lang, else the locale's variables.
+// Machine output (CSV, TSV, JSON, YAML, --field) is English in every
+// language, so that a script reads the same bytes wherever it runs.
+void choose_language(const Flags& f, gpuplan::Format format) {
+  using gpuplan::Format;
+  const bool for_people = f.fields.empty() && (format == Format::kTable || format == Format::kMd ||
+                                               format == Format::kHtml || format == Format::kSvg);
+  gpuplan::Language lang = gpuplan::Language::kEnglish;
+  if (!f.lang.empty()) lang = gpuplan::parse_language(f.lang);
+  else
+    lang = gpuplan::language_from_environment(std::getenv("LC_ALL"), std::getenv("LC_MESSAGES"), std::getenv("LANG"));
+  gpuplan::set_language(for_people ? lang : gpuplan::Language::kEnglish);
+}
+
 int dispatch(const CLI::App& app, const std::vector<CLI::App*>& subs, const Flags& f) {
   const auto all = commands();
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (!all[i].run || !subs[i]->parsed()) continue;
+    choose_language(f, output_format(f, app, all[i].format));
     Outcome out = all[i].run(f);
     for (const gpuplan::InputError& p : out.problems) print_problem(p);
     emit(f, std::move(out.report), app, all[i], out.exit_code);
@@ -193,6 +209,10 @@ void add_global_options(CLI::App& app, Flags& f) {
   app.add_option("--color", f.color, "colour on a terminal: auto, always, never (NO_COLOR is honoured)")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
+  app.add_option("--lang", f.lang,
+                 "language of tables, notes, reports and messages: en or zh (default: from LC_ALL, LC_MESSAGES, "
+                 "LANG; zh_* is Chinese); CSV, TSV, JSON, YAML and --field are always English")
+      ->check(CLI::IsMember({"en", "zh"}));
   app.add_flag("-q,--quiet", f.quiet, "no notes under tables, nothing but the result");
   app.add_option("--field", f.fields,
                  "print one value of the JSON result, e.g. break_even.month, options.0.total or options.*.total "
@@ -268,7 +288,7 @@ int run(const CLI::App& app, const std::vector<CLI::App*>& subs, Flags& f) {
     fmt::print(stderr, "gpuplan: {}\n", e.what());
     return kUsage;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "gpuplan: internal error: {}\n", e.what());
+    fmt::print(stderr, "gpuplan: {}{}\n", gpuplan::tr("internal error: "), e.what());
     return kFailure;
   }
 }

@@ -33,6 +33,7 @@ struct Flags {
   std::string format = "table";
   std::string output = "-";
   std::string color = "auto";
+  std::string lang;  ///< --lang: en or zh; empty = from LC_ALL / LC_MESSAGES / LANG
   bool quiet = false;
   std::vector<std::string> fields;  ///< --field, repeatable: one value a line
   gpuplan::PricesQuery prices;

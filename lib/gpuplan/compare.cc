@@ -1,6 +1,7 @@
 #include "gpuplan/compare.h"
 
 #include "gpuplan/cost/rent.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <cmath>
@@ -117,13 +118,13 @@ class OptionBuilder {
 void add_markups(Month& month, const RentInputs& r, const Workload& w, Money compute_bill, double drift = 1.0) {
   const Money storage = r.storage_per_gb_month.scaled(w.dataset.value() / kGB * drift);
   const Money egress = r.egress_per_gb.scaled(w.egress_per_month.value() / kGB * drift);
-  month.add("storage", storage);
-  month.add("egress", egress);
+  month.add(tr_noop("storage"), storage);
+  month.add(tr_noop("egress"), egress);
   if (r.support_share > 0) {
     Money support = (compute_bill + storage + egress).scaled(r.support_share);
     const Money minimum = r.support_minimum_monthly.scaled(drift);
     if (support < minimum) support = minimum;
-    month.add("support", support);
+    month.add(tr_noop("support"), support);
   }
 }
 
@@ -166,16 +167,16 @@ double rent_drift(const Scenario& s, int m) { return std::pow(1.0 + s.rent_price
 // A served model (workload.serving) that a rental option must rent as well:
 // its monthly cost at the month's rental price level, for `share` of the month.
 void add_rented_serving(const Scenario& s, Month& month, double drift, double share = 1.0) {
-  if (s.workload.serving_rented) month.add("serving (rented)", s.workload.serving_rented->scaled(drift * share));
+  if (s.workload.serving_rented)
+    month.add(tr_noop("serving (rented)"), s.workload.serving_rented->scaled(drift * share));
 }
 
 OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bool lean = false) {
   const Workload& w = s.workload;
-  OptionBuilder b("rent_hourly",
-                  lean ? ""
-                       : fmt::format("Rent by the hour: {}× {}", instances_for(w.gpus, h.rent.gpus_per_instance),
-                                     h.rent.description),
-                  s, lean);
+  OptionBuilder b(
+      "rent_hourly",
+      lean ? "" : trf("Rent by the hour: {}× {}", instances_for(w.gpus, h.rent.gpus_per_instance), h.rent.description),
+      s, lean);
   for (int m = 1; m <= s.horizon_months; ++m) {
     const double f = rent_drift(s, m);
     if (m > 1 && b.totals_only() && s.rent_price_trend == 0.0) {  // every month bills the same
@@ -183,8 +184,8 @@ OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bo
       continue;
     }
     const HourlyMonth hm = hourly_month(h, w, u, 1.0, f);
-    b.month(m).add("compute", hm.compute);
-    if (hm.idle.micros() > 0) b.month(m).add("idle (left running)", hm.idle);
+    b.month(m).add(tr_noop("compute"), hm.compute);
+    if (hm.idle.micros() > 0) b.month(m).add(tr_noop("idle (left running)"), hm.idle);
     add_markups(b.month(m), h.rent, w, hm.compute + hm.idle, f);
     add_rented_serving(s, b.month(m), f);
   }
@@ -192,36 +193,36 @@ OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bo
   for (const auto& n : h.rent.notes) b.result().notes.push_back(n);
   if (!h.auto_release && h.idle_per_run > Hours(0) && hourly_month(h, w, u).idle.micros() > 0)
     b.result().notes.push_back(
-        fmt::format("{:g} h left running after each of {} runs a month is billed (auto_release "
-                    "removes it)",
-                    h.idle_per_run.count(), w.runs_per_month));
+        trf("{:g} h left running after each of {} runs a month is billed (auto_release "
+            "removes it)",
+            h.idle_per_run.count(), w.runs_per_month));
   return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
 }
 
 OptionResult build_monthly(const Scenario& s, const RentInputs& r, double u) {
   const Workload& w = s.workload;
   OptionBuilder b("rent_monthly",
-                  fmt::format("Rent by the month: {}× {}", instances_for(w.gpus, r.gpus_per_instance), r.description),
-                  s);
+                  trf("Rent by the month: {}× {}", instances_for(w.gpus, r.gpus_per_instance), r.description), s);
   const int n = instances_for(w.gpus, r.gpus_per_instance);
   // Paid upfront: that share of the whole committed term's compute in month 0
   // (the term's months past the horizon included), the rest month by month.
   const double upfront = r.commitment_months > 0 ? r.upfront_share : 0.0;
-  b.month(0).add("commitment paid upfront", r.price.times(n).times(r.commitment_months).scaled(upfront));
+  b.month(0).add(tr_noop("commitment paid upfront"), r.price.times(n).times(r.commitment_months).scaled(upfront));
   for (int m = 1; m <= s.horizon_months; ++m) {
     // A monthly rental is charged in full whether the cards are busy or not; a committed price does not move.
     const double f = r.commitment_months > 0 ? 1.0 : rent_drift(s, m);
     const Money compute = r.price.scaled(n * f);
-    b.month(m).add("compute", compute.scaled(1.0 - upfront));
+    b.month(m).add(tr_noop("compute"), compute.scaled(1.0 - upfront));
     add_markups(b.month(m), r, w, compute, f);
     add_rented_serving(s, b.month(m), rent_drift(s, m));
   }
   if (r.commitment_months > s.horizon_months) {
     // A committed term outlasts the horizon: the remaining months are owed all the same.
     const int rest = r.commitment_months - s.horizon_months;
-    b.month(s.horizon_months).add("commitment beyond horizon", r.price.times(n).times(rest).scaled(1.0 - upfront));
-    b.result().notes.push_back(fmt::format("the {}-month commitment runs {} months past the horizon; they are owed",
-                                           r.commitment_months, rest));
+    b.month(s.horizon_months)
+        .add(tr_noop("commitment beyond horizon"), r.price.times(n).times(rest).scaled(1.0 - upfront));
+    b.result().notes.push_back(
+        trf("the {}-month commitment runs {} months past the horizon; they are owed", r.commitment_months, rest));
   }
   b.result().start_delay = rental_start_delay(r, w);
   for (const auto& note : r.notes) b.result().notes.push_back(note);
@@ -230,8 +231,8 @@ OptionResult build_monthly(const Scenario& s, const RentInputs& r, double u) {
 
 OptionResult build_spot(const Scenario& s, const SpotInputs& sp, double u, const SpotOverhead& ov) {
   const Workload& w = s.workload;
-  OptionBuilder b(
-      "spot", fmt::format("Spot: {}× {}", instances_for(w.gpus, sp.rent.gpus_per_instance), sp.rent.description), s);
+  OptionBuilder b("spot", trf("Spot: {}× {}", instances_for(w.gpus, sp.rent.gpus_per_instance), sp.rent.description),
+                  s);
   const HourlyInputs as_hourly{sp.rent, Hours(0), true};
   // Interruptions stretch each run by T/W (spot.h); the stretch is billed, up to
   // the whole month: past it, spot cannot do the work (left out below).
@@ -240,8 +241,8 @@ OptionResult build_spot(const Scenario& s, const SpotInputs& sp, double u, const
     const double f = rent_drift(s, m);
     const HourlyMonth work = hourly_month(as_hourly, w, u, 1.0, f);
     const HourlyMonth wall = hourly_month(as_hourly, w, u, billed_stretch, f);
-    b.month(m).add("compute", work.compute);
-    if (wall.compute != work.compute) b.month(m).add("interruption overhead", wall.compute - work.compute);
+    b.month(m).add(tr_noop("compute"), work.compute);
+    if (wall.compute != work.compute) b.month(m).add(tr_noop("interruption overhead"), wall.compute - work.compute);
     add_markups(b.month(m), sp.rent, w, wall.compute, f);
     add_rented_serving(s, b.month(m), f);
   }
@@ -252,13 +253,13 @@ OptionResult build_spot(const Scenario& s, const SpotInputs& sp, double u, const
     b.result().available = false;
     b.result().notes.push_back(
         std::isfinite(needed) && needed < 1e9
-            ? fmt::format("spot needs {:.0f} h of wall time a month for {:.0f} h of work: more than a month holds, so "
-                          "it cannot sustain {:.0f}% utilisation and is left out of the decision (shown billed for "
-                          "the whole month)",
-                          needed, kHoursPerMonth * u, u * 100)
-            : fmt::format("spot is interrupted too often to finish any work at {:.0f}% utilisation: left out of the "
-                          "decision (shown billed for the whole month)",
-                          u * 100));
+            ? trf("spot needs {:.0f} h of wall time a month for {:.0f} h of work: more than a month holds, so "
+                  "it cannot sustain {:.0f}% utilisation and is left out of the decision (shown billed for "
+                  "the whole month)",
+                  needed, kHoursPerMonth * u, u * 100)
+            : trf("spot is interrupted too often to finish any work at {:.0f}% utilisation: left out of the "
+                  "decision (shown billed for the whole month)",
+                  u * 100));
   }
   return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
 }
@@ -297,13 +298,13 @@ std::optional<Bridge> cheapest_bridge(const Scenario& s, double u, double waitin
   const double f = rent_drift(s, month);
   if (s.hourly && !exclusion(s, "rent_hourly")) {
     const HourlyMonth hm = hourly_month(*s.hourly, s.workload, u, 1.0, f);
-    best = Bridge{bridge_month(s, s.hourly->rent, hm.compute + hm.idle, f).scaled(waiting), "by the hour"};
+    best = Bridge{bridge_month(s, s.hourly->rent, hm.compute + hm.idle, f).scaled(waiting), tr_noop("by the hour")};
   }
   if (s.monthly && !exclusion(s, "rent_monthly") && (s.monthly->commitment_months == 0 || !s.hourly)) {
     const RentInputs& r = *s.monthly;
     const double fm = r.commitment_months > 0 ? 1.0 : f;
     const Money full = bridge_month(s, r, r.price.scaled(instances_for(s.workload.gpus, r.gpus_per_instance) * fm), fm);
-    if (!best || full < best->cost) best = Bridge{full, "by the month"};
+    if (!best || full < best->cost) best = Bridge{full, tr_noop("by the month")};
   }
   return best;
 }
@@ -344,15 +345,15 @@ void running_costs(const Scenario& s, double u, double in_service, Month& month)
   // Training keeps the cards busy u of the month; a served model fills serving_share more of it.
   const double busy = std::min(1.0, u + s.workload.serving_share);
   const double kwh = energy_kwh_per_month(o.gpu_busy, o.gpu_idle, o.cards, o.server * servers, o.pue, busy);
-  month.add("power", o.electricity_per_kwh.scaled(kwh * in_service));
-  month.add("operations", o.operations_per_month.scaled(servers * in_service));
-  month.add("colocation", o.colocation_per_month.scaled(servers * in_service));
+  month.add(tr_noop("power"), o.electricity_per_kwh.scaled(kwh * in_service));
+  month.add(tr_noop("operations"), o.operations_per_month.scaled(servers * in_service));
+  month.add(tr_noop("colocation"), o.colocation_per_month.scaled(servers * in_service));
 }
 
 std::string bridge_note(double lead, const std::vector<std::string>& modes) {
   std::string how;
-  for (const auto& m : modes) how += (how.empty() ? "" : ", then ") + m;
-  return fmt::format("the {:.1f}-month lead time is bridged by renting {}", lead, how);
+  for (const auto& m : modes) how += std::string(how.empty() ? "" : tr(", then ")) + std::string(tr(m));
+  return trf("the {:.1f}-month lead time is bridged by renting {}", lead, how);
 }
 
 void buy_notes(const Scenario& s, const std::vector<std::string>& bridged, OptionResult& r) {
@@ -362,33 +363,33 @@ void buy_notes(const Scenario& s, const std::vector<std::string>& bridged, Optio
   if (lead >= s.horizon_months) {
     r.available = false;
     r.notes.push_back(
-        fmt::format("the lead time ({:.1f} months) is not shorter than the {}-month horizon: the "
-                    "hardware never trains within it, so buying is left out of the decision",
-                    lead, s.horizon_months));
+        trf("the lead time ({:.1f} months) is not shorter than the {}-month horizon: the "
+            "hardware never trains within it, so buying is left out of the decision",
+            lead, s.horizon_months));
   }
   if (!bridged.empty()) {
     r.start_delay = s.hourly ? rental_start_delay(s.hourly->rent, w) : rental_start_delay(*s.monthly, w);
     r.notes.push_back(bridge_note(lead, bridged));
     // Given for a delay_cost cover and left when the cover was switched (by --set, say): said, not charged.
     if (o.delay_cost_per_month.micros() != 0)
-      r.notes.push_back(fmt::format("buy.delay_cost_per_month ({}) is not charged: the lead time is bridged by renting",
-                                    to_pretty_string(o.delay_cost_per_month)));
+      r.notes.push_back(trf("buy.delay_cost_per_month ({}) is not charged: the lead time is bridged by renting",
+                            to_pretty_string(o.delay_cost_per_month)));
   } else {
     r.start_delay = Hours(o.lead_time);
-    if (o.lead_time > Seconds(0))
-      r.notes.push_back(fmt::format("no training for the first {:.1f} months (lead time)", lead));
+    if (o.lead_time > Seconds(0)) r.notes.push_back(trf("no training for the first {:.1f} months (lead time)", lead));
   }
   if (bridged.empty() && o.cover == LeadTimeCover::kRent && lead > 0 && lead < s.horizon_months) {
     r.notes.push_back(
-        fmt::format("no rental to bridge the {:.1f}-month lead time: those months train nothing and "
-                    "cost nothing here (set lead_time_cover: delay_cost with delay_cost_per_month)",
-                    lead));
+        trf("no rental to bridge the {:.1f}-month lead time: those months train nothing and "
+            "cost nothing here (set lead_time_cover: delay_cost with delay_cost_per_month)",
+            lead));
+    r.warnings.push_back(r.notes.back());
   }
   if (const int n = servers_for(o); n > 1)
     r.notes.push_back(
-        fmt::format("{} cards in {} servers of {}: server base, server power, operations and "
-                    "colocation are counted per server",
-                    o.cards, n, o.cards_per_server));
+        trf("{} cards in {} servers of {}: server base, server power, operations and "
+            "colocation are counted per server",
+            o.cards, n, o.cards_per_server));
 }
 
 struct Financed {
@@ -407,37 +408,35 @@ Financed pay_for_hardware(const Scenario& s, Money hardware, OptionBuilder& b) {
   Financed f{std::vector<Money>(static_cast<std::size_t>(horizon) + 1, Money::zero(s.currency)),
              Money::zero(s.currency)};
   if (o.financing == Financing::kCash) {
-    b.month(0).add("hardware", hardware);
+    b.month(0).add(tr_noop("hardware"), hardware);
     return f;
   }
   const bool lease = o.financing == Financing::kLease;
   const FinancingTerms t = financing_terms(o);
   const Schedule plan = amortise(hardware, t);
-  const std::string kind = lease ? "lease" : "loan";
+  const std::string_view kind = lease ? tr("lease") : tr("loan");
   if (lease) {
-    b.month(0).add("lease upfront", plan.upfront);
+    b.month(0).add(tr_noop("lease upfront"), plan.upfront);
   } else {
-    b.month(0).add("hardware", hardware);
-    b.month(0).add("loan drawn", -plan.balance[0]);
+    b.month(0).add(tr_noop("hardware"), hardware);
+    b.month(0).add(tr_noop("loan drawn"), -plan.balance[0]);
   }
   f.owed[0] = plan.balance[0];
   for (int m = 1; m <= std::min(t.months, horizon); ++m) {
     const auto k = static_cast<std::size_t>(m);
-    b.month(m).add(kind + " interest", plan.interest[k]);
-    b.month(m).add(kind + " principal", plan.principal[k]);
-    if (m == t.months) b.month(m).add("lease buyout", plan.balloon);
+    b.month(m).add(lease ? tr_noop("lease interest") : tr_noop("loan interest"), plan.interest[k]);
+    b.month(m).add(lease ? tr_noop("lease principal") : tr_noop("loan principal"), plan.principal[k]);
+    if (m == t.months) b.month(m).add(tr_noop("lease buyout"), plan.balloon);
     f.owed[k] = plan.balance[k];
     f.interest += plan.interest[k];
   }
-  std::string note =
-      fmt::format("the hardware is paid by a {}: {:g}% at {}, then {} a month for {} months at {:g}% a year", kind,
-                  t.upfront_share * 100, lease ? "signing" : "purchase", to_pretty_string(plan.payment), t.months,
-                  t.annual_rate * 100);
-  if (lease && plan.balloon.micros() != 0) note += fmt::format(" and a buyout of {}", to_pretty_string(plan.balloon));
+  std::string note = trf("the hardware is paid by a {}: {:g}% at {}, then {} a month for {} months at {:g}% a year",
+                         kind, t.upfront_share * 100, lease ? tr("signing") : tr("purchase"),
+                         to_pretty_string(plan.payment), t.months, t.annual_rate * 100);
+  if (lease && plan.balloon.micros() != 0) note += trf(" and a buyout of {}", to_pretty_string(plan.balloon));
   if (horizon < t.months) {
-    b.month(horizon).add(kind + " payoff", f.owed.back());
-    note += fmt::format("; the {} still owed at the horizon is paid off in month {}", to_pretty_string(f.owed.back()),
-                        horizon);
+    b.month(horizon).add(lease ? tr_noop("lease payoff") : tr_noop("loan payoff"), f.owed.back());
+    note += trf("; the {} still owed at the horizon is paid off in month {}", to_pretty_string(f.owed.back()), horizon);
     f.owed.back() = Money::zero(s.currency);
   }
   b.result().notes.push_back(note);
@@ -447,10 +446,10 @@ Financed pay_for_hardware(const Scenario& s, Money hardware, OptionBuilder& b) {
 OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullptr, bool lean = false) {
   const OwnInputs& o = s.own;
   const Workload& w = s.workload;
-  OptionBuilder b("buy", lean ? "" : fmt::format("Buy {}× {}", o.cards, o.gpu), s, lean);
+  OptionBuilder b("buy", lean ? "" : trf("Buy {}× {}", o.cards, o.gpu), s, lean);
   const Money hardware = hardware_capex(o);
   const Financed financed = pay_for_hardware(s, hardware, b);
-  b.month(0).add("facility", o.facility);
+  b.month(0).add(tr_noop("facility"), o.facility);
   const double lead = o.lead_time / Months(1);
   double used = 0.0;
   std::vector<std::string> bridged;
@@ -465,7 +464,7 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
         steady.emplace(s.currency, true);
         running_costs(s, u, 1.0, *steady);
       }
-      b.month(m).add("running", steady->total());
+      b.month(m).add(tr_noop("running"), steady->total());
       used += w.gpus * kHoursPerMonth * u;
       continue;
     }
@@ -479,26 +478,28 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
     add_rented_serving(s, b.month(m), rent_drift(s, m), waiting);
     if (bridge) {
       // The bridge pays what renting pays: compute, and its storage, egress and support.
-      b.month(m).add("bridge rental", bridge->cost);
+      b.month(m).add(tr_noop("bridge rental"), bridge->cost);
       if (std::find(bridged.begin(), bridged.end(), bridge->mode) == bridged.end()) bridged.push_back(bridge->mode);
       used += w.gpus * kHoursPerMonth * u * waiting;
     } else {
-      b.month(m).add("delay cost", o.delay_cost_per_month.scaled(waiting));
+      b.month(m).add(tr_noop("delay cost"), o.delay_cost_per_month.scaled(waiting));
     }
   }
   const std::vector<Money> value = hardware_value(s, hardware);
-  b.month(s.horizon_months).add("resale value at horizon", -value.back());
+  b.month(s.horizon_months).add(tr_noop("resale value at horizon"), -value.back());
   buy_notes(s, bridged, b.result());
   // Cards that cannot carry the served model beside training do not do the work the rentals are priced for.
   if (!w.serving_overload.empty() && !lean) {
     b.result().available = false;
-    b.result().notes.push_back(w.serving_overload + ": buying is left out of the decision (shown as priced)");
+    b.result().notes.push_back(trf("{}: buying is left out of the decision (shown as priced)", w.serving_overload));
   }
-  if (hardware < value.back())
+  if (hardware < value.back()) {
     b.result().notes.push_back(
-        fmt::format("the hardware is resold for more than it cost ({} against {}): check the "
-                    "resale override or the card-price trend",
-                    to_pretty_string(value.back()), to_pretty_string(hardware)));
+        trf("the hardware is resold for more than it cost ({} against {}): check the "
+            "resale override or the card-price trend",
+            to_pretty_string(value.back()), to_pretty_string(hardware)));
+    b.result().warnings.push_back(b.result().notes.back());
+  }
   OptionResult r = b.finish(used);
   if (summary) {
     summary->value = value;
@@ -525,28 +526,28 @@ OptionResult build_hybrid(const Scenario& s, const HybridInputs& hy, const Hourl
   const double u_local = std::min(1.0, wanted);
   const double share = u > 0 ? u_local * hy.local_cards * hy.local_speed / (w.gpus * u) : 0.0;
   OptionBuilder b("hybrid",
-                  fmt::format("Hybrid: {:.0f}% of the work on {}× local {}, rest by the hour",
-                              (wanted > 1.0 ? share : hy.local_share) * 100, hy.local_cards, hy.local_gpu),
+                  trf("Hybrid: {:.0f}% of the work on {}× local {}, rest by the hour",
+                      (wanted > 1.0 ? share : hy.local_share) * 100, hy.local_cards, hy.local_gpu),
                   s);
-  if (hy.local_capex.micros() != 0) b.month(0).add("local hardware", hy.local_capex);
+  if (hy.local_capex.micros() != 0) b.month(0).add(tr_noop("local hardware"), hy.local_capex);
   const double u_rent = u * (1.0 - share);
   for (int m = 1; m <= s.horizon_months; ++m) {
     const double kwh =
         energy_kwh_per_month(hy.local_gpu_busy, hy.local_gpu_idle, hy.local_cards, Watts(0), o.pue, u_local);
-    b.month(m).add("local power", o.electricity_per_kwh.scaled(kwh));
+    b.month(m).add(tr_noop("local power"), o.electricity_per_kwh.scaled(kwh));
     const double f = rent_drift(s, m);
     const HourlyMonth hm = hourly_month(h, w, u_rent, 1.0, f);
-    b.month(m).add("compute", hm.compute);
-    if (hm.idle.micros() > 0) b.month(m).add("idle (left running)", hm.idle);
+    b.month(m).add(tr_noop("compute"), hm.compute);
+    if (hm.idle.micros() > 0) b.month(m).add(tr_noop("idle (left running)"), hm.idle);
     add_markups(b.month(m), h.rent, w, hm.compute + hm.idle, f);
     add_rented_serving(s, b.month(m), f);  // the serving load is sized for the bought cards, not the local ones
   }
   b.result().start_delay = Hours(0);
   if (wanted > 1.0)
     b.result().notes.push_back(
-        fmt::format("{} local {} ({:.2f}× a rented card each) can take only {:.0f}% of the "
-                    "work, not {:.0f}%",
-                    hy.local_cards, hy.local_gpu, hy.local_speed, share * 100, hy.local_share * 100));
+        trf("{} local {} ({:.2f}× a rented card each) can take only {:.0f}% of the "
+            "work, not {:.0f}%",
+            hy.local_cards, hy.local_gpu, hy.local_speed, share * 100, hy.local_share * 100));
   return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
 }
 
@@ -688,42 +689,42 @@ std::string recommendation(Comparison& c, const OptionResult& win) {
   std::string why;
   if (const Scenario::Exclusion* x = exclusion(s, "buy")) {
     c.deciding_input = "exclude_restricted";
-    why = "buying is left out: " + x->why;
+    why = trf("buying is left out: {}", x->why);
   } else if (!buy.available && !s.workload.serving_overload.empty()) {
     c.deciding_input = "buy.cards";
-    why = "buying is left out: " + s.workload.serving_overload;
+    why = trf("buying is left out: {}", s.workload.serving_overload);
   } else if (!buy.available) {
     c.deciding_input = "buy.lead_time";
-    why = fmt::format("buying is left out: the hardware arrives after the {}-month horizon", s.horizon_months);
+    why = trf("buying is left out: the hardware arrives after the {}-month horizon", s.horizon_months);
   } else if (c.break_even_utilisation) {
     const double ub = *c.break_even_utilisation;
     c.deciding_input = "workload.utilisation";
-    why = fmt::format("at {:.0f}% utilisation; buying beats renting by the hour {} {:.0f}%", u * 100,
-                      ub > u ? "only above" : "from", ub * 100);
+    why = trf("at {:.0f}% utilisation; buying beats renting by the hour {} {:.0f}%", u * 100,
+              ub > u ? tr("only above") : tr("from"), ub * 100);
   } else if (s.hourly && !exclusion(s, "rent_hourly")) {
     c.deciding_input = "workload.utilisation";
     const OptionResult& hourly = c.options.at(1);
-    why = fmt::format("at {:.0f}% utilisation; buying is {} than renting by the hour at any utilisation", u * 100,
-                      buy.npv < hourly.npv ? "cheaper" : "dearer");
+    why = trf("at {:.0f}% utilisation; buying is {} than renting by the hour at any utilisation", u * 100,
+              buy.npv < hourly.npv ? tr("cheaper") : tr("dearer"));
   }
-  const std::string sep = why.empty() ? "" : "; ";
+  const std::string sep = why.empty() ? "" : std::string(tr("; "));
   if (buy.available && !c.break_even_versus.empty()) {
     if (why.empty()) c.deciding_input = "horizon";
-    const std::string payback = c.payback_month ? fmt::format("cash paid back in month {:.1f}", *c.payback_month)
-                                                : fmt::format("cash not paid back within {} months", s.horizon_months);
+    const std::string payback = c.payback_month ? trf("cash paid back in month {:.1f}", *c.payback_month)
+                                                : trf("cash not paid back within {} months", s.horizon_months);
     why += c.break_even_month
-               ? fmt::format("{}counting the hardware's value, owning is ahead of {} from month {:.1f} of {} ({})", sep,
-                             c.break_even_versus, *c.break_even_month, s.horizon_months, payback)
-               : fmt::format("{}owning is still behind {} at the {}-month horizon, counting the hardware's value", sep,
-                             c.break_even_versus, s.horizon_months);
+               ? trf("{}counting the hardware's value, owning is ahead of {} from month {:.1f} of {} ({})", sep,
+                     c.break_even_versus, *c.break_even_month, s.horizon_months, payback)
+               : trf("{}owning is still behind {} at the {}-month horizon, counting the hardware's value", sep,
+                     c.break_even_versus, s.horizon_months);
   }
-  std::string out = fmt::format("{} is cheapest (NPV {:.0f} {}){}{}.", win.label, win.npv, s.currency.code(),
-                                why.empty() ? "" : ": ", why);
+  std::string out = trf("{} is cheapest (NPV {:.0f} {}){}{}.", win.label, win.npv, s.currency.code(),
+                        why.empty() ? "" : tr(": "), why);
   std::vector<std::string> rentals_out;  // buying's exclusion is the why above
   for (const Scenario::Exclusion& x : s.excluded)
     if (x.option != "buy") rentals_out.push_back(x.option);
   if (!rentals_out.empty())
-    out += fmt::format(" Left out of the decision as restricted in {}: {}.", s.region, fmt::join(rentals_out, ", "));
+    out += trf(" Left out of the decision as restricted in {}: {}.", s.region, fmt::join(rentals_out, tr(", ")));
   return out;
 }
 
@@ -760,7 +761,7 @@ Comparison compare(const Scenario& given) {
       if (x.option == o.key) o.notes.push_back(x.why);
     if (const Scenario::Exclusion* x = exclusion(s, o.key)) {
       o.available = false;
-      o.notes.push_back(fmt::format("left out of the decision: {}", x->why));
+      o.notes.push_back(trf("left out of the decision: {}", x->why));
     }
   }
   // The cheapest option by NPV (equal to the total at a zero rate), among those that can deliver.
@@ -768,11 +769,11 @@ Comparison compare(const Scenario& given) {
   for (const OptionResult& o : c.options)
     if (o.available && (!win || o.npv < win->npv)) win = &o;
   if (!win) {
-    c.recommendation = s.excluded.empty() ? "Nothing to compare: no option can deliver within the horizon (see each "
-                                            "option's notes)."
-                                          : "Nothing to compare: every option is left out of the decision (restricted "
-                                            "in the region, or unable to deliver within the horizon; see each "
-                                            "option's notes).";
+    c.recommendation = std::string(
+        s.excluded.empty() ? tr("Nothing to compare: no option can deliver within the horizon (see each "
+                                "option's notes).")
+                           : tr("Nothing to compare: every option is left out of the decision (restricted "
+                                "in the region, or unable to deliver within the horizon; see each option's notes)."));
     return c;
   }
   c.cheapest = win->key;
@@ -781,8 +782,8 @@ Comparison compare(const Scenario& given) {
     c.break_even_utilisation = break_even_utilisation(s);
   c.recommendation = recommendation(c, *win);
   if (c.options.size() == 1)
-    c.recommendation = fmt::format("Only buying is compared: no rental option is offered (see the defaults used). {}",
-                                   c.recommendation);
+    c.recommendation =
+        trf("Only buying is compared: no rental option is offered (see the defaults used). {}", c.recommendation);
   return c;
 }
 

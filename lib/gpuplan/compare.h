@@ -203,6 +203,7 @@ struct OptionResult {
   std::optional<double> payback_month{};
   bool available = true;  ///< false: it cannot deliver within the horizon (excluded from the decision)
   std::vector<std::string> notes{};
+  std::vector<std::string> warnings{};  ///< notes that may make the answer wrong: on stderr too
 };
 
 /// Buy, with its parts shown apart.

@@ -1,5 +1,7 @@
 #include "gpuplan/context.h"
 
+#include "gpuplan/i18n.h"
+
 #include <cctype>
 #include <ctime>
 #include <fmt/format.h>
@@ -81,8 +83,8 @@ Json Context::echo() const {
 }
 
 std::string Context::catalog_note() const {
-  std::string out = "Catalog: ";
-  out += builtin ? "built-in (pricing/default.yaml)" : "none built-in";
+  std::string out(tr("Catalog: "));
+  out += builtin ? tr("built-in (pricing/default.yaml)") : tr("none built-in");
   for (const auto& f : catalog_files) out += " + " + f;
   return out;
 }

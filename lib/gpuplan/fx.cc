@@ -5,6 +5,7 @@
 
 #include "gpuplan/context.h"
 #include "gpuplan/error.h"
+#include "gpuplan/i18n.h"
 
 namespace gpuplan {
 
@@ -31,11 +32,11 @@ std::vector<std::string> CurrencyConverter::notes() const {
   std::vector<std::string> out;
   for (const auto& [from, conv] : used_) {
     const FxRate& r = *conv.via;
-    const std::string rate = conv.inverse ? fmt::format("{:.6g} {} (inverse of {} {} per {})", conv.rate,
-                                                        display_.code(), r.rate_text, r.to.code(), r.from.code())
+    const std::string rate = conv.inverse ? trf("{:.6g} {} (inverse of {} {} per {})", conv.rate, display_.code(),
+                                                r.rate_text, r.to.code(), r.from.code())
                                           : fmt::format("{} {}", r.rate_text, display_.code());
-    out.push_back(fmt::format("Converted at 1 {} = {}: fx rate {}, as_of {}, source: {}", from.code(), rate, r.id,
-                              format_date(r.provenance.as_of), r.provenance.source));
+    out.push_back(trf("Converted at 1 {} = {}: fx rate {}, as_of {}, source: {}", from.code(), rate, r.id,
+                      format_date(r.provenance.as_of), r.provenance.source));
   }
   return out;
 }

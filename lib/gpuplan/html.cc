@@ -1,5 +1,7 @@
 #include "gpuplan/html.h"
 
+#include "gpuplan/i18n.h"
+
 #include "gpuplan/xlsx.h"
 
 #include <algorithm>
@@ -288,11 +290,12 @@ std::string html_table(const Table& t) {
 
 std::string render_html(const Report& r) {
   std::string out = fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+      "<!DOCTYPE html>\n<html lang=\"{}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
       "content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{}</style></head><body>\n<h1>{}</h1>\n",
-      escape(r.title.empty() ? "gpuplan " + r.command : r.title), kStyle, escape(r.title));
+      language() == Language::kChinese ? "zh-CN" : "en", escape(r.title.empty() ? "gpuplan " + r.command : r.title),
+      kStyle, escape(r.title));
   if (!r.warnings.empty()) {
-    out += "<div class=\"warnings\"><strong>Warnings</strong>";
+    out += fmt::format("<div class=\"warnings\"><strong>{}</strong>", escape(tr("Warnings")));
     for (const std::string& w : r.warnings) out += "<p>" + escape(w) + "</p>";
     out += "</div>\n";
   }
@@ -306,15 +309,16 @@ std::string render_html(const Report& r) {
   if (r.charts.empty())
     for (const std::string& fig : r.figures) out += "<pre>" + escape(fig) + "</pre>\n";
   if (!r.notes.empty()) {
-    out += "<div class=\"notes\"><h2>Notes</h2>";
+    out += fmt::format("<div class=\"notes\"><h2>{}</h2>", escape(tr("Notes")));
     for (const std::string& n : r.notes)
       out += n.starts_with("  ") ? "<p class=\"default\">" + escape(n.substr(2)) + "</p>" : "<p>" + escape(n) + "</p>";
     out += "</div>\n";
   }
-  out += fmt::format(
-      "<footer>gpuplan {}: every number above comes from the inputs and sources in the notes; `gpuplan "
-      "{} --format json` holds them all.</footer>\n</body></html>\n",
-      r.command, r.command);
+  out += "<footer>" +
+         escape(trf("gpuplan {}: every number above comes from the inputs and sources in the notes; `gpuplan {} "
+                    "--format json` holds them all.",
+                    r.command, r.command)) +
+         "</footer>\n</body></html>\n";
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "gpuplan/report.h"
 
+#include "gpuplan/i18n.h"
+
 #include "gpuplan/html.h"
 
 #include "gpuplan/error.h"
@@ -390,7 +392,7 @@ std::string field_value(const Report& report, std::string_view path) {
 
 void add_defaults_notes(Report& report, const std::vector<std::string>& defaults) {
   if (defaults.empty()) return;
-  report.notes.push_back("Defaults used:");
+  report.notes.push_back(std::string(tr("Defaults used:")));
   for (const auto& d : defaults) report.notes.push_back("  " + d);
 }
 
@@ -398,7 +400,46 @@ std::string cell_text(const Cell& cell, const Column& column) { return pretty(ce
 bool cell_is_number(const Cell& cell) { return is_numeric(cell); }
 std::vector<std::size_t> shown_columns(const Table& table) { return brief_columns(table); }
 
-std::string render(const Report& report, Format format, const RenderOptions& options) {
+namespace {
+
+// The report as a reader of the current language sees it: labels, titles and
+// text cells that are messages of the catalog translated (names, ids and
+// numbers are not messages and stay). Notes were written in the language already.
+bool is_currency_code(std::string_view s) {
+  return s.size() == 3 && std::all_of(s.begin(), s.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+}
+
+// A label with its currency ("total CNY", "CNY/used GPU-h"): the words translated, the code kept.
+std::string translate_label(std::string_view label) {
+  if (has_translation(label) || label.size() < 4) return std::string(tr(label));
+  if (const std::string_view code = label.substr(label.size() - 3); label[label.size() - 4] == ' ' && is_currency_code(code))
+    return std::string(tr(label.substr(0, label.size() - 4))) + " " + std::string(code);
+  if (const std::string_view code = label.substr(0, 3); is_currency_code(code) && label[3] == '/')
+    return std::string(code) + std::string(tr(label.substr(3)));
+  return std::string(label);
+}
+
+Report for_reader(const Report& report) {
+  Report r = report;
+  auto translate = [](std::string& s) { s = std::string(tr(s)); };
+  translate(r.title);
+  for (Table& t : r.tables) {
+    translate(t.title);
+    for (Column& c : t.columns) c.label = translate_label(c.label);
+    for (auto& row : t.rows)
+      for (std::size_t j = 0; j < row.size() && j < t.columns.size(); ++j)
+        if (auto* text = std::get_if<std::string>(&row[j]); text != nullptr && t.columns[j].words) translate(*text);
+  }
+  for (Chart& c : r.charts) {
+    for (std::string* s : {&c.title, &c.x_label, &c.y_label, &c.marker_label}) translate(*s);
+    if (c.words)
+      for (ChartSeries& s : c.series) translate(s.name);
+  }
+  return r;
+}
+
+// The report in the format, its text as it stands.
+std::string render_as_is(const Report& report, Format format, const RenderOptions& options) {
   switch (format) {
     case Format::kCsv:
       return report.tables.empty() ? std::string() : render_csv(report.tables.at(report.primary));
@@ -457,6 +498,15 @@ std::string render(const Report& report, Format format, const RenderOptions& opt
     }
   }
   throw std::logic_error("unknown format");
+}
+
+}  // namespace
+
+std::string render(const Report& report, Format format, const RenderOptions& options) {
+  const bool for_people =
+      format == Format::kTable || format == Format::kMd || format == Format::kHtml || format == Format::kSvg;
+  if (for_people && language() != Language::kEnglish) return render_as_is(for_reader(report), format, options);
+  return render_as_is(report, format, options);
 }
 
 }  // namespace gpuplan

@@ -31,6 +31,7 @@ struct Column {
       2;  ///< for double and Money cells; Money < 0 means exact, double < 0 means -decimals significant digits.
   bool brief = true;     ///< shown in the terminal table and Markdown (CSV/JSON show all).
   bool numeric = false;  ///< right-aligned even when no cell has a number (a column of "-")
+  bool words = false;    ///< its text cells are messages ("power"), translated for people; else data (names, ids)
 };
 
 struct Table {
@@ -75,6 +76,7 @@ struct Chart {
   std::optional<double> marker_x{};
   std::string marker_label{};
   bool dots = false;  ///< lines: a dot at every point (a frontier of plans; a one-point series shows)
+  bool words = false;  ///< the series' names are messages ("power"), translated for people; else names
 };
 
 struct Report {

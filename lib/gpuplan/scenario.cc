@@ -1,5 +1,7 @@
 #include "gpuplan/scenario.h"
 
+#include "gpuplan/i18n.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -314,11 +316,11 @@ void fill_from_offer(const Resolver& rv, RentInputs& r, const Offer& o, BillingM
   }
   // Another card than the one bought is compared hour for hour: said, not converted.
   if (!id_equals(o.gpu, rv.scenario().own.gpu))
-    r.notes.push_back(fmt::format("rents {} against the {} bought, hour for hour (no speed adjustment)", o.gpu,
-                                  rv.scenario().own.gpu));
+    r.notes.push_back(
+        trf("rents {} against the {} bought, hour for hour (no speed adjustment)", o.gpu, rv.scenario().own.gpu));
   r.offer = o.id;
-  r.description = fmt::format("{} {} ({} GPU{})", o.provider, o.instance.empty() ? o.gpu : o.instance, o.gpus,
-                              o.gpus == 1 ? "" : "s");
+  r.description =
+      trf("{} {} ({} GPU{})", o.provider, o.instance.empty() ? o.gpu : o.instance, o.gpus, o.gpus == 1 ? "" : "s");
   if (const auto& p = o.price(mode)) r.price = rv.convert(p->amount);
   r.gpus_per_instance = o.gpus;
   r.granularity = o.billing_granularity;
@@ -405,8 +407,8 @@ void given_price(Resolver& rv, const RentRequest& q, const std::string& field, B
   if (q.gpus_per_instance) r.gpus_per_instance = *q.gpus_per_instance;
   r.price = q.per_instance ? *q.per_instance : q.per_gpu->times(r.gpus_per_instance);
   r.description = from_catalog
-                      ? r.description + ", at a given price"
-                      : fmt::format("given price ({} GPU{})", r.gpus_per_instance, r.gpus_per_instance == 1 ? "" : "s");
+                      ? r.description + std::string(tr(", at a given price"))
+                      : trf("given price ({} GPU{})", r.gpus_per_instance, r.gpus_per_instance == 1 ? "" : "s");
 }
 
 // One rental mode: the offer named (or none), else the catalog's cheapest; a
@@ -472,7 +474,7 @@ bool spot_from_discount(Resolver& rv, const RentRequest& q) {
   // The hourly instance, shape and add-ons, at the discount; what spot gives for itself stays.
   s.spot->rent = s.hourly->rent;
   s.spot->rent.price = s.hourly->rent.price.scaled(1.0 - *q.discount);
-  s.spot->rent.description = fmt::format("{:g}% off {}", *q.discount * 100, s.hourly->rent.description);
+  s.spot->rent.description = trf("{:g}% off {}", *q.discount * 100, s.hourly->rent.description);
   s.spot->discount = q.discount;
   std::vector<std::string>& own = s.spot->own_keys;
   if (q.gpus_per_instance) s.spot->rent.gpus_per_instance = *q.gpus_per_instance, own.push_back("gpus_per_instance");

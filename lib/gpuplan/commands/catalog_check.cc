@@ -1,3 +1,4 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/catalog_check.h"
 
 #include <fmt/format.h>
@@ -38,9 +39,10 @@ Table providers_table(const std::map<std::string, Tally>& by, const Tally& all) 
   Table t;
   t.name = "providers";
   t.title = "Prices per provider";
-  t.columns = {{"provider", "provider"},   {"offers", "offers"},      {"prices", "prices"},
-               {"stale", "stale"},         {"undated", "undated"},    {"stale_share", "stale share", 2},
-               {"oldest", "oldest as_of"}, {"newest", "newest as_of"}};
+  t.columns = {{"provider", tr_noop("provider")},   {"offers", tr_noop("offers")},
+               {"prices", tr_noop("prices")},       {"stale", tr_noop("stale")},
+               {"undated", tr_noop("undated")},     {"stale_share", tr_noop("stale share"), 2},
+               {"oldest", tr_noop("oldest as_of")}, {"newest", tr_noop("newest as_of")}};
   const auto row = [&](const std::string& name, const Tally& x) {
     t.add_row({name, x.offers, x.prices, x.stale, x.undated, share(x.stale, x.prices), date_cell(x.oldest),
                date_cell(x.newest)});
@@ -67,7 +69,7 @@ Table quality_table(const Catalog& c) {
   Table t;
   t.name = "sources";
   t.title = "Records by how their source rates itself";
-  t.columns = {{"confidence", "confidence"}, {"records", "records"}, {"undated", "undated"}};
+  t.columns = {{"confidence", tr_noop("confidence")}, {"records", tr_noop("records")}, {"undated", tr_noop("undated")}};
   for (const char* level : {"high", "medium", "low", "unrated"})
     if (const auto it = n.find(level); it != n.end())
       t.add_row({std::string(level), it->second.first, it->second.second});

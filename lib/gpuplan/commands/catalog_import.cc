@@ -1,3 +1,4 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/catalog_import.h"
 
 #include <fmt/format.h>
@@ -14,10 +15,17 @@ Table offers_table(const ImportResult& r) {
   Table t;
   t.name = "offers";
   t.title = "Imported offers";
-  t.columns = {
-      {"id", "id"},         {"provider", "provider"},         {"region", "region"},     {"gpu", "gpu"},
-      {"gpus", "gpus"},     {"currency", "currency"},         {"hourly", "hourly", -1}, {"monthly", "monthly", -1},
-      {"spot", "spot", -1}, {"older_prices", "older prices"}, {"as_of", "as_of"}};
+  t.columns = {{"id", tr_noop("id")},
+               {"provider", tr_noop("provider")},
+               {"region", tr_noop("region")},
+               {"gpu", tr_noop("gpu")},
+               {"gpus", tr_noop("gpus")},
+               {"currency", tr_noop("currency")},
+               {"hourly", tr_noop("hourly"), -1},
+               {"monthly", tr_noop("monthly"), -1},
+               {"spot", tr_noop("spot"), -1},
+               {"older_prices", tr_noop("older prices")},
+               {"as_of", tr_noop("as_of")}};
   for (const ImportedOffer& o : r.offers) {
     std::array<Cell, 3> now{};
     std::int64_t older = 0;

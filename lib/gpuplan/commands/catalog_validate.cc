@@ -1,3 +1,4 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/catalog_validate.h"
 
 #include <fmt/format.h>
@@ -9,9 +10,11 @@ ValidationResult validate_catalogs(const std::vector<std::string>& files, bool w
   Catalog merged = with_builtin ? builtin_catalog() : Catalog{};
   Table t;
   t.name = "files";
-  t.columns = {{"file", "file"},           {"status", "status"}, {"problems", "problems"},   {"gpus", "gpus"},
-               {"providers", "providers"}, {"offers", "offers"}, {"purchases", "purchases"}, {"operating", "operating"},
-               {"fx_rates", "fx rates"},   {"apis", "apis"}};
+  t.columns = {{"file", tr_noop("file")},           {"status", tr_noop("status")},
+               {"problems", tr_noop("problems")},   {"gpus", tr_noop("gpus")},
+               {"providers", tr_noop("providers")}, {"offers", tr_noop("offers")},
+               {"purchases", tr_noop("purchases")}, {"operating", tr_noop("operating")},
+               {"fx_rates", tr_noop("fx rates")},   {"apis", tr_noop("apis")}};
   for (const std::string& file : files) {
     try {
       const Catalog c = load_catalog_file(file, &merged);

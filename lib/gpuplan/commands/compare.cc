@@ -1,7 +1,9 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/compare.h"
 #include "gpuplan/fields.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -53,8 +55,8 @@ std::vector<std::vector<double>> cumulative_costs(const Comparison& c) {
 Chart cumulative_cost_chart(const Comparison& c) {
   Chart ch;
   ch.name = "cumulative_cost";
-  ch.title = "Cumulative cost per option (buy: net of the hardware's book value)";
-  ch.x_label = "month";
+  ch.title = tr_noop("Cumulative cost per option (buy: net of the hardware's book value)");
+  ch.x_label = tr_noop("month");
   ch.y_label = std::string(c.scenario.currency.code());
   const std::vector<std::vector<double>> cum = cumulative_costs(c);
   for (std::size_t i = 0; i < c.options.size(); ++i) {
@@ -64,7 +66,7 @@ Chart cumulative_cost_chart(const Comparison& c) {
   }
   if (c.break_even_month) {
     ch.marker_x = *c.break_even_month;
-    ch.marker_label = fmt::format("break-even against {}: month {:.1f}", c.break_even_versus, *c.break_even_month);
+    ch.marker_label = trf("break-even against {}: month {:.1f}", c.break_even_versus, *c.break_even_month);
   }
   return ch;
 }
@@ -73,7 +75,8 @@ Chart breakdown_chart(const Comparison& c) {
   Chart ch;
   ch.kind = Chart::Kind::kStackedBars;
   ch.name = "cost_breakdown";
-  ch.title = "What each option costs over the horizon, by item";
+  ch.title = tr_noop("What each option costs over the horizon, by item");
+  ch.words = true;
   ch.y_label = std::string(c.scenario.currency.code());
   std::vector<std::string> items;  // in the order they first appear
   for (const OptionResult& o : c.options) {
@@ -166,21 +169,21 @@ Table options_table(const Comparison& c, Currency currency) {
   Table opts;
   opts.name = "options";
   opts.currency = currency;
-  opts.columns = {{"option", "option", 0, false},
-                  {"label", "option"},
-                  {"gross", "gross " + CUR, cents, false},
-                  {"resale", "resale " + CUR, cents, false},
-                  {"total", "total " + CUR, cents},
-                  {"vat", "VAT " + CUR, cents},
-                  {"total_excl_vat", "total excl. VAT " + CUR, cents, false},
-                  {"total_incl_vat", "total incl. VAT " + CUR, cents, false},
-                  {"npv", "NPV " + CUR, cents},
-                  {"used_gpu_hours", "GPU-h used", 0},
-                  {"per_used_gpu_hour", CUR + "/used GPU-h", 2},
-                  {"start_hours", "start in h", 1},
-                  {"break_even_month", "break-even mo", 1, true, true},
-                  {"payback_month", "payback mo", 1, true, true},
-                  {"notes", "notes", 0, false}};
+  opts.columns = {{"option", tr_noop("option"), 0, false},
+                  {"label", tr_noop("option")},
+                  {"gross", tr_noop("gross") + (" " + CUR), cents, false},
+                  {"resale", tr_noop("resale") + (" " + CUR), cents, false},
+                  {"total", tr_noop("total") + (" " + CUR), cents},
+                  {"vat", tr_noop("VAT") + (" " + CUR), cents},
+                  {"total_excl_vat", tr_noop("total excl. VAT") + (" " + CUR), cents, false},
+                  {"total_incl_vat", tr_noop("total incl. VAT") + (" " + CUR), cents, false},
+                  {"npv", tr_noop("NPV") + (" " + CUR), cents},
+                  {"used_gpu_hours", tr_noop("GPU-h used"), 0},
+                  {"per_used_gpu_hour", CUR + tr_noop("/used GPU-h"), 2},
+                  {"start_hours", tr_noop("start in h"), 1},
+                  {"break_even_month", tr_noop("break-even mo"), 1, true, true},
+                  {"payback_month", tr_noop("payback mo"), 1, true, true},
+                  {"notes", tr_noop("notes"), 0, false}};
   const auto month = [](const std::optional<double>& m) { return m ? Cell{*m} : Cell{}; };
   for (const OptionResult& o : c.options) {
     std::string notes;
@@ -202,9 +205,10 @@ Table breakdown_table(const Comparison& c, Currency currency) {
   Table breakdown;
   breakdown.name = "breakdown";
   breakdown.currency = currency;
-  breakdown.title = "Cost breakdown over the horizon";
-  breakdown.columns = {
-      {"option", "option"}, {"item", "item"}, {"amount", std::string(currency.code()), currency.minor_digits()}};
+  breakdown.title = tr_noop("Cost breakdown over the horizon");
+  breakdown.columns = {{"option", tr_noop("option")},
+                       {.key = "item", .label = tr_noop("item"), .words = true},
+                       {"amount", std::string(currency.code()), currency.minor_digits()}};
   for (const OptionResult& o : c.options)
     for (const CostLine& l : o.breakdown) breakdown.add_row({o.key, l.item, l.amount});
   return breakdown;
@@ -215,11 +219,11 @@ Table monthly_breakdown_table(const Comparison& c, Currency currency, bool shown
   Table t;
   t.name = "breakdown_monthly";
   t.currency = currency;
-  t.title = "Cost breakdown month by month (month 0 = purchase)";
+  t.title = tr_noop("Cost breakdown month by month (month 0 = purchase)");
   t.text = shown;
-  t.columns = {{"option", "option"},
-               {"item", "item"},
-               {"month", "month"},
+  t.columns = {{"option", tr_noop("option")},
+               {.key = "item", .label = tr_noop("item"), .words = true},
+               {"month", tr_noop("month")},
                {"amount", std::string(currency.code()), currency.minor_digits()}};
   for (const OptionResult& o : c.options)
     for (std::size_t m = 0; m < o.items_by_month.size(); ++m)
@@ -250,16 +254,25 @@ Table own_schedule_table(const Comparison& c, Currency currency, bool shown) {
   Table t;
   t.name = "own_schedule";
   t.currency = currency;
-  t.title = financed ? "Owning month by month (book value by the stated depreciation; net = cumulative cash + owed − "
-                       "book value)"
-                     : "Owning month by month (book value by the stated depreciation; net = cumulative cash − book "
-                       "value)";
+  t.title = financed ? tr_noop(
+                           "Owning month by month (book value by the stated depreciation; net = cumulative cash + "
+                           "owed − book value)")
+                     : tr_noop(
+                           "Owning month by month (book value by the stated depreciation; net = cumulative cash − "
+                           "book value)");
   t.text = shown;
-  t.columns = {{"month", "month"}, {"capex", "capex", cents}};
+  t.columns = {{"month", tr_noop("month")}, {"capex", tr_noop("capex"), cents}};
   for (const auto& item : opex) t.columns.push_back({snake(item), item, cents});
-  for (const char* k : {"depreciation", "book_value", "cumulative_cash", "owed", "net_position"})
-    if (financed || k != std::string_view("owed"))
-      t.columns.push_back({std::string(k), std::string(k == std::string_view("book_value") ? "book value" : k), cents});
+  // The labels are the keys but "book value" (marked for translation as they are).
+  static constexpr std::array<std::pair<const char*, const char*>, 5> kRunning = {{
+      {"depreciation", tr_noop("depreciation")},
+      {"book_value", tr_noop("book value")},
+      {"cumulative_cash", tr_noop("cumulative_cash")},
+      {"owed", tr_noop("owed")},
+      {"net_position", tr_noop("net_position")},
+  }};
+  for (const auto& [k, label] : kRunning)
+    if (financed || k != std::string_view("owed")) t.columns.push_back({k, label, cents});
   Money cash = Money::zero(currency);
   for (std::size_t m = 0; m < buy.items_by_month.size(); ++m) {
     std::vector<Cell> row{static_cast<std::int64_t>(m)};
@@ -288,9 +301,9 @@ Table cash_flow_table(const Comparison& c, Currency currency, bool shown) {
   Table flow;
   flow.name = "cash_flow";
   flow.currency = currency;
-  flow.title = "Monthly cash flow (month 0 = purchase; costs positive, resale negative)";
+  flow.title = tr_noop("Monthly cash flow (month 0 = purchase; costs positive, resale negative)");
   flow.text = shown;
-  flow.columns.push_back({"month", "month"});
+  flow.columns.push_back({.key = "month", .label = tr_noop("month"), .words = true});  // and the "total" row
   for (const OptionResult& o : c.options) flow.columns.push_back({o.key, o.key, currency.minor_digits()});
   for (int m = 0; m <= c.scenario.horizon_months; ++m) {
     std::vector<Cell> row{static_cast<std::int64_t>(m)};
@@ -308,9 +321,12 @@ Table cash_flow_table(const Comparison& c, Currency currency, bool shown) {
 Table defaults_table(const ResolvedScenario& rs, bool shown) {
   Table t;
   t.name = "defaults";
-  t.title = "Defaults used (quality: assumption, default, a catalog record's confidence, or sourced)";
+  t.title = tr_noop("Defaults used (quality: assumption, default, a catalog record's confidence, or sourced)");
   t.text = shown;
-  t.columns = {{"field", "field"}, {"value", "value"}, {"quality", "quality"}, {"why", "why and source"}};
+  t.columns = {{"field", tr_noop("field")},
+               {"value", tr_noop("value")},
+               {"quality", tr_noop("quality")},
+               {"why", tr_noop("why and source")}};
   for (const DefaultUsed& d : rs.defaults) t.add_row({d.field, d.value, d.quality, d.why});
   return t;
 }
@@ -371,12 +387,13 @@ std::optional<std::string> spot_note(const Comparison& c) {
   if (!c.spot_overhead) return std::nullopt;
   const SpotOverhead& ov = *c.spot_overhead;
   if (!std::isfinite(ov.interval.count())) return std::nullopt;
-  return fmt::format(
+  return trf(
       "Spot: {:g} interruption(s) a day per instance × {} instance(s); checkpoint every {:.0f} min ({}), wall time "
       "{:.3f}× the work ({:.1f}% writing checkpoints, {:.1f}% lost to interruptions).",
       c.scenario.spot->interruptions.interruptions_per_hour * 24,
       instances_for(c.scenario.workload.gpus, c.scenario.spot->rent.gpus_per_instance), ov.interval.count() / 60,
-      ov.optimal ? "Daly's optimum" : "as given", ov.wall_per_work, ov.checkpoint_share * 100, ov.lost_share * 100);
+      ov.optimal ? tr("Daly's optimum") : tr("as given"), ov.wall_per_work, ov.checkpoint_share * 100,
+      ov.lost_share * 100);
 }
 
 // What may make the answer wrong goes to stderr too, whatever the format.
@@ -387,21 +404,21 @@ void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c,
   for (const OptionResult& o : c.options)
     for (const auto& n : o.notes) rep.notes.push_back(fmt::format("{}: {}", o.key, n));
   if (c.break_even_utilisation)
-    rep.notes.push_back(fmt::format("Break-even utilisation (buy = rent by the hour, by NPV): {:.1f}%.",
-                                    *c.break_even_utilisation * 100));
+    rep.notes.push_back(
+        trf("Break-even utilisation (buy = rent by the hour, by NPV): {:.1f}%.", *c.break_even_utilisation * 100));
   if (auto n = spot_note(c)) rep.notes.push_back(std::move(*n));
   const VatInputs& v = c.scenario.vat;
-  rep.notes.push_back(fmt::format("VAT ({:g}% goods, {:g}% rent, {:g}% services; prices {} VAT): {}.", v.goods * 100,
-                                  v.rent * 100, v.services * 100, v.prices_include_vat ? "given with" : "taken without",
-                                  v.recoverable ? "recoverable, so not in the totals (column VAT)"
-                                                : "not recoverable, so in every total as a line"));
-  rep.notes.push_back(fmt::format("Scenario: {}. {}", rs.source, ctx.catalog_note()));
+  rep.notes.push_back(trf("VAT ({:g}% goods, {:g}% rent, {:g}% services; prices {} VAT): {}.", v.goods * 100,
+                          v.rent * 100, v.services * 100, v.prices_include_vat ? tr("given with") : tr("taken without"),
+                          v.recoverable ? tr("recoverable, so not in the totals (column VAT)")
+                                        : tr("not recoverable, so in every total as a line")));
+  rep.notes.push_back(trf("Scenario: {}. {}", rs.source, ctx.catalog_note()));
   for (const auto& n : rs.fx_notes) rep.notes.push_back(n);
   if (!q.defaults) add_defaults_notes(rep, rs.defaults_used);
   if (!q.monthly)
     rep.notes.push_back(
-        "Month by month: --monthly (cash flow, owning's schedule); every item of every month: --breakdown. Every "
-        "input: --format json.");
+        std::string(tr("Month by month: --monthly (cash flow, owning's schedule); every item of every month: "
+                       "--breakdown. Every input: --format json.")));
 }
 
 }  // namespace
@@ -415,9 +432,7 @@ void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) 
       caveat.source_note += " --set exclude_restricted=true leaves it out of the decision.";
     rep.notes.push_back(std::move(caveat.source_note));
   }
-  for (const std::string& n : c.options.front().notes)
-    if (n.starts_with("no rental to bridge") || n.starts_with("the hardware is resold for more"))
-      rep.warnings.push_back("buy: " + n);
+  for (const std::string& n : c.options.front().warnings) rep.warnings.push_back("buy: " + n);
 }
 
 Report compare_report(const Context& ctx, const CompareQuery& q) {
@@ -435,8 +450,7 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   Report rep;
   rep.command = "compare";
   rep.currency = currency;
-  rep.title =
-      fmt::format("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, currency.code(), rs.scenario.name);
+  rep.title = trf("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, currency.code(), rs.scenario.name);
   rep.tables = {options_table(c, currency),
                 breakdown_table(c, currency),
                 cash_flow_table(c, currency, q.monthly),

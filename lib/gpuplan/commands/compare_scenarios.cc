@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/compare.h"
 #include "gpuplan/error.h"
 #include "gpuplan/xlsx.h"
@@ -89,20 +90,20 @@ Table scenarios_table(const std::vector<Compared>& all, const Compared* best, bo
   t.name = "scenarios";
   t.currency = cur;
   t.lead = {"scenario", "option"};
-  t.columns = {{"scenario", "scenario"},
-               {"file", "file", 0, false},
-               {"option", "option"},
-               {"label", "described", 0, false},
-               {"horizon_months", "months"},
-               {"total", "total " + CUR, cents},
-               {"npv", "NPV " + CUR, cents},
-               {"npv_per_month", "NPV/month " + CUR, cents},
+  t.columns = {{"scenario", tr_noop("scenario")},
+               {"file", tr_noop("file"), 0, false},
+               {"option", tr_noop("option")},
+               {"label", tr_noop("described"), 0, false},
+               {"horizon_months", tr_noop("months")},
+               {"total", tr_noop("total") + (" " + CUR), cents},
+               {"npv", tr_noop("NPV") + (" " + CUR), cents},
+               {"npv_per_month", tr_noop("NPV/month") + (" " + CUR), cents},
                {per_month ? "over_cheapest_per_month" : "over_cheapest",
                 (per_month ? "over best/month " : "over best ") + CUR, cents},
-               {"used_gpu_hours", "GPU-h used", 0},
-               {"cheapest_in_scenario", "best here", 0},
-               {"cheapest_overall", "best of all", 0},
-               {"notes", "notes", 0, false}};  // why an option cannot be the cheapest, among others
+               {"used_gpu_hours", tr_noop("GPU-h used"), 0},
+               {"cheapest_in_scenario", tr_noop("best here"), 0},
+               {"cheapest_overall", tr_noop("best of all"), 0},
+               {"notes", tr_noop("notes"), 0, false}};  // why an option cannot be the cheapest, among others
   for (const Compared& x : all)
     for (const OptionResult& o : x.c.options) {
       const int h = x.rs.scenario.horizon_months;
@@ -128,13 +129,13 @@ Table differences_table(const std::vector<Compared>& all, const Compared* best, 
                         "differ)"
                       : "Each scenario's cheapest option against the cheapest of all (NPV)";
   t.currency = cur;
-  t.columns = {{"scenario", "scenario"},
-               {"cheapest", "its cheapest"},
-               {"npv", "NPV " + CUR, cents},
-               {"npv_per_month", "NPV/month " + CUR, cents},
+  t.columns = {{"scenario", tr_noop("scenario")},
+               {"cheapest", tr_noop("its cheapest")},
+               {"npv", tr_noop("NPV") + (" " + CUR), cents},
+               {"npv_per_month", tr_noop("NPV/month") + (" " + CUR), cents},
                {per_month ? "over_cheapest_per_month" : "over_cheapest",
                 (per_month ? "over the best/month " : "over the best ") + CUR, cents},
-               {"over_cheapest_pct", "% over the best", 1}};
+               {"over_cheapest_pct", tr_noop("% over the best"), 1}};
   for (const Compared& x : all) {
     if (!x.best) {
       t.add_row({x.rs.scenario.name, std::string("none can run"), Cell{}, Cell{}, Cell{}, Cell{}});

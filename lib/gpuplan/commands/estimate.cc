@@ -1,3 +1,4 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/estimate.h"
 
 #include <algorithm>
@@ -90,7 +91,7 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl, const 
   const Gpu& gpu = *cl.gpu;
   Table sum;
   sum.name = "summary";
-  sum.columns = {{"item", "item"}, {"value", "value"}};
+  sum.columns = {{"item", tr_noop("item")}, {"value", tr_noop("value")}};
   const auto add = [&](const std::string& k, const std::string& v) { sum.add_row({k, v}); };
   if (e.flops_per_token > 0) add("FLOPs per token", fmt::format("{:.3g}", e.flops_per_token));
   add("training FLOPs", fmt::format("{:.3g}", e.total_flops.value()));
@@ -131,7 +132,7 @@ Table memory_table(const Estimate& e, const Cluster& cl) {
   Table mem;
   mem.name = "memory";
   mem.title = fmt::format("Memory per GPU on {}× {} ({})", cl.gpus, cl.gpu->id, to_string(e.layout));
-  mem.columns = {{"component", "component"}, {"gb_per_gpu", "GB/GPU", 2}};
+  mem.columns = {{"component", tr_noop("component")}, {"gb_per_gpu", tr_noop("GB/GPU"), 2}};
   mem.add_row({std::string("weights"), e.memory.weights.value() / kGB});
   mem.add_row({std::string("gradients"), e.memory.gradients.value() / kGB});
   mem.add_row({std::string("optimizer states"), e.memory.optimizer.value() / kGB});
@@ -148,12 +149,12 @@ Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl, const
   fit.name = "fit";
   fit.title =
       fmt::format("Fit on every catalog GPU with {} (servers of {})", to_string(job.precision), cl.gpus_per_node);
-  fit.columns = {{"gpu", "gpu"},
-                 {"memory_gb", "mem GB", 1},
+  fit.columns = {{"gpu", tr_noop("gpu")},
+                 {"memory_gb", tr_noop("mem GB"), 1},
                  {"need_gb_per_gpu", fmt::format("GB/GPU at {}", cl.gpus), 1},
                  {"fits", fmt::format("fits at {}", cl.gpus)},
-                 {"minimum_gpus", "min GPUs"},
-                 {"layout", "layout at the minimum"}};
+                 {"minimum_gpus", tr_noop("min GPUs")},
+                 {"layout", tr_noop("layout at the minimum")}};
   const TrainingModel model(job);
   for (const Gpu& g : catalog.gpus) {
     if (!g.dense_tflops.contains(job.precision)) continue;
@@ -171,7 +172,8 @@ Table step_table(const Estimate& e) {
   Table step;
   step.name = "step";
   step.title = "Step time";
-  step.columns = {{"part", "part"}, {"seconds", "seconds", 4}, {"share", "share of step", 3}};
+  step.columns = {
+      {"part", tr_noop("part")}, {"seconds", tr_noop("seconds"), 4}, {"share", tr_noop("share of step"), 3}};
   const auto part = [&](const char* name, Seconds s) {
     step.add_row({std::string(name), s.count(), e.step.step.count() > 0 ? s / e.step.step : 0.0});
   };
@@ -291,19 +293,19 @@ Table costs_table(const CostRows& costs, const Gpu& gpu, Currency currency) {
   t.name = "costs";
   t.currency = currency;
   t.title = fmt::format("Cost on every {} offer, each on its own shape and layout, cheapest first", gpu.id);
-  t.columns = {{"offer", "offer", 0, false},
-               {"provider", "provider"},
-               {"region", "region"},
-               {"mode", "mode"},
-               {"instances", "inst"},
-               {"layout", "layout"},
-               {"run_hours", "run h", 1},
-               {"billed_instance_hours", "billed inst-h", 1},
-               {"compute", "compute " + CUR, 2},
-               {"storage", "storage", 2},
-               {"support", "support", 2},
-               {"total", "total " + CUR, 2},
-               {"note", "note"}};
+  t.columns = {{"offer", tr_noop("offer"), 0, false},
+               {"provider", tr_noop("provider")},
+               {"region", tr_noop("region")},
+               {"mode", tr_noop("mode")},
+               {"instances", tr_noop("inst")},
+               {"layout", tr_noop("layout")},
+               {"run_hours", tr_noop("run h"), 1},
+               {"billed_instance_hours", tr_noop("billed inst-h"), 1},
+               {"compute", tr_noop("compute") + (" " + CUR), 2},
+               {"storage", tr_noop("storage"), 2},
+               {"support", tr_noop("support"), 2},
+               {"total", tr_noop("total") + (" " + CUR), 2},
+               {"note", tr_noop("note")}};
   for (const CostRow& r : costs.rows)
     t.add_row({r.offer->id, r.offer->provider, r.offer->region, r.mode, static_cast<std::int64_t>(r.instances),
                r.layout, r.run_hours, r.billed_hours, r.compute, r.storage, r.support, r.total,

@@ -1,3 +1,4 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/fit.h"
 
 #include "gpuplan/commands/flags.h"
@@ -132,9 +133,14 @@ std::string model_name(const ScalingFit& f) { return f.model == ScalingModel::kU
 Table models_table(const std::vector<ScalingFit>& fits) {
   Table models;
   models.name = "models";
-  models.columns = {{"model", "model"},         {"r_squared", "R²", -6}, {"residual_std_error", "resid SE", 4},
-                    {"aicc", "AICc", 2},        {"peak_gpus", "N*", 1},  {"peak_throughput", "X(N*)", 2},
-                    {"converged", "converged"}, {"note", "note"}};
+  models.columns = {{"model", tr_noop("model")},
+                    {"r_squared", tr_noop("R²"), -6},
+                    {"residual_std_error", tr_noop("resid SE"), 4},
+                    {"aicc", tr_noop("AICc"), 2},
+                    {"peak_gpus", tr_noop("N*"), 1},
+                    {"peak_throughput", tr_noop("X(N*)"), 2},
+                    {"converged", tr_noop("converged")},
+                    {"note", tr_noop("note")}};
   for (const ScalingFit& f : fits) {
     const auto peak = f.peak_gpus();
     std::string note;
@@ -152,9 +158,9 @@ Table coefficients_table(const std::vector<ScalingFit>& fits) {
   Table coef;
   coef.name = "coefficients";
   coef.title = "Coefficients (95% confidence intervals)";
-  coef.columns = {{"model", "model"},           {"parameter", "parameter"},
-                  {"estimate", "estimate", -7}, {"std_error", "std error", -4},
-                  {"ci_low", "low", -6},        {"ci_high", "high", -6}};
+  coef.columns = {{"model", tr_noop("model")},           {"parameter", tr_noop("parameter")},
+                  {"estimate", tr_noop("estimate"), -7}, {"std_error", tr_noop("std error"), -4},
+                  {"ci_low", tr_noop("low"), -6},        {"ci_high", tr_noop("high"), -6}};
   for (const ScalingFit& f : fits) {
     const double tq = t_quantile_975(std::max(1, f.observations - f.parameters));
     const auto row = [&](const char* p, double v, double se, bool fixed) {
@@ -179,11 +185,11 @@ Table points_table(const ScalingSample& sample, const std::vector<ScalingFit>& f
   Table pts;
   pts.name = "points";
   pts.title = "Measured points (per GPU count: runs, mean, sample standard deviation)";
-  pts.columns = {{"gpus", "GPUs", -6},
-                 {"runs", "runs"},
-                 {"measured", "measured", 2},
-                 {"spread", "spread", 2},
-                 {"efficiency", "efficiency", 3}};
+  pts.columns = {{"gpus", tr_noop("GPUs"), -6},
+                 {"runs", tr_noop("runs")},
+                 {"measured", tr_noop("measured"), 2},
+                 {"spread", tr_noop("spread"), 2},
+                 {"efficiency", tr_noop("efficiency"), 3}};
   for (const ScalingFit& f : fits) pts.columns.push_back({model_name(f) + "_fit", model_name(f), 2});
   // Scaling efficiency: mean throughput per GPU relative to the smallest configuration's.
   const auto& groups = sample.groups();
@@ -201,8 +207,11 @@ Table predictions_table(const std::vector<double>& predict, const std::vector<Sc
   Table pred;
   pred.name = "predictions";
   pred.title = "Predictions (95% prediction intervals)";
-  pred.columns = {
-      {"gpus", "GPUs", 0}, {"model", "model"}, {"throughput", "predicted", 2}, {"low", "low", 2}, {"high", "high", 2}};
+  pred.columns = {{"gpus", tr_noop("GPUs"), 0},
+                  {"model", tr_noop("model")},
+                  {"throughput", tr_noop("predicted"), 2},
+                  {"low", tr_noop("low"), 2},
+                  {"high", tr_noop("high"), 2}};
   for (const double p : predict) {
     for (const ScalingFit& f : fits) {
       const auto [lo, hi] = f.prediction_interval(p);
@@ -426,8 +435,11 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
                           p.warmup_points);
   Table rate;
   rate.name = "rate";
-  rate.columns = {
-      {"quantity", "quantity"}, {"value", "value", 4}, {"low", "low", 4}, {"high", "high", 4}, {"unit", "unit"}};
+  rate.columns = {{"quantity", tr_noop("quantity")},
+                  {"value", tr_noop("value"), 4},
+                  {"low", tr_noop("low"), 4},
+                  {"high", tr_noop("high"), 4},
+                  {"unit", tr_noop("unit")}};
   const double b = p.seconds_per_step, se = p.se_seconds_per_step;
   rate.add_row({std::string("seconds per step"), b, b - tq * se, b + tq * se, std::string("s")});
   rate.add_row({std::string("steps per second"), 1 / b, 1 / (b + tq * se),
@@ -452,11 +464,11 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
     Table eta;
     eta.name = "eta";
     eta.title = "ETA (95% prediction interval)";
-    eta.columns = {{"total_steps", "total steps", 0},
-                   {"elapsed_hours", "elapsed h", 2},
-                   {"low_hours", "low", 2},
-                   {"high_hours", "high", 2},
-                   {"remaining_hours", "remaining h", 2}};
+    eta.columns = {{"total_steps", tr_noop("total steps"), 0},
+                   {"elapsed_hours", tr_noop("elapsed h"), 2},
+                   {"low_hours", tr_noop("low"), 2},
+                   {"high_hours", tr_noop("high"), 2},
+                   {"remaining_hours", tr_noop("remaining h"), 2}};
     eta.add_row({*total, at.value / 3600, at.low / 3600, at.high / 3600, (at.value - p.last_elapsed) / 3600});
     rep.tables.push_back(std::move(eta));
     rep.primary = 1;

@@ -8,6 +8,7 @@
 // end-to-end MFU that already contains communication.
 #include <fmt/format.h>
 
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/fit.h"
 #include "gpuplan/commands/flags.h"
 #include "gpuplan/efficiency.h"
@@ -22,13 +23,13 @@ namespace {
 Table mfu_table() {
   Table t;
   t.name = "mfu";
-  t.columns = {{"gpu", "gpu"},
-               {"gpus", "gpus"},
-               {"achieved_tflops_per_gpu", "achieved TFLOP/s/GPU", 1},
-               {"peak_tflops_per_gpu", "peak", 1},
-               {"mfu", "MFU", 4},
-               {"end_to_end_mfu", "end-to-end MFU", 4},
-               {"layout", "layout"}};
+  t.columns = {{"gpu", tr_noop("gpu")},
+               {"gpus", tr_noop("gpus")},
+               {"achieved_tflops_per_gpu", tr_noop("achieved TFLOP/s/GPU"), 1},
+               {"peak_tflops_per_gpu", tr_noop("peak"), 1},
+               {"mfu", tr_noop("MFU"), 4},
+               {"end_to_end_mfu", tr_noop("end-to-end MFU"), 4},
+               {"layout", tr_noop("layout")}};
   return t;
 }
 

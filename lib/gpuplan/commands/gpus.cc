@@ -1,3 +1,4 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/gpus.h"
 
 #include <algorithm>
@@ -31,24 +32,24 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
   };
   Table t;
   t.name = "gpus";
-  t.columns = {{"gpu", "gpu"},
-               {"name", "name", 0, false},
-               {"form_factor", "form"},
-               {"memory_gb", "mem GB", 1},
-               {"memory_bandwidth_gbs", "mem GB/s", 0},
-               {"fp32_tflops", "fp32", 1},
-               {"tf32_tflops", "tf32", 1},
-               {"bf16_tflops", "bf16", 1},
-               {"fp16_tflops", "fp16", 1},
-               {"fp8_tflops", "fp8", 1},
-               {"tdp_w", "TDP W", 0},
-               {"nvlink_gbs", "NVLink GB/s", 0},
-               {"pcie_gen", "PCIe"},
-               {"software", "stack"},
-               {"availability", "buying"},
-               {"as_of", "as_of"},
-               {"confidence", "confidence", 0, false},
-               {"source", "source", 0, false}};
+  t.columns = {{"gpu", tr_noop("gpu")},
+               {"name", tr_noop("name"), 0, false},
+               {"form_factor", tr_noop("form")},
+               {"memory_gb", tr_noop("mem GB"), 1},
+               {"memory_bandwidth_gbs", tr_noop("mem GB/s"), 0},
+               {"fp32_tflops", tr_noop("fp32"), 1},
+               {"tf32_tflops", tr_noop("tf32"), 1},
+               {"bf16_tflops", tr_noop("bf16"), 1},
+               {"fp16_tflops", tr_noop("fp16"), 1},
+               {"fp8_tflops", tr_noop("fp8"), 1},
+               {"tdp_w", tr_noop("TDP W"), 0},
+               {"nvlink_gbs", tr_noop("NVLink GB/s"), 0},
+               {"pcie_gen", tr_noop("PCIe")},
+               {"software", tr_noop("stack")},
+               {"availability", tr_noop("buying")},
+               {"as_of", tr_noop("as_of")},
+               {"confidence", tr_noop("confidence"), 0, false},
+               {"source", tr_noop("source"), 0, false}};
   for (const Gpu& g : ctx.catalog().gpus) {
     if (!shown(g)) continue;
     const auto tf = [&](Precision p) -> Cell {

@@ -1,3 +1,4 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/plan.h"
 
 #include "gpuplan/fit.h"
@@ -28,30 +29,30 @@ std::string days_text(double hours) {
 
 // The columns every plan row has, in the order tables show them.
 std::vector<Column> plan_columns(const std::string& CUR, int cents) {
-  return {{"offer", "offer", 0, false},
-          {"provider", "provider"},
-          {"region", "region"},
-          {"gpu", "gpu"},
-          {"mode", "mode"},
-          {"gpus", "GPUs"},
-          {"instances", "inst"},
-          {"zero_stage", "ZeRO"},
-          {"layout", "layout"},
-          {"start_hours", "start h", 2},
-          {"run_hours", "run h", 2},
-          {"finish_hours", "done in h", 2},
-          {"finish_days", "days", 1},
+  return {{"offer", tr_noop("offer"), 0, false},
+          {"provider", tr_noop("provider")},
+          {"region", tr_noop("region")},
+          {"gpu", tr_noop("gpu")},
+          {"mode", tr_noop("mode")},
+          {"gpus", tr_noop("GPUs")},
+          {"instances", tr_noop("inst")},
+          {"zero_stage", tr_noop("ZeRO")},
+          {"layout", tr_noop("layout")},
+          {"start_hours", tr_noop("start h"), 2},
+          {"run_hours", tr_noop("run h"), 2},
+          {"finish_hours", tr_noop("done in h"), 2},
+          {"finish_days", tr_noop("days"), 1},
           {"cost", CUR, cents},
-          {"on_time_probability", "P(on time)", 3},
-          {"compute", "compute", cents, false},
-          {"storage", "storage", cents, false},
-          {"support", "support", cents, false},
-          {"hardware", "hardware", cents, false},
-          {"power", "power", cents, false},
-          {"resale_after", "resale after", cents, false},
-          {"bottleneck", "bottleneck", 0, false},
-          {"gpu_utilisation", "GPU util", 3, false},
-          {"note", "note"}};
+          {"on_time_probability", tr_noop("P(on time)"), 3},
+          {"compute", tr_noop("compute"), cents, false},
+          {"storage", tr_noop("storage"), cents, false},
+          {"support", tr_noop("support"), cents, false},
+          {"hardware", tr_noop("hardware"), cents, false},
+          {"power", tr_noop("power"), cents, false},
+          {"resale_after", tr_noop("resale after"), cents, false},
+          {"bottleneck", tr_noop("bottleneck"), 0, false},
+          {"gpu_utilisation", tr_noop("GPU util"), 3, false},
+          {"note", tr_noop("note")}};
 }
 
 std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Context& ctx) {
@@ -205,7 +206,7 @@ Table plans_table(const PlanResult& r, const PlanInputs& in, const Context& ctx)
   t.name = "plans";
   t.currency = ctx.currency;
   t.columns = plan_columns(std::string(ctx.currency.code()), ctx.currency.minor_digits());
-  t.columns.insert(t.columns.begin(), Column{"role", "role"});
+  t.columns.insert(t.columns.begin(), Column{"role", tr_noop("role")});
   for (const auto& [role, plan] : {std::pair{"recommended", &r.recommended}, std::pair{"cheapest", &r.cheapest},
                                    std::pair{"fastest", &r.fastest}}) {
     if (!*plan) continue;
@@ -269,8 +270,8 @@ Table misses_table(const PlanResult& r, const PlanInputs& in, const Context& ctx
   t.currency = ctx.currency;
   t.title = "Nearest misses: what each would need";
   t.columns = plan_columns(std::string(ctx.currency.code()), cents);
-  t.columns.insert(t.columns.end() - 1, {Column{"budget_needed", "needs budget", cents},
-                                         Column{"deadline_needed_hours", "needs deadline h", 2}});
+  t.columns.insert(t.columns.end() - 1, {Column{"budget_needed", tr_noop("needs budget"), cents},
+                                         Column{"deadline_needed_hours", tr_noop("needs deadline h"), 2}});
   for (const NearMiss& m : r.near_misses) {
     std::vector<Cell> row = plan_cells(m.plan, in, ctx);
     row.insert(row.end() - 1, {m.budget_needed ? Cell{*m.budget_needed} : Cell{},
@@ -285,12 +286,12 @@ Table explain_table(const PlanResult& r, const Context& ctx) {
   t.name = "rejected";
   t.currency = ctx.currency;
   t.title = "Why notable configurations were not chosen (--explain)";
-  t.columns = {{"what", "configuration"},
-               {"gpus", "GPUs"},
-               {"mode", "mode"},
-               {"finish_hours", "done in h", 1},
+  t.columns = {{"what", tr_noop("configuration")},
+               {"gpus", tr_noop("GPUs")},
+               {"mode", tr_noop("mode")},
+               {"finish_hours", tr_noop("done in h"), 1},
                {"cost", std::string(ctx.currency.code()), ctx.currency.minor_digits()},
-               {"why", "why not"}};
+               {"why", tr_noop("why not")}};
   for (const Rejected& x : r.explained) {
     if (x.plan)
       t.add_row({x.what, static_cast<std::int64_t>(x.plan->config.gpus), std::string(to_string(x.plan->config.mode)),
@@ -306,7 +307,7 @@ Table rejections_table(const PlanResult& r) {
   t.name = "rejections";
   t.title =
       fmt::format("Why the {} configurations failed (first reason each)", group_thousands(std::to_string(r.evaluated)));
-  t.columns = {{"reason", "reason"}, {"configurations", "configurations"}};
+  t.columns = {{"reason", tr_noop("reason")}, {"configurations", tr_noop("configurations")}};
   for (int i = 0; i < kRejectionCount; ++i)
     if (const auto n = r.rejected[static_cast<std::size_t>(i)])
       t.add_row({std::string(to_string(static_cast<Rejection>(i))), static_cast<std::int64_t>(n)});

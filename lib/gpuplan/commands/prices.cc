@@ -1,3 +1,4 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/prices.h"
 #include "gpuplan/training.h"
 
@@ -100,31 +101,31 @@ void sort_rows(std::vector<Row>& rows, const std::string& sort) {
 std::vector<Column> price_columns(Currency currency) {
   const std::string CUR(currency.code());
   return {
-      {"offer", "offer", 0, false},
-      {"provider", "provider"},
-      {"region", "region"},
-      {"instance", "instance", 0, false},
-      {"gpu", "gpu"},
-      {"gpus", "gpus"},
-      {"joins", "joins"},
-      {"interconnect", "inside", 0, false},
-      {"fabric", "fabric", 0, false},
-      {"network_gbps", "network Gb/s", -4, false},
-      {"max_instances", "max inst", 0, false},
-      {"mode", "mode"},
-      {"term", "term"},
+      {"offer", tr_noop("offer"), 0, false},
+      {"provider", tr_noop("provider")},
+      {"region", tr_noop("region")},
+      {"instance", tr_noop("instance"), 0, false},
+      {"gpu", tr_noop("gpu")},
+      {"gpus", tr_noop("gpus")},
+      {"joins", tr_noop("joins")},
+      {"interconnect", tr_noop("inside"), 0, false},
+      {"fabric", tr_noop("fabric"), 0, false},
+      {"network_gbps", tr_noop("network Gb/s"), -4, false},
+      {"max_instances", tr_noop("max inst"), 0, false},
+      {"mode", tr_noop("mode")},
+      {"term", tr_noop("term")},
       {"price", CUR, 2},
-      {"per", "per"},
+      {"per", tr_noop("per")},
       {"gpu_hour", CUR + "/GPU-h", 3},
-      {"list_price", "list price", -1, false},
-      {"list_currency", "list cur", 0, false},
-      {"fx_rate", "fx rate", 6, false},
-      {"billing_granularity", "billing"},
-      {"as_of", "as_of"},
-      {"age_days", "age days", 0, false},
-      {"stale", "stale"},
-      {"confidence", "confidence", 0, false},
-      {"source", "source", 0, false},
+      {"list_price", tr_noop("list price"), -1, false},
+      {"list_currency", tr_noop("list cur"), 0, false},
+      {"fx_rate", tr_noop("fx rate"), 6, false},
+      {"billing_granularity", tr_noop("billing")},
+      {"as_of", tr_noop("as_of")},
+      {"age_days", tr_noop("age days"), 0, false},
+      {"stale", tr_noop("stale")},
+      {"confidence", tr_noop("confidence"), 0, false},
+      {"source", tr_noop("source"), 0, false},
   };
 }
 
@@ -260,19 +261,19 @@ Table history_table(const std::vector<Timeline>& lines, Currency currency, const
   Table t;
   t.name = "history";
   t.currency = currency;
-  t.columns = {{"offer", "offer"},
-               {"gpu", "gpu"},
-               {"gpus", "gpus"},
-               {"mode", "mode"},
-               {"as_of", "as_of"},
-               {"current", "current"},
-               {"list_price", "list price", -1},
-               {"list_currency", "cur"},
-               {"change", "change", 3, true, true},
-               {"yearly_trend", "yearly trend", 3, true, true},
+  t.columns = {{"offer", tr_noop("offer")},
+               {"gpu", tr_noop("gpu")},
+               {"gpus", tr_noop("gpus")},
+               {"mode", tr_noop("mode")},
+               {"as_of", tr_noop("as_of")},
+               {"current", tr_noop("current")},
+               {"list_price", tr_noop("list price"), -1},
+               {"list_currency", tr_noop("cur")},
+               {"change", tr_noop("change"), 3, true, true},
+               {"yearly_trend", tr_noop("yearly trend"), 3, true, true},
                {"gpu_hour", CUR + "/GPU-h", 3},
-               {"note", "note", 0, false},
-               {"source", "source", 0, false}};
+               {"note", tr_noop("note"), 0, false},
+               {"source", tr_noop("source"), 0, false}};
   for (const Timeline& line : lines) {
     const std::optional<PriceTrend> trend = price_trend(*line.offer, line.mode);
     const double hours = line.mode == BillingMode::kMonthly ? Months(1) / Hours(1) : 1.0;

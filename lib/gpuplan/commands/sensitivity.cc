@@ -1,3 +1,4 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/sensitivity.h"
 
 #include <algorithm>
@@ -186,23 +187,23 @@ Table ranking_table(const Sensitivity& s, const Subject& sub, double range) {
   t.name = "ranking";  // not "inputs": that key holds the echoed inputs
   const std::string& key = sub.metric_key;
   if (key != "finish_hours") t.currency = sub.currency;
-  t.columns = {{"rank", "#"},
-               {"input", "input"},
-               {"base", "base"},
+  t.columns = {{"rank", tr_noop("#")},
+               {"input", tr_noop("input")},
+               {"base", tr_noop("base")},
                {"low", "-" + fmt::format("{:g}%", range * 100)},
                {"high", "+" + fmt::format("{:g}%", range * 100)},
                {key + "_low", "metric at -", kDigits},
                {key + "_high", "metric at +", kDigits},
-               {"swing", "swing", kDigits},
-               {"decision_low", "decision at -", 0, false},
-               {"decision_high", "decision at +", 0, false},
-               {"flips", "flips"},
-               {"flips_at", "flips at"},
-               {"unit", "unit", 0, false},
-               {"base_value", "base value", -10, false},
-               {"low_value", "low value", -10, false},
-               {"high_value", "high value", -10, false},
-               {"flip_value", "flip value", -10, false}};
+               {"swing", tr_noop("swing"), kDigits},
+               {"decision_low", tr_noop("decision at -"), 0, false},
+               {"decision_high", tr_noop("decision at +"), 0, false},
+               {"flips", tr_noop("flips")},
+               {"flips_at", tr_noop("flips at")},
+               {"unit", tr_noop("unit"), 0, false},
+               {"base_value", tr_noop("base value"), -10, false},
+               {"low_value", tr_noop("low value"), -10, false},
+               {"high_value", tr_noop("high value"), -10, false},
+               {"flip_value", tr_noop("flip value"), -10, false}};
   std::int64_t rank = 0;
   for (const Swing& w : s.ranked) {
     const SensitivityInput& in = s.inputs[w.input];

@@ -1,3 +1,4 @@
+#include "gpuplan/i18n.h"
 #include "gpuplan/commands/serve.h"
 
 #include <algorithm>
@@ -60,26 +61,26 @@ Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t, const 
   tb.title =
       "Per GPU: one replica (tensor parallel inside a server of up to 8), at the largest batch that meets "
       "the targets";
-  tb.columns = {{"gpu", "gpu"},
-                {"tp", "TP"},
-                {"link", "link", 0, false},
-                {"weights_gb_per_gpu", "weights GB/GPU", 1},
-                {"kv_cache_gb", "KV GB", 1},
-                {"max_batch", "max batch", 0, false},
-                {"batch", "batch", 0, true, true},
-                {"batch_limit", "limited by"},
-                {"prefill_s", "prefill s", 3, false},
-                {"decode_step_ms", "step ms", 1, false},
-                {"decode_bound", "decode bound", 0, false},
-                {"ttft_s", "TTFT s", 2},
-                {"tpot_ms", "TPOT ms", 1},
-                {"output_tokens_per_s", "out tok/s", 0},
-                {"requests_per_s", "req/s", 3, false},
-                {"replicas", "replicas", 0, true, true},
-                {"gpus", "GPUs", 0, true, true},
-                {"busy_share", "busy", 3, false, true},
-                {"meets_targets", "meets targets", 0, false},
-                {"note", "note", 0, false}};
+  tb.columns = {{"gpu", tr_noop("gpu")},
+                {"tp", tr_noop("TP")},
+                {"link", tr_noop("link"), 0, false},
+                {"weights_gb_per_gpu", tr_noop("weights GB/GPU"), 1},
+                {"kv_cache_gb", tr_noop("KV GB"), 1},
+                {"max_batch", tr_noop("max batch"), 0, false},
+                {"batch", tr_noop("batch"), 0, true, true},
+                {"batch_limit", tr_noop("limited by")},
+                {"prefill_s", tr_noop("prefill s"), 3, false},
+                {"decode_step_ms", tr_noop("step ms"), 1, false},
+                {"decode_bound", tr_noop("decode bound"), 0, false},
+                {"ttft_s", tr_noop("TTFT s"), 2},
+                {"tpot_ms", tr_noop("TPOT ms"), 1},
+                {"output_tokens_per_s", tr_noop("out tok/s"), 0},
+                {"requests_per_s", tr_noop("req/s"), 3, false},
+                {"replicas", tr_noop("replicas"), 0, true, true},
+                {"gpus", tr_noop("GPUs"), 0, true, true},
+                {"busy_share", tr_noop("busy"), 3, false, true},
+                {"meets_targets", tr_noop("meets targets"), 0, false},
+                {"note", tr_noop("note"), 0, false}};
   for (const GpuRow& r : rows) {
     const ReplicaPlan& z = r.sized;
     const ReplicaRun& run = z.run;
@@ -347,26 +348,26 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
       "Per rental offer and billing mode (hourly: started and stopped with the day's load; monthly: all month, sized "
       "for the busiest hour), and owning the cards";
   tb.currency = cur;
-  tb.columns = {{"offer", "offer"},
-                {"provider", "provider", 0, false},
-                {"region", "region", 0, false},
-                {"gpu", "gpu"},
-                {"gpus_per_instance", "GPUs/inst"},
-                {"mode", "mode"},
-                {"price", "price", -1, false},
-                {"per", "per", 0, false},
-                {"tp", "TP"},
-                {"batch", "batch", 0, true, true},
-                {"replicas", "replicas", 0, true, true},
-                {"instances", "instances", 0, true, true},
-                {"instance_hours_per_day", "inst-h/day", 0, true, true},
-                {"monthly_instances", "by month", 0, true, true},
+  tb.columns = {{"offer", tr_noop("offer")},
+                {"provider", tr_noop("provider"), 0, false},
+                {"region", tr_noop("region"), 0, false},
+                {"gpu", tr_noop("gpu")},
+                {"gpus_per_instance", tr_noop("GPUs/inst")},
+                {"mode", tr_noop("mode")},
+                {"price", tr_noop("price"), -1, false},
+                {"per", tr_noop("per"), 0, false},
+                {"tp", tr_noop("TP")},
+                {"batch", tr_noop("batch"), 0, true, true},
+                {"replicas", tr_noop("replicas"), 0, true, true},
+                {"instances", tr_noop("instances"), 0, true, true},
+                {"instance_hours_per_day", tr_noop("inst-h/day"), 0, true, true},
+                {"monthly_instances", tr_noop("by month"), 0, true, true},
                 {"monthly", fmt::format("{}/month", cur.code()), 2, true, true},
                 {"per_million_tokens", fmt::format("{}/M tok", cur.code()), 2, true, true},
                 {"per_million_output_tokens_at_capacity", fmt::format("{}/M out@cap", cur.code()), 2, true, true},
-                {"api_break_even_rps", "API break-even req/s", -3, false, true},
-                {"as_of", "as_of", 0, false},
-                {"note", "note", 0, false}};
+                {"api_break_even_rps", tr_noop("API break-even req/s"), -3, false, true},
+                {"as_of", tr_noop("as_of"), 0, false},
+                {"note", tr_noop("note"), 0, false}};
   for (const CostRow& r : rows) {
     const ReplicaPlan& z = r.sized;
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };

@@ -1,0 +1,57 @@
+// Output for people in their language (English or Chinese); output for
+// machines never changes with it. The messages are GNU gettext catalogs
+// (lib/po/zh_CN.po, kept with xgettext/msgmerge/msgfmt), compiled into the
+// binary and looked up here rather than through glibc's gettext(): glibc
+// translates only when the user's locale is generated on the machine (a bare
+// Debian has C.UTF-8 alone), and `--lang zh` must work wherever gpuplan runs.
+//
+// Marking (xgettext --keyword=tr --keyword=trf --keyword=tr_noop):
+//   tr("text")                  translated now
+//   trf("{} GPUs", n)           translated, then formatted (fmt syntax)
+//   tr_noop("text")             only marked: a label translated when rendered
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpuplan {
+
+enum class Language { kEnglish, kChinese };
+
+/// The language messages are looked up in (the CLI sets it once, before any work).
+void set_language(Language language);
+Language language();
+
+/// "en" / "zh" (also "zh_CN", "zh-TW", "english"…); throws std::invalid_argument otherwise.
+Language parse_language(std::string_view name);
+/// POSIX precedence for messages: LC_ALL, else LC_MESSAGES, else LANG (the first
+/// set and non-empty); Chinese when it starts with "zh", else English.
+Language language_from_environment(const char* lc_all, const char* lc_messages, const char* lang);
+
+/// The text in the current language: its translation, or itself when it has none.
+std::string_view tr(std::string_view msgid);
+constexpr const char* tr_noop(const char* msgid) { return msgid; }
+
+/// tr() then fmt::format; the English text is checked at compile time, and a
+/// test checks that every translation has the same placeholders.
+template <typename... Args>
+std::string trf(fmt::format_string<Args...> msgid, Args&&... args) {
+  const fmt::string_view id = msgid;
+  return fmt::format(fmt::runtime(tr(std::string_view(id.data(), id.size()))), std::forward<Args>(args)...);
+}
+
+/// Whether `msgid` has a Chinese translation.
+bool has_translation(std::string_view msgid);
+
+/// Every (msgid, msgstr) of the Chinese catalog, fuzzy entries left out (tests).
+const std::vector<std::pair<std::string, std::string>>& chinese_catalog();
+
+/// A .po file's entries: msgid and msgstr unescaped; the header and fuzzy
+/// entries left out. Throws std::invalid_argument naming the line of a syntax error.
+std::vector<std::pair<std::string, std::string>> parse_po(std::string_view text);
+
+}  // namespace gpuplan
