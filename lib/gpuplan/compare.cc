@@ -174,7 +174,7 @@ void add_rented_serving(const Scenario& s, Month& month, double drift, double sh
 OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bool lean = false) {
   const Workload& w = s.workload;
   OptionBuilder b(
-      "rent_hourly",
+      tr_noop("rent_hourly"),
       lean ? "" : trf("Rent by the hour: {}× {}", instances_for(w.gpus, h.rent.gpus_per_instance), h.rent.description),
       s, lean);
   for (int m = 1; m <= s.horizon_months; ++m) {
@@ -201,7 +201,7 @@ OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bo
 
 OptionResult build_monthly(const Scenario& s, const RentInputs& r, double u) {
   const Workload& w = s.workload;
-  OptionBuilder b("rent_monthly",
+  OptionBuilder b(tr_noop("rent_monthly"),
                   trf("Rent by the month: {}× {}", instances_for(w.gpus, r.gpus_per_instance), r.description), s);
   const int n = instances_for(w.gpus, r.gpus_per_instance);
   // Paid upfront: that share of the whole committed term's compute in month 0
@@ -231,8 +231,8 @@ OptionResult build_monthly(const Scenario& s, const RentInputs& r, double u) {
 
 OptionResult build_spot(const Scenario& s, const SpotInputs& sp, double u, const SpotOverhead& ov) {
   const Workload& w = s.workload;
-  OptionBuilder b("spot", trf("Spot: {}× {}", instances_for(w.gpus, sp.rent.gpus_per_instance), sp.rent.description),
-                  s);
+  OptionBuilder b(tr_noop("spot"),
+                  trf("Spot: {}× {}", instances_for(w.gpus, sp.rent.gpus_per_instance), sp.rent.description), s);
   const HourlyInputs as_hourly{sp.rent, Hours(0), true};
   // Interruptions stretch each run by T/W (spot.h); the stretch is billed, up to
   // the whole month: past it, spot cannot do the work (left out below).
@@ -446,7 +446,7 @@ Financed pay_for_hardware(const Scenario& s, Money hardware, OptionBuilder& b) {
 OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullptr, bool lean = false) {
   const OwnInputs& o = s.own;
   const Workload& w = s.workload;
-  OptionBuilder b("buy", lean ? "" : trf("Buy {}× {}", o.cards, o.gpu), s, lean);
+  OptionBuilder b(tr_noop("buy"), lean ? "" : trf("Buy {}× {}", o.cards, o.gpu), s, lean);
   const Money hardware = hardware_capex(o);
   const Financed financed = pay_for_hardware(s, hardware, b);
   b.month(0).add(tr_noop("facility"), o.facility);
@@ -525,7 +525,7 @@ OptionResult build_hybrid(const Scenario& s, const HybridInputs& hy, const Hourl
   const double wanted = hy.local_share * w.gpus * u / (hy.local_cards * hy.local_speed);
   const double u_local = std::min(1.0, wanted);
   const double share = u > 0 ? u_local * hy.local_cards * hy.local_speed / (w.gpus * u) : 0.0;
-  OptionBuilder b("hybrid",
+  OptionBuilder b(tr_noop("hybrid"),
                   trf("Hybrid: {:.0f}% of the work on {}× local {}, rest by the hour",
                       (wanted > 1.0 ? share : hy.local_share) * 100, hy.local_cards, hy.local_gpu),
                   s);

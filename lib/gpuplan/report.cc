@@ -7,6 +7,7 @@
 #include "gpuplan/error.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
@@ -412,7 +413,8 @@ bool is_currency_code(std::string_view s) {
 // A label with its currency ("total CNY", "CNY/used GPU-h"): the words translated, the code kept.
 std::string translate_label(std::string_view label) {
   if (has_translation(label) || label.size() < 4) return std::string(tr(label));
-  if (const std::string_view code = label.substr(label.size() - 3); label[label.size() - 4] == ' ' && is_currency_code(code))
+  if (const std::string_view code = label.substr(label.size() - 3);
+      label[label.size() - 4] == ' ' && is_currency_code(code))
     return std::string(tr(label.substr(0, label.size() - 4))) + " " + std::string(code);
   if (const std::string_view code = label.substr(0, 3); is_currency_code(code) && label[3] == '/')
     return std::string(code) + std::string(tr(label.substr(3)));
@@ -432,8 +434,9 @@ Report for_reader(const Report& report) {
   }
   for (Chart& c : r.charts) {
     for (std::string* s : {&c.title, &c.x_label, &c.y_label, &c.marker_label}) translate(*s);
-    if (c.words)
-      for (ChartSeries& s : c.series) translate(s.name);
+    if (!c.words) continue;
+    for (ChartSeries& s : c.series) translate(s.name);
+    for (std::string& s : c.categories) translate(s);
   }
   return r;
 }
@@ -501,6 +504,28 @@ std::string render_as_is(const Report& report, Format format, const RenderOption
 }
 
 }  // namespace
+
+std::vector<std::string> untranslated(const Report& report) {
+  std::vector<std::string> out;
+  // Only words need a translation: "-20%", "#" and "R²" read the same in both.
+  auto check = [&](std::string_view english, std::string_view shown) {
+    const bool words =
+        std::any_of(english.begin(), english.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    // Text written in the language already (trf at construction) holds wide characters.
+    const auto code_points = std::count_if(english.begin(), english.end(), [](char c) { return (c & 0xC0) != 0x80; });
+    const bool chinese = display_width(english) > static_cast<std::size_t>(code_points);
+    if (words && !chinese && !is_currency_code(english) && shown == english && !has_translation(english))
+      out.emplace_back(english);
+  };
+  for (const Table& t : report.tables) {
+    if (!t.text) continue;
+    if (!t.title.empty()) check(t.title, tr(t.title));
+    for (const std::size_t j : shown_columns(t)) check(t.columns[j].label, translate_label(t.columns[j].label));
+  }
+  for (const Chart& c : report.charts)
+    for (const std::string* s : {&c.title, &c.x_label, &c.y_label}) check(*s, tr(*s));
+  return out;
+}
 
 std::string render(const Report& report, Format format, const RenderOptions& options) {
   const bool for_people =

@@ -75,8 +75,8 @@ struct Chart {
   std::vector<ChartSeries> series{};
   std::optional<double> marker_x{};
   std::string marker_label{};
-  bool dots = false;  ///< lines: a dot at every point (a frontier of plans; a one-point series shows)
-  bool words = false;  ///< the series' names are messages ("power"), translated for people; else names
+  bool dots = false;   ///< lines: a dot at every point (a frontier of plans; a one-point series shows)
+  bool words = false;  ///< series and category names are messages ("power", "buy"), translated for people
 };
 
 struct Report {
@@ -119,6 +119,11 @@ void add_defaults_notes(Report& report, const std::vector<std::string>& defaults
 /// The whole output document. CSV and TSV hold the report's primary table only
 /// (one header row, RFC 4180); a report whose other tables matter says so.
 std::string render(const Report& report, Format format, const RenderOptions& options = {});
+
+/// The labels of the columns people see, the tables' titles and the charts'
+/// words that have no translation into the current language (tests keep it
+/// empty for Chinese).
+std::vector<std::string> untranslated(const Report& report);
 
 /// JSON document of the report: schema_version, command, inputs, tables, extra, notes.
 Json to_json(const Report& report);

@@ -38,7 +38,7 @@ Cell share(std::int64_t part, std::int64_t whole) {
 Table providers_table(const std::map<std::string, Tally>& by, const Tally& all) {
   Table t;
   t.name = "providers";
-  t.title = "Prices per provider";
+  t.title = tr_noop("Prices per provider");
   t.columns = {{"provider", tr_noop("provider")},   {"offers", tr_noop("offers")},
                {"prices", tr_noop("prices")},       {"stale", tr_noop("stale")},
                {"undated", tr_noop("undated")},     {"stale_share", tr_noop("stale share"), 2},
@@ -68,7 +68,7 @@ Table quality_table(const Catalog& c) {
   for (const FxRate& r : c.fx_rates) add(r.provenance);
   Table t;
   t.name = "sources";
-  t.title = "Records by how their source rates itself";
+  t.title = tr_noop("Records by how their source rates itself");
   t.columns = {{"confidence", tr_noop("confidence")}, {"records", tr_noop("records")}, {"undated", tr_noop("undated")}};
   for (const char* level : {"high", "medium", "low", "unrated"})
     if (const auto it = n.find(level); it != n.end())
@@ -93,8 +93,8 @@ Report catalog_check_report(const Context& ctx) {
   for (const auto& [name, t] : by) all.add(t);
   Report rep;
   rep.command = "catalog check";
-  rep.title = fmt::format("Catalog check: {} offers from {} providers, {} prices; {} stale, {} undated", all.offers,
-                          by.size(), all.prices, all.stale, all.undated);
+  rep.title = trf("Catalog check: {} offers from {} providers, {} prices; {} stale, {} undated", all.offers, by.size(),
+                  all.prices, all.stale, all.undated);
   rep.inputs = ctx.echo();
   rep.tables.push_back(providers_table(by, all));
   rep.tables.push_back(quality_table(c));

@@ -14,7 +14,7 @@ namespace {
 Table offers_table(const ImportResult& r) {
   Table t;
   t.name = "offers";
-  t.title = "Imported offers";
+  t.title = tr_noop("Imported offers");
   t.columns = {{"id", tr_noop("id")},
                {"provider", tr_noop("provider")},
                {"region", tr_noop("region")},
@@ -72,7 +72,7 @@ Report catalog_import_report(const Context& ctx, const ImportQuery& q) {
   check_imported(r, ctx.catalog());
   Report report;
   report.command = "catalog import";
-  report.title = fmt::format("Catalog import ({}): {} rows read, {} offers", q.format, r.rows, r.offers.size());
+  report.title = trf("Catalog import ({}): {} rows read, {} offers", q.format, r.rows, r.offers.size());
   report.inputs = ctx.echo();
   report.inputs["format"] = q.format;
   report.inputs["files"] = Json::strings(q.files);

@@ -57,6 +57,7 @@ Chart cumulative_cost_chart(const Comparison& c) {
   ch.name = "cumulative_cost";
   ch.title = tr_noop("Cumulative cost per option (buy: net of the hardware's book value)");
   ch.x_label = tr_noop("month");
+  ch.words = true;  // the series are the options
   ch.y_label = std::string(c.scenario.currency.code());
   const std::vector<std::vector<double>> cum = cumulative_costs(c);
   for (std::size_t i = 0; i < c.options.size(); ++i) {
@@ -206,7 +207,7 @@ Table breakdown_table(const Comparison& c, Currency currency) {
   breakdown.name = "breakdown";
   breakdown.currency = currency;
   breakdown.title = tr_noop("Cost breakdown over the horizon");
-  breakdown.columns = {{"option", tr_noop("option")},
+  breakdown.columns = {{.key = "option", .label = tr_noop("option"), .words = true},
                        {.key = "item", .label = tr_noop("item"), .words = true},
                        {"amount", std::string(currency.code()), currency.minor_digits()}};
   for (const OptionResult& o : c.options)

@@ -99,7 +99,7 @@ Table scenarios_table(const std::vector<Compared>& all, const Compared* best, bo
                {"npv", tr_noop("NPV") + (" " + CUR), cents},
                {"npv_per_month", tr_noop("NPV/month") + (" " + CUR), cents},
                {per_month ? "over_cheapest_per_month" : "over_cheapest",
-                (per_month ? "over best/month " : "over best ") + CUR, cents},
+                std::string(per_month ? tr_noop("over best/month") : tr_noop("over best")) + " " + CUR, cents},
                {"used_gpu_hours", tr_noop("GPU-h used"), 0},
                {"cheapest_in_scenario", tr_noop("best here"), 0},
                {"cheapest_overall", tr_noop("best of all"), 0},
@@ -125,16 +125,17 @@ Table differences_table(const std::vector<Compared>& all, const Compared* best, 
   const int cents = cur.minor_digits();
   Table t;
   t.name = "scenario_best";
-  t.title = per_month ? "Each scenario's cheapest option against the cheapest of all (NPV a month: the horizons "
-                        "differ)"
-                      : "Each scenario's cheapest option against the cheapest of all (NPV)";
+  t.title = per_month ? tr_noop(
+                            "Each scenario's cheapest option against the cheapest of all (NPV a month: the "
+                            "horizons differ)")
+                      : tr_noop("Each scenario's cheapest option against the cheapest of all (NPV)");
   t.currency = cur;
   t.columns = {{"scenario", tr_noop("scenario")},
                {"cheapest", tr_noop("its cheapest")},
                {"npv", tr_noop("NPV") + (" " + CUR), cents},
                {"npv_per_month", tr_noop("NPV/month") + (" " + CUR), cents},
                {per_month ? "over_cheapest_per_month" : "over_cheapest",
-                (per_month ? "over the best/month " : "over the best ") + CUR, cents},
+                std::string(per_month ? tr_noop("over the best/month") : tr_noop("over the best")) + " " + CUR, cents},
                {"over_cheapest_pct", tr_noop("% over the best"), 1}};
   for (const Compared& x : all) {
     if (!x.best) {
@@ -256,7 +257,7 @@ Report compare_scenarios_report(const Context& ctx, const CompareQuery& q) {
   Report rep;
   rep.command = "compare";
   rep.currency = cur;
-  rep.title = fmt::format("Buy vs rent, {} scenarios side by side, {}", all.size(), cur.code());
+  rep.title = trf("Buy vs rent, {} scenarios side by side, {}", all.size(), cur.code());
   rep.tables = {scenarios_table(all, best, per_month, cur), differences_table(all, best, per_month, cur)};
   Json in = ctx.echo();
   in["scenario_files"] = Json::strings(q.scenario_files);

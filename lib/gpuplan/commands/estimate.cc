@@ -131,7 +131,7 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl, const 
 Table memory_table(const Estimate& e, const Cluster& cl) {
   Table mem;
   mem.name = "memory";
-  mem.title = fmt::format("Memory per GPU on {}× {} ({})", cl.gpus, cl.gpu->id, to_string(e.layout));
+  mem.title = trf("Memory per GPU on {}× {} ({})", cl.gpus, cl.gpu->id, to_string(e.layout));
   mem.columns = {{"component", tr_noop("component")}, {"gb_per_gpu", tr_noop("GB/GPU"), 2}};
   mem.add_row({std::string("weights"), e.memory.weights.value() / kGB});
   mem.add_row({std::string("gradients"), e.memory.gradients.value() / kGB});
@@ -147,12 +147,11 @@ Table memory_table(const Estimate& e, const Cluster& cl) {
 Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl, const LayoutPin& pin) {
   Table fit;
   fit.name = "fit";
-  fit.title =
-      fmt::format("Fit on every catalog GPU with {} (servers of {})", to_string(job.precision), cl.gpus_per_node);
+  fit.title = trf("Fit on every catalog GPU with {} (servers of {})", to_string(job.precision), cl.gpus_per_node);
   fit.columns = {{"gpu", tr_noop("gpu")},
                  {"memory_gb", tr_noop("mem GB"), 1},
-                 {"need_gb_per_gpu", fmt::format("GB/GPU at {}", cl.gpus), 1},
-                 {"fits", fmt::format("fits at {}", cl.gpus)},
+                 {"need_gb_per_gpu", trf("GB/GPU at {}", cl.gpus), 1},
+                 {"fits", trf("fits at {}", cl.gpus)},
                  {"minimum_gpus", tr_noop("min GPUs")},
                  {"layout", tr_noop("layout at the minimum")}};
   const TrainingModel model(job);
@@ -171,7 +170,7 @@ Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl, const
 Table step_table(const Estimate& e) {
   Table step;
   step.name = "step";
-  step.title = "Step time";
+  step.title = tr_noop("Step time");
   step.columns = {
       {"part", tr_noop("part")}, {"seconds", tr_noop("seconds"), 4}, {"share", tr_noop("share of step"), 3}};
   const auto part = [&](const char* name, Seconds s) {
@@ -292,7 +291,7 @@ Table costs_table(const CostRows& costs, const Gpu& gpu, Currency currency) {
   Table t;
   t.name = "costs";
   t.currency = currency;
-  t.title = fmt::format("Cost on every {} offer, each on its own shape and layout, cheapest first", gpu.id);
+  t.title = trf("Cost on every {} offer, each on its own shape and layout, cheapest first", gpu.id);
   t.columns = {{"offer", tr_noop("offer"), 0, false},
                {"provider", tr_noop("provider")},
                {"region", tr_noop("region")},
@@ -525,7 +524,7 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   Report& rep = out.report;
   rep.command = "estimate";
   rep.currency = ctx.currency;
-  rep.title = fmt::format("Training estimate: {} on {}× {}", job.name, cl.gpus, cl.gpu->id);
+  rep.title = trf("Training estimate: {} on {}× {}", job.name, cl.gpus, cl.gpu->id);
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   const CostRows costs = cost_rows(ctx, fx, rj, e);
   // Nothing fits: neither the job's own cluster nor any offer's shape (exit 4).

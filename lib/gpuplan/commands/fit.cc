@@ -128,7 +128,9 @@ ScalingFits scaling_fits(const std::string& file, const ScalingSample& sample, c
   return out;
 }
 
-std::string model_name(const ScalingFit& f) { return f.model == ScalingModel::kUsl ? "usl" : "amdahl"; }
+std::string model_name(const ScalingFit& f) {
+  return f.model == ScalingModel::kUsl ? tr_noop("usl") : tr_noop("amdahl");
+}
 
 Table models_table(const std::vector<ScalingFit>& fits) {
   Table models;
@@ -157,7 +159,7 @@ Table models_table(const std::vector<ScalingFit>& fits) {
 Table coefficients_table(const std::vector<ScalingFit>& fits) {
   Table coef;
   coef.name = "coefficients";
-  coef.title = "Coefficients (95% confidence intervals)";
+  coef.title = tr_noop("Coefficients (95% confidence intervals)");
   coef.columns = {{"model", tr_noop("model")},           {"parameter", tr_noop("parameter")},
                   {"estimate", tr_noop("estimate"), -7}, {"std_error", tr_noop("std error"), -4},
                   {"ci_low", tr_noop("low"), -6},        {"ci_high", tr_noop("high"), -6}};
@@ -184,7 +186,7 @@ Table coefficients_table(const std::vector<ScalingFit>& fits) {
 Table points_table(const ScalingSample& sample, const std::vector<ScalingFit>& fits) {
   Table pts;
   pts.name = "points";
-  pts.title = "Measured points (per GPU count: runs, mean, sample standard deviation)";
+  pts.title = tr_noop("Measured points (per GPU count: runs, mean, sample standard deviation)");
   pts.columns = {{"gpus", tr_noop("GPUs"), -6},
                  {"runs", tr_noop("runs")},
                  {"measured", tr_noop("measured"), 2},
@@ -206,7 +208,7 @@ Table points_table(const ScalingSample& sample, const std::vector<ScalingFit>& f
 Table predictions_table(const std::vector<double>& predict, const std::vector<ScalingFit>& fits) {
   Table pred;
   pred.name = "predictions";
-  pred.title = "Predictions (95% prediction intervals)";
+  pred.title = tr_noop("Predictions (95% prediction intervals)");
   pred.columns = {{"gpus", tr_noop("GPUs"), 0},
                   {"model", tr_noop("model")},
                   {"throughput", tr_noop("predicted"), 2},
@@ -322,8 +324,8 @@ Report fit_scaling_report(const Context&, const ScalingQuery& q) {
   const ScalingFits sf = scaling_fits(in.file, in.sample, q.model);
   Report rep;
   rep.command = "fit scaling";
-  rep.title = fmt::format("Scaling fit of {} against {} ({} rows at {} GPU counts, {})", in.ycol, in.xcol,
-                          in.sample.rows(), in.sample.groups().size(), in.file);
+  rep.title = trf("Scaling fit of {} against {} ({} rows at {} GPU counts, {})", in.ycol, in.xcol, in.sample.rows(),
+                  in.sample.groups().size(), in.file);
   rep.tables = {models_table(sf.fits), coefficients_table(sf.fits), points_table(in.sample, sf.fits)};
   rep.warnings = scaling_warnings(in.file, in.sample, sf);
   if (!predict.empty()) rep.tables.push_back(predictions_table(predict, sf.fits));
@@ -431,8 +433,8 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
 
   Report rep;
   rep.command = "fit progress";
-  rep.title = fmt::format("Training progress from {} ({} rows, {} warm-up rows dropped)", in.file, steps.size(),
-                          p.warmup_points);
+  rep.title =
+      trf("Training progress from {} ({} rows, {} warm-up rows dropped)", in.file, steps.size(), p.warmup_points);
   Table rate;
   rate.name = "rate";
   rate.columns = {{"quantity", tr_noop("quantity")},
@@ -463,7 +465,7 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
     const auto at = p.elapsed_at(*total);
     Table eta;
     eta.name = "eta";
-    eta.title = "ETA (95% prediction interval)";
+    eta.title = tr_noop("ETA (95% prediction interval)");
     eta.columns = {{"total_steps", tr_noop("total steps"), 0},
                    {"elapsed_hours", tr_noop("elapsed h"), 2},
                    {"low_hours", tr_noop("low"), 2},

@@ -88,8 +88,8 @@ Report flags_only_report(const Context& ctx, const MfuQuery& q) {
                                  basis, mfu * 100, gpus));
   Report rep;
   rep.command = "fit mfu";
-  rep.title = fmt::format("Model FLOPs utilisation on {}× {} ({}, against the {} peak)", gpus, gpu->id, prec_text,
-                          to_string(mfu_basis(*gpu, prec)));
+  rep.title = trf("Model FLOPs utilisation on {}× {} ({}, against the {} peak)", gpus, gpu->id, prec_text,
+                  to_string(mfu_basis(*gpu, prec)));
   Table t = mfu_table();
   t.add_row({gpu->id, static_cast<std::int64_t>(gpus), achieved / gpus / 1e12, peak_tflops, mfu, mfu, Cell{}});
   rep.tables.push_back(std::move(t));
@@ -216,8 +216,8 @@ Report job_report(const Context& ctx, const MfuQuery& q) {
   const double end_to_end = e.total_flops.value() / e.steps / per_step.count() / (peak_tflops * 1e12 * cl.gpus);
   Report rep;
   rep.command = "fit mfu";
-  rep.title = fmt::format("Model FLOPs utilisation of {} on {}× {} (against the {} peak)", rj.job.name, cl.gpus,
-                          cl.gpu->id, to_string(mfu_basis(*cl.gpu, rj.job.precision)));
+  rep.title = trf("Model FLOPs utilisation of {} on {}× {} (against the {} peak)", rj.job.name, cl.gpus, cl.gpu->id,
+                  to_string(mfu_basis(*cl.gpu, rj.job.precision)));
   Table t = mfu_table();
   t.add_row({cl.gpu->id, static_cast<std::int64_t>(cl.gpus), e.per_gpu.value() / 1e12, peak_tflops, *mfu, end_to_end,
              to_string(e.layout)});

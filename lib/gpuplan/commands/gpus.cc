@@ -67,7 +67,7 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
   }
   Report rep;
   rep.command = "gpus";
-  rep.title = fmt::format("GPU hardware: {} GPUs (TFLOPS are dense, without 2:4 sparsity)", t.rows.size());
+  rep.title = trf("GPU hardware: {} GPUs (TFLOPS are dense, without 2:4 sparsity)", t.rows.size());
   Json in = ctx.echo();
   Json f = Json::array();
   for (const auto& s : filters) f.push_back(s);

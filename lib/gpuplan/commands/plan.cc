@@ -223,8 +223,7 @@ Table frontier_table(const std::vector<PlanDetail>& frontier, const Roles& roles
   Table t;
   t.name = "frontier";
   t.currency = ctx.currency;
-  t.title =
-      fmt::format("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", frontier.size());
+  t.title = trf("Pareto frontier: {} plan(s) where finishing sooner costs more, fastest first", frontier.size());
   t.columns = plan_columns(std::string(ctx.currency.code()), ctx.currency.minor_digits());
   t.text_max_rows = 12;
   // Which roles each plan holds, one true/false column each (a joined "recommended, cheapest" cell split CSV fields).
@@ -247,8 +246,8 @@ Chart frontier_chart(const std::vector<PlanDetail>& frontier, const PlanResult& 
                      Currency currency) {
   Chart c;
   c.name = "pareto_frontier";
-  c.title = "Plans where finishing sooner costs more (Pareto frontier), the recommendation marked";
-  c.x_label = "done in, hours";
+  c.title = tr_noop("Plans where finishing sooner costs more (Pareto frontier), the recommendation marked");
+  c.x_label = tr_noop("done in, hours");
   c.y_label = std::string(currency.code());
   c.dots = true;
   ChartSeries line{"frontier", {}};
@@ -268,7 +267,7 @@ Table misses_table(const PlanResult& r, const PlanInputs& in, const Context& ctx
   Table t;
   t.name = "near_misses";
   t.currency = ctx.currency;
-  t.title = "Nearest misses: what each would need";
+  t.title = tr_noop("Nearest misses: what each would need");
   t.columns = plan_columns(std::string(ctx.currency.code()), cents);
   t.columns.insert(t.columns.end() - 1, {Column{"budget_needed", tr_noop("needs budget"), cents},
                                          Column{"deadline_needed_hours", tr_noop("needs deadline h"), 2}});
@@ -285,7 +284,7 @@ Table explain_table(const PlanResult& r, const Context& ctx) {
   Table t;
   t.name = "rejected";
   t.currency = ctx.currency;
-  t.title = "Why notable configurations were not chosen (--explain)";
+  t.title = tr_noop("Why notable configurations were not chosen (--explain)");
   t.columns = {{"what", tr_noop("configuration")},
                {"gpus", tr_noop("GPUs")},
                {"mode", tr_noop("mode")},

@@ -116,7 +116,7 @@ std::vector<Column> price_columns(Currency currency) {
       {"term", tr_noop("term")},
       {"price", CUR, 2},
       {"per", tr_noop("per")},
-      {"gpu_hour", CUR + "/GPU-h", 3},
+      {"gpu_hour", CUR + tr_noop("/GPU-h"), 3},
       {"list_price", tr_noop("list price"), -1, false},
       {"list_currency", tr_noop("list cur"), 0, false},
       {"fx_rate", tr_noop("fx rate"), 6, false},
@@ -271,7 +271,7 @@ Table history_table(const std::vector<Timeline>& lines, Currency currency, const
                {"list_currency", tr_noop("cur")},
                {"change", tr_noop("change"), 3, true, true},
                {"yearly_trend", tr_noop("yearly trend"), 3, true, true},
-               {"gpu_hour", CUR + "/GPU-h", 3},
+               {"gpu_hour", CUR + tr_noop("/GPU-h"), 3},
                {"note", tr_noop("note"), 0, false},
                {"source", tr_noop("source"), 0, false}};
   for (const Timeline& line : lines) {
@@ -306,8 +306,8 @@ Report history_report(const Context& ctx, const PricesQuery& q) {
   rep.currency = ctx.currency;
   std::set<std::string> offers;
   for (const Timeline& l : lines) offers.insert(l.offer->id);
-  rep.title = fmt::format("Price history: {} offer{} with earlier prices, oldest first", offers.size(),
-                          offers.size() == 1 ? "" : "s");
+  rep.title =
+      trf("Price history: {} offer{} with earlier prices, oldest first", offers.size(), offers.size() == 1 ? "" : "s");
   rep.inputs = prices_echo(ctx, q);
   rep.inputs["history"] = true;
   rep.tables.push_back(history_table(lines, ctx.currency, fx));
@@ -344,8 +344,8 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   Report rep;
   rep.command = "prices";
   rep.currency = ctx.currency;
-  rep.title = fmt::format("GPU rental prices in {}: {} offers, {} prices, sorted by {}", ctx.currency.code(),
-                          offers_seen.size(), rows.size(), q.sort);
+  rep.title = trf("GPU rental prices in {}: {} offers, {} prices, sorted by {}", ctx.currency.code(),
+                  offers_seen.size(), rows.size(), q.sort);
   rep.inputs = prices_echo(ctx, q);
   Table t = offers_table(rows, q.brief, ctx.currency, fx, ctx.catalog());
   if (!q.brief) {

@@ -43,8 +43,8 @@ Chart tornado(const Sensitivity& s, const std::string& metric_label, std::size_t
   Chart c;
   c.kind = Chart::Kind::kTornado;
   c.name = "tornado";
-  c.title = fmt::format("What moves the result most: each input at ±{:g}%", s.range * 100);
-  c.x_label = fmt::format("change from the base ({}): {}", short_number(s.base.metric.value_or(0)), metric_label);
+  c.title = trf("What moves the result most: each input at ±{:g}%", s.range * 100);
+  c.x_label = trf("change from the base ({}): {}", short_number(s.base.metric.value_or(0)), metric_label);
   ChartSeries low{fmt::format("-{:g}%", s.range * 100), {}}, high{fmt::format("+{:g}%", s.range * 100), {}};
   const double base = s.base.metric.value_or(0);
   for (const Swing& w : s.ranked) {
@@ -143,8 +143,8 @@ Subject job_subject_of(const Context& ctx, const SensitivityQuery& q, const Curr
   sub.inputs = job_subject(rp.job, rp.inputs, ctx.catalog(), fx);
   const bool time = rp.inputs.objective == Objective::kTime;
   sub.metric_key = time ? "finish_hours" : "cost";
-  sub.metric_label = time ? "the recommended plan's time to finish (hours)"
-                          : fmt::format("the recommended plan's cost ({})", ctx.currency.code());
+  sub.metric_label = time ? std::string(tr("the recommended plan's time to finish (hours)"))
+                          : trf("the recommended plan's cost ({})", ctx.currency.code());
   sub.name = rp.inputs.job.name.empty() ? rp.source : rp.inputs.job.name;
   sub.decision_what = "the recommended GPU, provider and billing mode";
   sub.source = rp.source;
@@ -161,8 +161,8 @@ Subject scenario_subject_of(const Context& ctx, const SensitivityQuery& q) {
   sub.currency = rs.scenario.currency;
   sub.inputs = scenario_subject(rs.scenario);
   sub.metric_key = "lead_npv";
-  sub.metric_label = fmt::format("NPV of {} (cheapest at the base) minus the next cheapest option ({})",
-                                 sub.inputs.winner.empty() ? "the option" : sub.inputs.winner, sub.currency.code());
+  sub.metric_label = trf("NPV of {} (cheapest at the base) minus the next cheapest option ({})",
+                         sub.inputs.winner.empty() ? tr("the option") : tr(sub.inputs.winner), sub.currency.code());
   sub.name = rs.scenario.name;
   sub.decision_what = "the cheapest option";
   sub.source = rs.source;
@@ -192,8 +192,8 @@ Table ranking_table(const Sensitivity& s, const Subject& sub, double range) {
                {"base", tr_noop("base")},
                {"low", "-" + fmt::format("{:g}%", range * 100)},
                {"high", "+" + fmt::format("{:g}%", range * 100)},
-               {key + "_low", "metric at -", kDigits},
-               {key + "_high", "metric at +", kDigits},
+               {key + "_low", tr_noop("metric at -"), kDigits},
+               {key + "_high", tr_noop("metric at +"), kDigits},
                {"swing", tr_noop("swing"), kDigits},
                {"decision_low", tr_noop("decision at -"), 0, false},
                {"decision_high", tr_noop("decision at +"), 0, false},
@@ -286,7 +286,7 @@ SensitivityReport sensitivity_report(const Context& ctx, const SensitivityQuery&
   Report& rep = out.report;
   rep.command = "sensitivity";
   rep.currency = sub.currency;
-  rep.title = fmt::format("Sensitivity: {}, each input ±{:g}%", sub.name, range * 100);
+  rep.title = trf("Sensitivity: {}, each input ±{:g}%", sub.name, range * 100);
   rep.tables.push_back(ranking_table(s, sub, range));
   if (const std::string chart = tornado_chart(s, sub.metric_label); !chart.empty()) rep.figures.push_back(chart);
   if (Chart c = tornado(s, sub.metric_label, 15); !c.categories.empty()) rep.charts.push_back(std::move(c));

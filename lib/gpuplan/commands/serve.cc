@@ -58,9 +58,9 @@ std::vector<GpuRow> gpu_rows(const Catalog& c, const Serving& s, std::vector<std
 Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t, const Serving& serving) {
   Table tb;
   tb.name = "replicas";
-  tb.title =
+  tb.title = tr_noop(
       "Per GPU: one replica (tensor parallel inside a server of up to 8), at the largest batch that meets "
-      "the targets";
+      "the targets");
   tb.columns = {{"gpu", tr_noop("gpu")},
                 {"tp", tr_noop("TP")},
                 {"link", tr_noop("link"), 0, false},
@@ -344,30 +344,31 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
   Table tb;
   tb.name = "offers";
   tb.lead = {"offer", "mode"};
-  tb.title =
+  tb.title = tr_noop(
       "Per rental offer and billing mode (hourly: started and stopped with the day's load; monthly: all month, sized "
-      "for the busiest hour), and owning the cards";
+      "for the busiest hour), and owning the cards");
   tb.currency = cur;
-  tb.columns = {{"offer", tr_noop("offer")},
-                {"provider", tr_noop("provider"), 0, false},
-                {"region", tr_noop("region"), 0, false},
-                {"gpu", tr_noop("gpu")},
-                {"gpus_per_instance", tr_noop("GPUs/inst")},
-                {"mode", tr_noop("mode")},
-                {"price", tr_noop("price"), -1, false},
-                {"per", tr_noop("per"), 0, false},
-                {"tp", tr_noop("TP")},
-                {"batch", tr_noop("batch"), 0, true, true},
-                {"replicas", tr_noop("replicas"), 0, true, true},
-                {"instances", tr_noop("instances"), 0, true, true},
-                {"instance_hours_per_day", tr_noop("inst-h/day"), 0, true, true},
-                {"monthly_instances", tr_noop("by month"), 0, true, true},
-                {"monthly", fmt::format("{}/month", cur.code()), 2, true, true},
-                {"per_million_tokens", fmt::format("{}/M tok", cur.code()), 2, true, true},
-                {"per_million_output_tokens_at_capacity", fmt::format("{}/M out@cap", cur.code()), 2, true, true},
-                {"api_break_even_rps", tr_noop("API break-even req/s"), -3, false, true},
-                {"as_of", tr_noop("as_of"), 0, false},
-                {"note", tr_noop("note"), 0, false}};
+  tb.columns = {
+      {"offer", tr_noop("offer")},
+      {"provider", tr_noop("provider"), 0, false},
+      {"region", tr_noop("region"), 0, false},
+      {"gpu", tr_noop("gpu")},
+      {"gpus_per_instance", tr_noop("GPUs/inst")},
+      {"mode", tr_noop("mode")},
+      {"price", tr_noop("price"), -1, false},
+      {"per", tr_noop("per"), 0, false},
+      {"tp", tr_noop("TP")},
+      {"batch", tr_noop("batch"), 0, true, true},
+      {"replicas", tr_noop("replicas"), 0, true, true},
+      {"instances", tr_noop("instances"), 0, true, true},
+      {"instance_hours_per_day", tr_noop("inst-h/day"), 0, true, true},
+      {"monthly_instances", tr_noop("by month"), 0, true, true},
+      {"monthly", std::string(cur.code()) + tr_noop("/month"), 2, true, true},
+      {"per_million_tokens", std::string(cur.code()) + tr_noop("/M tok"), 2, true, true},
+      {"per_million_output_tokens_at_capacity", std::string(cur.code()) + tr_noop("/M out@cap"), 2, true, true},
+      {"api_break_even_rps", tr_noop("API break-even req/s"), -3, false, true},
+      {"as_of", tr_noop("as_of"), 0, false},
+      {"note", tr_noop("note"), 0, false}};
   for (const CostRow& r : rows) {
     const ReplicaPlan& z = r.sized;
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };
