@@ -51,6 +51,10 @@ std::vector<FormatField> fields_of(const std::string& f, bool* manual) {
     const std::size_t colon = inner.find(':');
     const std::string id = inner.substr(0, colon);
     const std::string spec = colon == std::string::npos ? "" : inner.substr(colon + 1);
+    if (!id.empty() && id.find_first_not_of("0123456789") != std::string::npos) {
+      *manual = true;  // "{ }" is text, not a field: this string is not a format
+      return {};
+    }
     if (id.empty()) {
       out.push_back({next++, spec});
     } else {

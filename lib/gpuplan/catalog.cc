@@ -1,5 +1,7 @@
 #include "gpuplan/catalog.h"
 
+#include "gpuplan/i18n.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cctype>
@@ -111,12 +113,12 @@ std::optional<AvailabilityCaveat> caveat(std::string_view option, std::string_vi
   if (!m || m->status == Availability::kAvailable) return std::nullopt;
   // "H20 is unknown in CN" reads as if the card were; the question is what is unknown.
   const std::string status = m->status == Availability::kUnknown
-                                 ? fmt::format("whether {} can be had in {} is unknown", what, market)
-                                 : fmt::format("{} is {} in {}", what, to_string(m->status), market);
-  std::string detail = fmt::format("{}: {}", status, m->reason);
-  std::string warning = fmt::format("{}: {}", option, detail);
+                                 ? trf("whether {} can be had in {} is unknown", what, market)
+                                 : trf("{} is restricted in {}", what, market);
+  std::string detail = trf("{}: {}", status, m->reason);  // the reason is the catalog's own words
+  std::string warning = trf("{}: {}", tr(option), detail);
   return AvailabilityCaveat{std::string(option), m->status, std::move(detail), std::move(warning),
-                            fmt::format("{}: {}: {}.", option, status, cite(m->provenance))};
+                            trf("{}: {}: {}.", tr(option), status, cite(m->provenance))};
 }
 }  // namespace
 
@@ -131,7 +133,7 @@ std::optional<AvailabilityCaveat> purchase_caveat(const Catalog& c, std::string_
 std::optional<AvailabilityCaveat> rental_caveat(const Catalog& c, std::string_view option, std::string_view offer,
                                                 std::string_view market) {
   const Offer* o = offer.empty() ? nullptr : c.find_offer(offer);
-  return o ? caveat(option, fmt::format("offer {}", o->id), status_in(o->availability, market), market) : std::nullopt;
+  return o ? caveat(option, trf("offer {}", o->id), status_in(o->availability, market), market) : std::nullopt;
 }
 
 std::string_view to_string(PurchaseKind k) {

@@ -714,9 +714,9 @@ std::string recommendation(Comparison& c, const OptionResult& win) {
                                                 : trf("cash not paid back within {} months", s.horizon_months);
     why += c.break_even_month
                ? trf("{}counting the hardware's value, owning is ahead of {} from month {:.1f} of {} ({})", sep,
-                     c.break_even_versus, *c.break_even_month, s.horizon_months, payback)
+                     tr(c.break_even_versus), *c.break_even_month, s.horizon_months, payback)
                : trf("{}owning is still behind {} at the {}-month horizon, counting the hardware's value", sep,
-                     c.break_even_versus, s.horizon_months);
+                     tr(c.break_even_versus), s.horizon_months);
   }
   std::string out = trf("{} is cheapest (NPV {:.0f} {}){}{}.", win.label, win.npv, s.currency.code(),
                         why.empty() ? "" : tr(": "), why);

@@ -1,4 +1,5 @@
 #include "gpuplan/fields.h"
+#include "gpuplan/i18n.h"
 
 #include <cctype>
 #include <algorithm>
@@ -28,7 +29,7 @@ std::string describe(const Range& r, double scale, std::string_view unit) {
 Value parse_money_field(const Range& r, const std::string& t, const FieldContext& ctx) {
   Money m = parse_money(t, ctx.file_currency);
   if (m.micros() < 0 || (r.lo_open && m.micros() == 0))
-    bad(r.lo_open ? "must be a positive amount" : "must not be negative");
+    bad(std::string(r.lo_open ? tr("must be a positive amount") : tr("must not be negative")));
   if (m.units() >= Money::kMaxPlausibleUnits)
     bad(fmt::format("{} is a trillion or more: not an amount gpuplan can plan with", t));
   if (ctx.fx && m.currency() != ctx.fx->display()) {
@@ -43,23 +44,22 @@ Value parse_money_field(const Range& r, const std::string& t, const FieldContext
 
 Value parse_whole(const Range& r, const std::string& t) {
   const double v = parse_count(t);
-  if (v != std::floor(v)) bad(fmt::format("{} is not a whole number", t));
-  if (outside(v, r))
-    bad(fmt::format("{} is outside {}..{}", t, static_cast<long long>(r.lo), static_cast<long long>(r.hi)));
+  if (v != std::floor(v)) bad(trf("{} is not a whole number", t));
+  if (outside(v, r)) bad(trf("{} is outside {}..{}", t, static_cast<long long>(r.lo), static_cast<long long>(r.hi)));
   return static_cast<int>(v);
 }
 
 Value parse_count_field(const Range& r, const std::string& t) {
   const double v = parse_count(t);
-  if (below(v, r)) bad(fmt::format("{} must be greater than zero", t));
+  if (below(v, r)) bad(trf("{} must be greater than zero", t));
   if (above(v, r)) bad(fmt::format("{} is more than {:g}, the most gpuplan takes here", t, r.hi));
   return v;
 }
 
 Value parse_number_field(const Range& r, const std::string& t) {
   const double v = parse_number(t);
-  if (r.lo_open && r.lo == 0 && std::isinf(r.hi) && below(v, r)) bad(fmt::format("{} must be greater than zero", t));
-  if (outside(v, r)) bad(fmt::format("{} is outside {}", t, describe(r, 1, "")));
+  if (r.lo_open && r.lo == 0 && std::isinf(r.hi) && below(v, r)) bad(trf("{} must be greater than zero", t));
+  if (outside(v, r)) bad(trf("{} is outside {}", t, describe(r, 1, "")));
   return v;
 }
 
@@ -96,7 +96,7 @@ Value parse_kind(ValueKind kind, const Range& r, std::span<const Choice> choices
     case ValueKind::kShare:
     case ValueKind::kFactor: {
       const double v = parse_share(t);
-      if (outside(v, r)) bad(fmt::format("{} is outside {}", t, describe(r, 100, "%")));
+      if (outside(v, r)) bad(trf("{} is outside {}", t, describe(r, 100, "%")));
       return v;
     }
     case ValueKind::kDuration: {
@@ -116,7 +116,7 @@ Value parse_kind(ValueKind kind, const Range& r, std::span<const Choice> choices
     }
     case ValueKind::kRate: {
       const BytesPerSecond rate = parse_rate(t);
-      if (below(rate.value(), r)) bad(fmt::format("{} must be greater than zero", t));
+      if (below(rate.value(), r)) bad(trf("{} must be greater than zero", t));
       return rate;
     }
     case ValueKind::kCount:

@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "gpuplan/i18n.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/json.h"
 #include "gpuplan/money.h"
@@ -323,7 +324,7 @@ std::vector<MissingField> apply_defaults(Root& r, const Section<Root>& section, 
       fb = Fallback{v, shown_default(f.kind, v, text), std::string(f.why)};
     }
     if (!fb) {
-      if (!f.missing.empty()) missing.push_back({field_path(section.name, f.key), std::string(f.missing)});
+      if (!f.missing.empty()) missing.push_back({field_path(section.name, f.key), std::string(tr(f.missing))});
       continue;
     }
     f.at.set(r, fb->value);

@@ -1,4 +1,5 @@
 #include "gpuplan/io.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -24,15 +25,15 @@ InputError file_error(const std::string& path, const std::string& what) {
 std::string errno_text(int err) {
   switch (err) {
     case ENOENT:
-      return "no such file";
+      return std::string(tr("no such file"));
     case EACCES:
-      return "permission denied";
+      return std::string(tr("permission denied"));
     case EISDIR:
-      return "is a directory";
+      return std::string(tr("is a directory"));
     case ENOSPC:
-      return "no space left on device";
+      return std::string(tr("no space left on device"));
     case EROFS:
-      return "read-only file system";
+      return std::string(tr("read-only file system"));
     default:
       return std::strerror(err);
   }

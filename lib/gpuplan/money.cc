@@ -1,4 +1,5 @@
 #include "gpuplan/money.h"
+#include "gpuplan/i18n.h"
 
 #include <cctype>
 #include <cmath>
@@ -58,7 +59,7 @@ std::string Currency::lower() const {
 Money Money::parse(std::string_view text, Currency currency) {
   const std::string_view original = text;
   const auto bad = [&](std::string_view why) {
-    return std::invalid_argument(fmt::format("'{}' is not a decimal amount{}", original, why));
+    return std::invalid_argument(trf("'{}' is not a decimal amount{}", original, why));
   };
   bool negative = false;
   if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
@@ -67,7 +68,7 @@ Money Money::parse(std::string_view text, Currency currency) {
   }
   if (text.empty()) throw bad("");
   // "010" is octal in YAML 1.1 and a typo anywhere else: refuse it ("0.5" is fine).
-  if (text.size() >= 2 && text[0] == '0' && text[1] != '.') throw bad(" (it has a leading zero)");
+  if (text.size() >= 2 && text[0] == '0' && text[1] != '.') throw bad(tr(" (it has a leading zero)"));
   std::int64_t units = 0;
   std::int64_t fraction = 0;
   int fraction_digits = 0;
@@ -79,12 +80,12 @@ Money Money::parse(std::string_view text, Currency currency) {
       seen_point = true;
       continue;
     }
-    if (ch == ',' || ch == '_' || ch == ' ') throw bad(" (write it without thousands separators: 1200, not 1,200)");
-    if (ch < '0' || ch > '9') throw bad(" (write a plain number such as 1200.50, without symbols or exponents)");
+    if (ch == ',' || ch == '_' || ch == ' ') throw bad(tr(" (write it without thousands separators: 1200, not 1,200)"));
+    if (ch < '0' || ch > '9') throw bad(tr(" (write a plain number such as 1200.50, without symbols or exponents)"));
     any_digit = true;
     const int digit = ch - '0';
     if (seen_point) {
-      if (++fraction_digits > 6) throw bad(" (more than 6 decimal places)");
+      if (++fraction_digits > 6) throw bad(tr(" (more than 6 decimal places)"));
       fraction = fraction * 10 + digit;
     } else {
       if (units > (std::numeric_limits<std::int64_t>::max() / kMicrosPerUnit - 9) / 10)
@@ -150,7 +151,7 @@ Money parse_money(std::string_view text, Currency fallback) {
       while (!amount.empty() && amount.back() == ' ') amount.remove_suffix(1);
       // ".nan" and "inf" end in letters too: quote the whole text, not "." as an amount.
       if (amount.find_first_of("0123456789") == std::string_view::npos)
-        throw std::invalid_argument(fmt::format("'{}' is not a decimal amount", text));
+        throw std::invalid_argument(trf("'{}' is not a decimal amount", text));
       return Money::parse(amount, Currency(tail));
     }
   }

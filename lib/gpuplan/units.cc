@@ -1,4 +1,5 @@
 #include "gpuplan/units.h"
+#include "gpuplan/i18n.h"
 
 #include <array>
 #include <charconv>
@@ -28,14 +29,13 @@ std::pair<double, std::string_view> split_number(std::string_view text) {
   if (body.size() >= 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X'))
     throw std::invalid_argument(fmt::format("'{}' is not a decimal number (hexadecimal is not accepted)", text));
   if (body.empty() || !(std::isdigit(static_cast<unsigned char>(body[0])) || body[0] == '.'))
-    throw std::invalid_argument(fmt::format("'{}' is not a number", text));
+    throw std::invalid_argument(trf("'{}' is not a number", text));
   double value = 0.0;
   const char* first = digits.data();
   const char* last = digits.data() + digits.size();
   const auto [ptr, ec] = std::from_chars(first, last, value, std::chars_format::general);
   if (ec == std::errc::result_out_of_range) throw std::invalid_argument(fmt::format("'{}' is out of range", text));
-  if (ec != std::errc() || !std::isfinite(value))
-    throw std::invalid_argument(fmt::format("'{}' is not a number", text));
+  if (ec != std::errc() || !std::isfinite(value)) throw std::invalid_argument(trf("'{}' is not a number", text));
   const std::string_view number(first, static_cast<std::size_t>(ptr - first));
   const std::string_view int_part = negative ? number.substr(1) : number;
   // YAML 1.1 reads 010 as octal 8; refuse the ambiguity rather than guess.
@@ -45,7 +45,7 @@ std::pair<double, std::string_view> split_number(std::string_view text) {
   std::string_view unit(ptr, static_cast<std::size_t>(last - ptr));
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   if (!unit.empty() && (unit.front() == '_' || unit.front() == ','))
-    throw std::invalid_argument(fmt::format("'{}' is not a number (write digits without separators)", text));
+    throw std::invalid_argument(trf("'{}' is not a number (write digits without separators)", text));
   return {value, unit};
 }
 
@@ -155,7 +155,7 @@ Date parse_date(std::string_view text) {
   num(5, 2, m);
   num(8, 2, d);
   const std::chrono::year_month_day ymd{std::chrono::year(y), std::chrono::month(m), std::chrono::day(d)};
-  if (!ymd.ok()) throw std::invalid_argument(fmt::format("'{}' is not a real calendar day", text));
+  if (!ymd.ok()) throw std::invalid_argument(trf("'{}' is not a real calendar day", text));
   return Date(ymd);
 }
 

@@ -1,4 +1,5 @@
 #include "gpuplan/yaml_reader.h"
+#include "gpuplan/i18n.h"
 
 #include "gpuplan/io.h"
 #include "gpuplan/suggest.h"
@@ -312,7 +313,8 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
                   "holds more than one YAML document (a ---, ... or % directive line starts another); a file is "
                   "one document");
       } else {
-        diag.fail(stray_comma(owned, diag.file()), "", "malformed YAML: a ',' outside a [ ] list or { } map");
+        diag.fail(stray_comma(owned, diag.file()), "",
+                  std::string(tr("malformed YAML: a ',' outside a [ ] list or { } map")));
       }
       return std::nullopt;
     }
@@ -324,9 +326,9 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
   } catch (const YAML::ParserException& e) {
     SourceLocation where{diag.file(), 0, 0};
     if (!e.mark.is_null()) where = {diag.file(), e.mark.line + 1, e.mark.column + 1};
-    diag.fail(where, "", fmt::format("malformed YAML: {}", e.msg));
+    diag.fail(where, "", trf("malformed YAML: {}", e.msg));
   } catch (const YAML::Exception& e) {
-    diag.fail(SourceLocation{diag.file(), 0, 0}, "", fmt::format("malformed YAML: {}", e.msg));
+    diag.fail(SourceLocation{diag.file(), 0, 0}, "", trf("malformed YAML: {}", e.msg));
   }
   return std::nullopt;
 }
@@ -385,16 +387,16 @@ void Fields::finish() {
     const std::string& key = it->first.Scalar();
     const auto [pos, fresh] = seen.emplace(key, it->first.Mark().line + 1);
     if (!fresh) {
-      diag_.fail(it->first, field(key), fmt::format("is given twice (first on line {})", pos->second));
+      diag_.fail(it->first, field(key), trf("is given twice (first on line {})", pos->second));
       continue;
     }
     if (used_.contains(key) || std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::vector<std::string_view> candidates = known_;
     for (const std::string& k : used_) candidates.push_back(k);
     const std::string_view near = nearest(key, candidates);
-    diag_.fail(
-        it->first, field(key),
-        near.empty() ? "is not a known field" : fmt::format("is not a known field; did you mean '{}'?", field(near)));
+    diag_.fail(it->first, field(key),
+               near.empty() ? std::string(tr("is not a known field"))
+                            : trf("is not a known field; did you mean '{}'?", field(near)));
   }
 }
 
@@ -521,7 +523,7 @@ void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnost
     for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
       YAML::Node next = node[keys[i]];
       if (next.IsDefined() && !next.IsNull() && !next.IsMap()) {
-        diag.fail(SourceLocation{"--set " + s}, path, fmt::format("{} is not a section", keys[i]));
+        diag.fail(SourceLocation{"--set " + s}, path, trf("{} is not a section", keys[i]));
         ok = false;
         break;
       }

@@ -47,6 +47,9 @@ def main():
     if p.returncode != 0:
         fail("gpuplan exited %d: %s" % (p.returncode, p.stderr.decode()))
     html = open(page, encoding="utf-8").read()
+    if "--lang" in args and args[args.index("--lang") + 1] == "zh":
+        if not re.search(r"[\u4e00-\u9fff]", html) or '<html lang="zh-CN">' not in html:
+            fail("--lang zh: the page is not Chinese (no CJK text or no lang=\"zh-CN\")")
     if re.search(r"<script|<link|<img|<iframe|@import|url\(", html, re.I):
         fail("the page loads something: a script, stylesheet, image or url()")
     urls = set(re.findall(r"https?://[^\s\"'<>)]+", html))

@@ -67,7 +67,7 @@ Chart cumulative_cost_chart(const Comparison& c) {
   }
   if (c.break_even_month) {
     ch.marker_x = *c.break_even_month;
-    ch.marker_label = trf("break-even against {}: month {:.1f}", c.break_even_versus, *c.break_even_month);
+    ch.marker_label = trf("break-even against {}: month {:.1f}", tr(c.break_even_versus), *c.break_even_month);
   }
   return ch;
 }
@@ -403,7 +403,7 @@ void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c,
   rep.notes.push_back(c.recommendation);
   for (const std::string& n : rs.scenario.workload.serving_notes) rep.notes.push_back("workload.serving: " + n);
   for (const OptionResult& o : c.options)
-    for (const auto& n : o.notes) rep.notes.push_back(fmt::format("{}: {}", o.key, n));
+    for (const auto& n : o.notes) rep.notes.push_back(trf("{}: {}", tr(o.key), n));
   if (c.break_even_utilisation)
     rep.notes.push_back(
         trf("Break-even utilisation (buy = rent by the hour, by NPV): {:.1f}%.", *c.break_even_utilisation * 100));
@@ -430,10 +430,10 @@ void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) 
   for (AvailabilityCaveat& caveat : availability_caveats(catalog, c.scenario)) {
     rep.warnings.push_back(std::move(caveat.warning));
     if (caveat.status == Availability::kRestricted && !c.scenario.exclude_restricted)
-      caveat.source_note += " --set exclude_restricted=true leaves it out of the decision.";
+      caveat.source_note += tr(" --set exclude_restricted=true leaves it out of the decision.");
     rep.notes.push_back(std::move(caveat.source_note));
   }
-  for (const std::string& n : c.options.front().warnings) rep.warnings.push_back("buy: " + n);
+  for (const std::string& n : c.options.front().warnings) rep.warnings.push_back(trf("{}: {}", tr("buy"), n));
 }
 
 Report compare_report(const Context& ctx, const CompareQuery& q) {
