@@ -328,3 +328,35 @@ TEST_CASE("a sample merged from two parts equals the sample of all rows", "[fit]
   }
   CHECK(a.groups()[7].gpus == 128);
 }
+
+TEST_CASE("fit scaling's chart: each law's curve, the best fit's band around it, the measured means as dots",
+          "[fit][chart]") {
+  ScalingQuery q;
+  q.file = GPUPLAN_SOURCE_DIR "/examples/scaling-a100.csv";
+  q.predict = {"64"};
+  const Report r = fit_scaling_report(Context{}, q);
+  REQUIRE(r.charts.size() == 1);
+  const Chart& c = r.charts.front();
+  CHECK(c.name == "scaling_fit");
+  REQUIRE(c.series.size() == 3);  // usl, amdahl, measured
+  const ChartSeries& best = c.series.front();
+  CHECK(best.name == "usl");  // R² 0.99997 against Amdahl's 0.9977: first, in the band's colour
+  CHECK(best.points.size() == 61);
+  CHECK(best.points.back().first == Approx(64));  // to the largest count asked about
+  REQUIRE(c.band);
+  REQUIRE(c.band->points.size() == best.points.size());
+  for (std::size_t k = 0; k < best.points.size(); ++k) {
+    const auto& [x, lo, hi] = c.band->points[k];
+    CHECK(x == best.points[k].first);
+    CHECK(lo <= best.points[k].second);
+    CHECK(best.points[k].second <= hi);
+    CHECK(lo >= 0);
+  }
+  // The band widens where there are no measurements (16 GPUs is the largest measured).
+  CHECK(c.band->points.back()[2] - c.band->points.back()[1] > 3 * (c.band->points[10][2] - c.band->points[10][1]));
+  const ChartSeries& measured = c.series.back();
+  CHECK_FALSE(measured.line);
+  REQUIRE(measured.points.size() == 5);
+  CHECK(measured.points.front().first == 1);
+  CHECK(measured.points.back().first == 16);
+}

@@ -70,13 +70,16 @@ Frame bars_frame(const Chart& c) {
 Frame frame_of(const Chart& c) {
   if (c.kind == Chart::Kind::kStackedBars) return bars_frame(c);
   Frame f{1e300, -1e300, 0, -1e300};
+  const auto take = [&f](double x, double y) {
+    f.x0 = std::min(f.x0, x);
+    f.x1 = std::max(f.x1, x);
+    f.y0 = std::min(f.y0, y);
+    f.y1 = std::max(f.y1, y);
+  };
   for (const ChartSeries& s : c.series)
-    for (const auto& [x, y] : s.points) {
-      f.x0 = std::min(f.x0, x);
-      f.x1 = std::max(f.x1, x);
-      f.y0 = std::min(f.y0, y);
-      f.y1 = std::max(f.y1, y);
-    }
+    for (const auto& [x, y] : s.points) take(x, y);
+  if (c.band)
+    for (const auto& [x, lo, hi] : c.band->points) take(x, lo), take(x, hi);
   if (!(f.x1 > f.x0)) f = {0, 1, f.y0, f.y1};
   if (!(f.y1 > f.y0)) f.y1 = f.y0 + 1;
   return f;
@@ -134,10 +137,43 @@ std::string legend_entry(std::size_t i, std::string_view colour, const std::stri
   return mark + fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", lx + 20, ly + 4, escape(name));
 }
 
+// The band as one closed shape: along the highs, back along the lows.
+std::string band(const ChartBand& b, const Frame& f, std::size_t legend_row) {
+  std::string points;
+  for (const auto& p : b.points)
+    points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", f.x(p[0]), f.y(p[2]));
+  for (auto p = b.points.rbegin(); p != b.points.rend(); ++p)
+    points += fmt::format(" {:.1f},{:.1f}", f.x((*p)[0]), f.y((*p)[1]));
+  const std::string_view colour = kColours[0];
+  const double ly = Frame::kTop + 16.0 * static_cast<double>(legend_row), lx = Frame::kWidth - Frame::kRight + 12;
+  return fmt::format(
+      "<polygon class=\"band\" data-band=\"{}\" fill=\"{}\" fill-opacity=\"0.18\" stroke=\"none\" "
+      "points=\"{}\"/><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"16\" height=\"10\" fill=\"{}\" "
+      "fill-opacity=\"0.18\"/><text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>",
+      escape(b.name), colour, points, lx, ly - 6, colour, lx + 20, ly + 4, escape(b.name));
+}
+
+// Measurements: dots alone, in a group of their own (not a line).
+std::string dots(const ChartSeries& s, std::string_view colour, const Frame& f, std::size_t legend_row) {
+  std::string out = fmt::format("<g class=\"points\" data-series=\"{}\" fill=\"{}\">", escape(s.name), colour);
+  for (const auto& [x, y] : s.points)
+    out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\"/>", f.x(x), f.y(y));
+  const double ly = Frame::kTop + 16.0 * static_cast<double>(legend_row), lx = Frame::kWidth - Frame::kRight + 12;
+  return out + fmt::format(
+                   "</g><circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"/><text x=\"{:.1f}\" "
+                   "y=\"{:.1f}\">{}</text>",
+                   lx + 8, ly, colour, lx + 20, ly + 4, escape(s.name));
+}
+
 std::string lines(const Chart& c, const Frame& f) {
   std::string out;
+  if (c.band) out += band(*c.band, f, c.series.size());
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const std::string_view colour = kColours[i % kColours.size()];
+    if (!c.series[i].line) {
+      out += dots(c.series[i], colour, f, i);
+      continue;
+    }
     std::string points;
     for (const auto& [x, y] : c.series[i].points)
       points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", f.x(x), f.y(y));

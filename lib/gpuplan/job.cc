@@ -1,4 +1,5 @@
 #include "gpuplan/job.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <charconv>
@@ -249,11 +250,11 @@ void warn_sizes(ResolvedJob& out) {
   const Job& j = out.job;
   if (is_vision_job(j)) return;
   if (j.parameters > 0 && j.parameters < 1e6)
-    out.warnings.push_back(fmt::format("job.parameters is {:g}, not millions or billions: did you mean {:g}B?",
-                                       j.parameters, j.parameters));
+    out.warnings.push_back(
+        trf("job.parameters is {:g}, not millions or billions: did you mean {:g}B?", j.parameters, j.parameters));
   if (j.tokens > 0 && j.tokens < 1e6)
-    out.warnings.push_back(fmt::format("job.tokens is {:g}, less than a million: did you mean {:g}B or {:g}T?",
-                                       j.tokens, j.tokens, j.tokens));
+    out.warnings.push_back(
+        trf("job.tokens is {:g}, less than a million: did you mean {:g}B or {:g}T?", j.tokens, j.tokens, j.tokens));
 }
 
 // The GPU must have a tensor rate at the job's precision (plan drops the GPUs that do not).

@@ -1,4 +1,5 @@
 #include "gpuplan/plan.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <cctype>
@@ -106,17 +107,16 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
       if (!admit(purchase_status(g, card, in.market), in, "buying " + g.id, s, left_out)) continue;
       s.card_price = fx.convert(card->price.amount).scaled(in.price_factor);
       s.shape = server_shape(g, in.cluster.gpus_per_node, in.cluster.network_bandwidth, fabric_of(in.cluster.network));
-      s.notes.push_back(fmt::format("card price {} {} (catalog {}: {}{})", to_plain_string(s.card_price),
-                                    fx.display().code(), card->id, cite(card->provenance),
-                                    card->region.empty() || id_equals(card->region, in.market)
-                                        ? ""
-                                        : fmt::format(", priced in {}: no record for {}", card->region, in.market)));
+      s.notes.push_back(trf("card price {} {} (catalog {}: {}{})", to_plain_string(s.card_price), fx.display().code(),
+                            card->id, cite(card->provenance),
+                            card->region.empty() || id_equals(card->region, in.market)
+                                ? ""
+                                : fmt::format(", priced in {}: no record for {}", card->region, in.market)));
       s.server_base = Money::zero(fx.display());
       if (const Purchase* base = find_purchase(cat, PurchaseKind::kServerBase, "", in.market)) {
         s.server_base = fx.convert(base->price.amount);
-        s.notes.push_back(fmt::format("server without GPUs {} {} per {} cards (catalog {}: {})",
-                                      to_plain_string(s.server_base), fx.display().code(), s.shape.gpus, base->id,
-                                      cite(base->provenance)));
+        s.notes.push_back(trf("server without GPUs {} {} per {} cards (catalog {}: {})", to_plain_string(s.server_base),
+                              fx.display().code(), s.shape.gpus, base->id, cite(base->provenance)));
       }
       s.lead_time = Months(2);  // the article: procurement "拖两个月"
       if (const OperatingCost* c = find_operating(cat, OperatingKind::kLeadTime, in.market))
@@ -432,16 +432,15 @@ PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig&
                       Seconds(std::max(0.0, available)), in.trials, in.seed);
   }
   if (simulate && in.deadline) d.on_time = on_time(in, model, s, c, d, measured);
-  if (s.availability) d.notes.push_back(fmt::format("{} in {}", to_string(s.availability->status), in.market));
+  if (s.availability) d.notes.push_back(trf("{} in {}", to_string(s.availability->status), in.market));
   if (c.zero_stage > in.job.zero_stage)
-    d.notes.push_back(fmt::format("ZeRO-{} to fit in memory", static_cast<int>(c.zero_stage)));
-  if (c.recompute != in.job.recompute)
-    d.notes.push_back(fmt::format("{} recompute to fit in memory", to_string(c.recompute)));
+    d.notes.push_back(trf("ZeRO-{} to fit in memory", static_cast<int>(c.zero_stage)));
+  if (c.recompute != in.job.recompute) d.notes.push_back(trf("{} recompute to fit in memory", to_string(c.recompute)));
   if (measured && c.gpus > measured->max_measured_gpus)
-    d.notes.push_back(fmt::format("scaling extrapolated beyond the {:g} GPUs measured", measured->max_measured_gpus));
+    d.notes.push_back(trf("scaling extrapolated beyond the {:g} GPUs measured", measured->max_measured_gpus));
   if (s.offer && c.gpus > s.offer->gpus && !s.shape_assumed.empty())
-    d.notes.push_back(fmt::format("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)",
-                                  e.instances, s.shape.network.value() * 8 / 1e9));
+    d.notes.push_back(trf("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)", e.instances,
+                          s.shape.network.value() * 8 / 1e9));
   return d;
 }
 
@@ -842,9 +841,9 @@ void residency_note(const PlanInputs& in, const Catalog& cat, PlanResult& r) {
   const Offer& o = *r.recommended->source->offer;
   if (offer_in_region(cat, o, in.market)) return;
   r.notes.push_back(
-      fmt::format("The recommendation rents on {} {}, outside {}: the training data leaves {} "
-                  "(--region or --provider keeps the search in it).",
-                  o.provider, o.region, in.market, in.market));
+      trf("The recommendation rents on {} {}, outside {}: the training data leaves {} "
+          "(--region or --provider keeps the search in it).",
+          o.provider, o.region, in.market, in.market));
 }
 
 // Cards whose purchase the market restricts (or leaves open), grouped by
@@ -863,7 +862,7 @@ void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<s
     const std::string what =
         fmt::format("{} {} in {}", key.first ? "renting" : "buying", fmt::join(names, ", "), in.market);
     const bool restricted = m->status == Availability::kRestricted;
-    r.notes.push_back(fmt::format(
+    r.notes.push_back(trf(
         "{}: {} ({}).{}",
         restricted ? fmt::format("{}{} is restricted", static_cast<char>(std::toupper(what[0])), what.substr(1))
                    : "Whether " + what + " is allowed is unknown",
@@ -880,17 +879,17 @@ void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<s
       other_stack.push_back(src.gpu->id);
   if (!other_stack.empty() && !in.job.mfu)
     r.notes.push_back(
-        fmt::format("Not CUDA: {}; the MFU default is not calibrated there (its low end is set to half "
-                    "the value): measure a trial run and give --mfu.",
-                    fmt::join(other_stack, ", ")));
+        trf("Not CUDA: {}; the MFU default is not calibrated there (its low end is set to half "
+            "the value): measure a trial run and give --mfu.",
+            fmt::join(other_stack, ", ")));
   if (!left_out.empty())
     r.notes.push_back(
-        fmt::format("Left out as restricted in {} (--exclude-restricted): {}.", in.market, fmt::join(left_out, ", ")));
+        trf("Left out as restricted in {} (--exclude-restricted): {}.", in.market, fmt::join(left_out, ", ")));
   if (r.recommended && r.recommended->source->availability) {
     const PlanSource& src = *r.recommended->source;
-    r.warnings.push_back(fmt::format("the recommendation {} {}, {} in {}: {}", src.offer ? "rents" : "buys",
-                                     src.offer ? src.offer->id : src.gpu->id, to_string(src.availability->status),
-                                     in.market, src.availability->reason));
+    r.warnings.push_back(trf("the recommendation {} {}, {} in {}: {}", src.offer ? "rents" : "buys",
+                             src.offer ? src.offer->id : src.gpu->id, to_string(src.availability->status), in.market,
+                             src.availability->reason));
   }
 }
 
@@ -924,9 +923,9 @@ PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConv
   residency_note(in, catalog, r);
   if (in.scaling)
     r.notes.push_back(
-        fmt::format("Scaling measured ({}): σ = {:.4g}, κ = {:.3g} replace the analytic communication "
-                    "model; step on n GPUs = one GPU's step × (1 + σ(n−1) + κn(n−1)) / n.",
-                    in.scaling->source, in.scaling->sigma, in.scaling->kappa));
+        trf("Scaling measured ({}): σ = {:.4g}, κ = {:.3g} replace the analytic communication "
+            "model; step on n GPUs = one GPU's step × (1 + σ(n−1) + κn(n−1)) / n.",
+            in.scaling->source, in.scaling->sigma, in.scaling->kappa));
   return r;
 }
 

@@ -434,6 +434,7 @@ Report for_reader(const Report& report) {
   }
   for (Chart& c : r.charts) {
     for (std::string* s : {&c.title, &c.x_label, &c.y_label, &c.marker_label}) translate(*s);
+    if (c.band) translate(c.band->name);
     if (!c.words) continue;
     for (ChartSeries& s : c.series) translate(s.name);
     for (std::string& s : c.categories) translate(s);
@@ -456,7 +457,7 @@ std::string render_as_is(const Report& report, Format format, const RenderOption
       // The command's main chart alone, to paste into slides.
       if (report.charts.empty())
         throw UsageError(fmt::format(
-            "--format svg: `gpuplan {}` draws no chart yet (compare, plan and sensitivity do); --format html "
+            "--format svg: `gpuplan {}` draws no chart yet (compare, plan, sensitivity and fit scaling do); --format html "
             "shows its tables",
             report.command));
       return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(report.charts.front()) + "\n";

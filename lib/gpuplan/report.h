@@ -6,6 +6,7 @@
 // thousands separators and the currency in the headers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -65,6 +66,12 @@ struct Table {
 struct ChartSeries {
   std::string name{};
   std::vector<std::pair<double, double>> points{};
+  bool line = true;  ///< false: dots alone (measurements), drawn over the lines
+};
+/// A shaded range behind the lines (a fit's 95% prediction band): at each x, low to high.
+struct ChartBand {
+  std::string name{};
+  std::vector<std::array<double, 3>> points{};  ///< x, low, high
 };
 struct Chart {
   /// kTornado: a row a category, each series a bar from zero to its change (points: row, change).
@@ -73,6 +80,7 @@ struct Chart {
   std::vector<std::string> categories{};  ///< stacked bars: one bar each
   std::string title{}, x_label{}, y_label{};
   std::vector<ChartSeries> series{};
+  std::optional<ChartBand> band{};  ///< lines: drawn first, in the first series' colour
   std::optional<double> marker_x{};
   std::string marker_label{};
   bool dots = false;   ///< lines: a dot at every point (a frontier of plans; a one-point series shows)

@@ -281,20 +281,19 @@ void provider_add_ons(const Resolver& rv, RentInputs& r, const Provider& p) {
   for (const StorageTier t : {StorageTier::kCloudDisk, StorageTier::kLocalNvme, StorageTier::kObject})
     if (auto it = p.storage_per_gb_month.find(t); !priced && it != p.storage_per_gb_month.end()) {
       r.storage_per_gb_month = rv.convert(it->second.amount);
-      r.notes.push_back(fmt::format("storage at {}'s {} price", p.id, to_string(t)));
+      r.notes.push_back(trf("storage at {}'s {} price", p.id, to_string(t)));
       priced = true;
     }
   if (!priced)
-    r.notes.push_back(fmt::format(
-        "{} has no storage price in the catalog: storage not costed (set rent.storage_per_gb_month)", p.id));
-  if (!p.egress_per_gb)
     r.notes.push_back(
-        fmt::format("{} has no egress price in the catalog: egress not costed (set rent.egress_per_gb)", p.id));
+        trf("{} has no storage price in the catalog: storage not costed (set rent.storage_per_gb_month)", p.id));
+  if (!p.egress_per_gb)
+    r.notes.push_back(trf("{} has no egress price in the catalog: egress not costed (set rent.egress_per_gb)", p.id));
   if (p.egress_per_gb) r.egress_per_gb = rv.convert(p.egress_per_gb->amount);
   // A support plan is a choice, not part of the price: named, not charged,
   // unless the scenario sets rent.support.
   if (p.support_share)
-    r.notes.push_back(fmt::format(
+    r.notes.push_back(trf(
         "{} sells support at {:g}% of the bill{}: set rent.support to include it", p.id, *p.support_share * 100,
         p.support_minimum_monthly ? fmt::format(" (at least {} a month)",
                                                 to_pretty_string(p.support_minimum_monthly->amount) + " " +
@@ -308,11 +307,11 @@ void fill_from_offer(const Resolver& rv, RentInputs& r, const Offer& o, BillingM
     const auto age = age_days(price->provenance, rv.context().today);
     const double stale_days = std::chrono::duration_cast<Days>(rv.context().stale_after).count();
     if (!age)
-      r.notes.push_back(fmt::format("the {} price of {} is undated (as_of unknown): its source gives no date",
-                                    to_string(mode), o.id));
+      r.notes.push_back(
+          trf("the {} price of {} is undated (as_of unknown): its source gives no date", to_string(mode), o.id));
     else if (static_cast<double>(*age) > stale_days)
-      r.notes.push_back(fmt::format("the {} price of {} is stale: as_of {}, {} days old", to_string(mode), o.id,
-                                    format_date(price->provenance.as_of), *age));
+      r.notes.push_back(trf("the {} price of {} is stale: as_of {}, {} days old", to_string(mode), o.id,
+                            format_date(price->provenance.as_of), *age));
   }
   // Another card than the one bought is compared hour for hour: said, not converted.
   if (!id_equals(o.gpu, rv.scenario().own.gpu))
@@ -334,8 +333,8 @@ void named_offer(Resolver& rv, const RentRequest& q, const std::string& field, B
   if (!o) return rv.fail(field + ".offer", fmt::format("unknown offer '{}'", *q.offer));
   // An offer named is taken, but a node outside rent.regions is said.
   if (!allowed_region(rv.catalog(), *o, rv.scenario().rent_regions))
-    r.notes.push_back(fmt::format("offer {} is in {}, outside rent.regions ({})", o->id, o->region,
-                                  regions_text(rv.scenario().rent_regions)));
+    r.notes.push_back(trf("offer {} is in {}, outside rent.regions ({})", o->id, o->region,
+                          regions_text(rv.scenario().rent_regions)));
   if (!o->price(mode) && mode != BillingMode::kSpot && !q.priced())
     return rv.fail(field + ".offer", fmt::format("offer '{}' has no {} price", *q.offer, to_string(mode)));
   if (q.commitment) {
@@ -616,17 +615,17 @@ void resolve_serving(Resolver& rv, const Context& ctx, const std::string& scenar
                                                    "so renting cannot be compared with owning",
                                                    file.string()));
   w.serving_rented = *cheapest->monthly;
-  w.serving_notes.push_back(fmt::format(
-      "serves {} ({}): {} replica(s) on the {} bought {} carry {:.3g} requests/s, busy {:.1f}% of the month at the "
-      "average {:g}/s (added to utilisation for their power){}",
-      sv.name, file.string(), owned->plan.replicas, o.cards, o.gpu, owned->capacity_rps, owned->busy_share * 100,
-      sv.traffic.requests_per_second,
-      w.serving_overload.empty() ? "" : "; " + w.serving_overload + ": add cards (buy.cards)"));
   w.serving_notes.push_back(
-      fmt::format("renting the same serving costs {} {} a month ({} {}: {}): every rental option pays it as \"serving "
-                  "(rented)\", and buying until its cards arrive",
-                  to_pretty_string(cheapest->monthly->rounded()), cheapest->monthly->currency().code(),
-                  cheapest->offer->id, cheapest->mode_name(), cheapest->how()));
+      trf("serves {} ({}): {} replica(s) on the {} bought {} carry {:.3g} requests/s, busy {:.1f}% of the month at the "
+          "average {:g}/s (added to utilisation for their power){}",
+          sv.name, file.string(), owned->plan.replicas, o.cards, o.gpu, owned->capacity_rps, owned->busy_share * 100,
+          sv.traffic.requests_per_second,
+          w.serving_overload.empty() ? "" : "; " + w.serving_overload + ": add cards (buy.cards)"));
+  w.serving_notes.push_back(
+      trf("renting the same serving costs {} {} a month ({} {}: {}): every rental option pays it as \"serving "
+          "(rented)\", and buying until its cards arrive",
+          to_pretty_string(cheapest->monthly->rounded()), cheapest->monthly->currency().code(), cheapest->offer->id,
+          cheapest->mode_name(), cheapest->how()));
 }
 
 // ---- echo ----

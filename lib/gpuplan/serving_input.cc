@@ -1,4 +1,5 @@
 #include "gpuplan/serving_input.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <cmath>
@@ -514,9 +515,9 @@ void profile_wins(Traffic& t, std::vector<std::string>& warnings) {
   const double peak = profile_peak(t.daily_profile);
   if (std::abs(t.peak_to_average - peak) <= 1e-6 * peak) return;
   warnings.push_back(
-      fmt::format("traffic.peak_to_average {:g} gives way to traffic.daily_profile, whose busiest "
-                  "hour is {:.4g} × its mean",
-                  t.peak_to_average, peak));
+      trf("traffic.peak_to_average {:g} gives way to traffic.daily_profile, whose busiest "
+          "hour is {:.4g} × its mean",
+          t.peak_to_average, peak));
   t.peak_to_average = peak;
 }
 
@@ -542,14 +543,14 @@ bool catalog_knows(const Catalog& c, std::string_view market) {
 void warn_sizes(ResolvedServing& out) {
   const ServedModel& m = out.serving.model;
   if (m.parameters > 0 && m.parameters < 1e6)
-    out.warnings.push_back(fmt::format("model.parameters is {:g}, not millions or billions: did you mean {:g}B?",
-                                       m.parameters, m.parameters));
+    out.warnings.push_back(
+        trf("model.parameters is {:g}, not millions or billions: did you mean {:g}B?", m.parameters, m.parameters));
   const Traffic& t = out.serving.traffic;
   if (m.context_length > 0 && t.prompt_tokens_p95 + t.output_tokens_p95 > m.context_length)
-    out.warnings.push_back(fmt::format(
-        "the 95th percentiles, {:g} prompt + {:g} output tokens, exceed the model's context of {:g}: the longest "
-        "requests would be cut short or refused, which gpuplan does not model",
-        t.prompt_tokens_p95, t.output_tokens_p95, m.context_length));
+    out.warnings.push_back(
+        trf("the 95th percentiles, {:g} prompt + {:g} output tokens, exceed the model's context of {:g}: the longest "
+            "requests would be cut short or refused, which gpuplan does not model",
+            t.prompt_tokens_p95, t.output_tokens_p95, m.context_length));
 }
 
 // An API of a model of another size weighs different models: said, the comparison still made.
@@ -558,9 +559,9 @@ void warn_api_size(ResolvedServing& out, const Catalog& c) {
   const double n = out.serving.model.parameters;
   if (!a || !(a->parameters > 0) || (a->parameters >= n / 2 && a->parameters <= n * 2)) return;
   out.warnings.push_back(
-      fmt::format("api.offer {} serves {} ({} parameters), not a model of about the {} served "
-                  "here: the comparison weighs different models",
-                  a->id, a->model, count_text(a->parameters), count_text(n)));
+      trf("api.offer {} serves {} ({} parameters), not a model of about the {} served "
+          "here: the comparison weighs different models",
+          a->id, a->model, count_text(a->parameters), count_text(n)));
 }
 
 Json echo(const ResolvedServing& out, Currency currency) {
@@ -660,10 +661,10 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   profile_wins(out.serving.traffic, out.warnings);
   warn_api_size(out, ctx.catalog());
   if (!catalog_knows(ctx.catalog(), out.serving.market))
-    out.warnings.push_back(fmt::format(
-        "serve.market {}: the catalog states nothing for it (export controls, purchase prices, operating costs, "
-        "providers): none of that is applied, and owned cards are priced from other markets' records",
-        out.serving.market));
+    out.warnings.push_back(
+        trf("serve.market {}: the catalog states nothing for it (export controls, purchase prices, operating costs, "
+            "providers): none of that is applied, and owned cards are priced from other markets' records",
+            out.serving.market));
   out.defaults_used = std::move(notes.lines);
   out.inputs = echo(out, ctx.currency);
   out.fx_notes = fx.notes();

@@ -1,4 +1,5 @@
 #include "gpuplan/training.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <array>
@@ -456,13 +457,13 @@ StepBreakdown TrainingModel::step(const Configuration& c, const Layout& l, doubl
   // Step = (max(compute + bubble, data) + exposed communication) stretched by
   // checkpoints and interruptions (SPEC; Daly's complete model).
   s = interrupted(s, failures_per_hour(gpus));
-  s.bottleneck = "compute";
+  s.bottleneck = tr_noop("compute");
   Seconds most = s.compute;
-  if (s.data > most) most = s.data, s.bottleneck = "data loading";
-  if (s.bubble > most) most = s.bubble, s.bottleneck = "pipeline bubble";
-  if (s.exposed_communication > most) most = s.exposed_communication, s.bottleneck = "communication";
-  if (s.checkpoint > most) most = s.checkpoint, s.bottleneck = "checkpointing";
-  if (s.interruptions > most) s.bottleneck = "interruptions";
+  if (s.data > most) most = s.data, s.bottleneck = tr_noop("data loading");
+  if (s.bubble > most) most = s.bubble, s.bottleneck = tr_noop("pipeline bubble");
+  if (s.exposed_communication > most) most = s.exposed_communication, s.bottleneck = tr_noop("communication");
+  if (s.checkpoint > most) most = s.checkpoint, s.bottleneck = tr_noop("checkpointing");
+  if (s.interruptions > most) s.bottleneck = tr_noop("interruptions");
   s.gpu_utilisation = s.step.count() > 0 ? s.compute / s.step : 0.0;
   return s;
 }
@@ -822,9 +823,9 @@ Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
   }
   if (!job.arch.given && !per_sample(job))
     e.notes.push_back(
-        fmt::format("architecture not given: activations estimated for a GPT-3-shaped model "
-                    "({} layers, hidden {}); give job.architecture for the attention FLOPs",
-                    shape(job).layers, shape(job).hidden));
+        trf("architecture not given: activations estimated for a GPT-3-shaped model "
+            "({} layers, hidden {}); give job.architecture for the attention FLOPs",
+            shape(job).layers, shape(job).hidden));
   return e;
 }
 

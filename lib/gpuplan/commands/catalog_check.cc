@@ -99,10 +99,10 @@ Report catalog_check_report(const Context& ctx) {
   rep.tables.push_back(providers_table(by, all));
   rep.tables.push_back(quality_table(c));
   rep.notes.push_back(ctx.catalog_note() + ".");
-  rep.notes.push_back(fmt::format(
-      "Stale: priced more than {} days before {} (--stale-after), or undated (as_of unknown: the source gives no "
-      "date). `gpuplan prices --stale` lists them.",
-      stale_after.count(), format_date(ctx.today)));
+  rep.notes.push_back(
+      trf("Stale: priced more than {} days before {} (--stale-after), or undated (as_of unknown: the source gives no "
+          "date). `gpuplan prices --stale` lists them.",
+          stale_after.count(), format_date(ctx.today)));
   return rep;
 }
 

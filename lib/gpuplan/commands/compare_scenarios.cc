@@ -155,25 +155,24 @@ void scenario_notes(Report& rep, const std::vector<Compared>& all, const Compare
   if (best) {
     const Currency cur = best->rs.scenario.currency;
     const int h = best->rs.scenario.horizon_months;
-    rep.notes.push_back(fmt::format("Cheapest of all{}: {} in {} ({}), NPV {} over {} months ({} a month).",
-                                    per_month ? " by NPV a month (the horizons differ)" : " by NPV", best->best->label,
-                                    best->rs.scenario.name, best->rs.source, amount(npv_money(best->best->npv, cur)), h,
-                                    amount(npv_money(best->best->npv / h, cur))));
-  } else rep.notes.push_back("No scenario has an option that can run within its horizon.");
+    rep.notes.push_back(trf("Cheapest of all{}: {} in {} ({}), NPV {} over {} months ({} a month).",
+                            per_month ? " by NPV a month (the horizons differ)" : " by NPV", best->best->label,
+                            best->rs.scenario.name, best->rs.source, amount(npv_money(best->best->npv, cur)), h,
+                            amount(npv_money(best->best->npv / h, cur))));
+  } else rep.notes.push_back(std::string(tr("No scenario has an option that can run within its horizon.")));
   for (const Compared& x : all) {
-    rep.notes.push_back(fmt::format("{}: {}", x.rs.scenario.name, x.c.recommendation));
+    rep.notes.push_back(trf("{}: {}", x.rs.scenario.name, x.c.recommendation));
     // Why an option of the table has no figure against the best: it cannot be chosen.
     for (const OptionResult& o : x.c.options)
       if (!o.available)
         rep.notes.push_back(
-            fmt::format("{}: {} is out of the decision ({}).", x.rs.scenario.name, o.key, fmt::join(o.notes, "; ")));
+            trf("{}: {} is out of the decision ({}).", x.rs.scenario.name, o.key, fmt::join(o.notes, "; ")));
   }
-  if (!q.sets.empty())
-    rep.notes.push_back(fmt::format("--set applies to every scenario ({}).", fmt::join(q.sets, ", ")));
+  if (!q.sets.empty()) rep.notes.push_back(trf("--set applies to every scenario ({}).", fmt::join(q.sets, ", ")));
   rep.notes.push_back(
-      fmt::format("Each scenario alone, with its breakdown, cash flow and workbook of formulas: gpuplan compare FILE. "
-                  "{}",
-                  ctx.catalog_note()));
+      trf("Each scenario alone, with its breakdown, cash flow and workbook of formulas: gpuplan compare FILE. "
+          "{}",
+          ctx.catalog_note()));
   std::vector<std::string> lines;
   for (const Compared& x : all)
     for (const std::string& d : x.rs.defaults_used) lines.push_back(x.rs.scenario.name + ": " + d);
@@ -267,13 +266,13 @@ Report compare_scenarios_report(const Context& ctx, const CompareQuery& q) {
   for (std::size_t i = 0; i < q.scenario_files.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (q.scenario_files[i] == q.scenario_files[j])
-        rep.warnings.push_back(fmt::format("{} is given twice: its rows appear twice", q.scenario_files[i]));
+        rep.warnings.push_back(trf("{} is given twice: its rows appear twice", q.scenario_files[i]));
   if (!same_work(all))
-    rep.warnings.push_back(
-        "the scenarios use different GPU-hours (column GPU-h used): the cheapest of all may simply do less work");
+    rep.warnings.push_back(std::string(
+        tr("the scenarios use different GPU-hours (column GPU-h used): the cheapest of all may simply do less work")));
   if (per_month)
     rep.warnings.push_back(
-        "the scenarios span different horizons: they are ranked by NPV a month, not by their totals");
+        std::string(tr("the scenarios span different horizons: they are ranked by NPV a month, not by their totals")));
   scenario_notes(rep, all, best, per_month, q, ctx);
   // Each scenario's own warnings (restricted cards, a buy that cannot be bridged) and their sources, named.
   for (const Compared& x : all) {

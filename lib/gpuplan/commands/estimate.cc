@@ -91,40 +91,40 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl, const 
   const Gpu& gpu = *cl.gpu;
   Table sum;
   sum.name = "summary";
-  sum.columns = {{"item", tr_noop("item")}, {"value", tr_noop("value")}};
+  sum.columns = {{.key = "item", .label = tr_noop("item"), .words = true}, {"value", tr_noop("value")}};
   const auto add = [&](const std::string& k, const std::string& v) { sum.add_row({k, v}); };
-  if (e.flops_per_token > 0) add("FLOPs per token", fmt::format("{:.3g}", e.flops_per_token));
-  add("training FLOPs", fmt::format("{:.3g}", e.total_flops.value()));
-  add("MFU", band ? fmt::format("{:.0f}% (default; its band {:.0f}–{:.0f}%)", e.mfu * 100, band->mfu.low * 100,
-                                band->mfu.high * 100)
-                  : fmt::format("{:.3g}% ({})", e.mfu * 100, e.mfu_source == "given" ? "given" : "default"));
-  add("achieved per GPU", achieved_text(e, job, gpu));
+  if (e.flops_per_token > 0) add(tr_noop("FLOPs per token"), fmt::format("{:.3g}", e.flops_per_token));
+  add(tr_noop("training FLOPs"), fmt::format("{:.3g}", e.total_flops.value()));
+  add(tr_noop("MFU"),
+      band ? trf("{:.0f}% (default; its band {:.0f}–{:.0f}%)", e.mfu * 100, band->mfu.low * 100, band->mfu.high * 100)
+           : trf("{:.3g}% ({})", e.mfu * 100, e.mfu_source == "given" ? tr("given") : tr("default")));
+  add(tr_noop("achieved per GPU"), achieved_text(e, job, gpu));
   if (e.wall.count() > 0 && e.flops_per_token > 0)
-    add("end-to-end MFU", fmt::format("{:.0f}% (model FLOPs over the whole run: communication, bubbles, "
-                                      "checkpoints and failures included)",
-                                      end_to_end_mfu(e, job, cl) * 100));
-  add("layout", to_string(e.layout));
-  add("memory per GPU", fmt::format("{:.1f} GB of {:.1f} GB usable: {}", e.memory.total.value() / kGB,
-                                    e.memory.usable.value() / kGB, e.memory.fits ? "fits" : "DOES NOT FIT"));
-  add("steps", fmt::format("{:.0f}", std::ceil(e.steps)));
-  add("step time", human_seconds(e.step.step));
-  add("bottleneck", fmt::format("{} ({:.0f}% GPU utilisation)", e.step.bottleneck, e.step.gpu_utilisation * 100));
+    add(tr_noop("end-to-end MFU"), trf("{:.0f}% (model FLOPs over the whole run: communication, bubbles, "
+                                       "checkpoints and failures included)",
+                                       end_to_end_mfu(e, job, cl) * 100));
+  add(tr_noop("layout"), to_string(e.layout));
+  add(tr_noop("memory per GPU"), trf("{:.1f} GB of {:.1f} GB usable: {}", e.memory.total.value() / kGB,
+                                     e.memory.usable.value() / kGB, e.memory.fits ? tr("fits") : tr("DOES NOT FIT")));
+  add(tr_noop("steps"), fmt::format("{:.0f}", std::ceil(e.steps)));
+  add(tr_noop("step time"), human_seconds(e.step.step));
+  add(tr_noop("bottleneck"), trf("{} ({:.0f}% GPU utilisation)", tr(e.step.bottleneck), e.step.gpu_utilisation * 100));
   const int nodes = (cl.gpus + cl.gpus_per_node - 1) / cl.gpus_per_node;
   if (nodes > 1)
-    add("scaling", fmt::format("{:.2f}× one node's throughput on {} nodes ({:.0f}% efficiency, {})",
-                               e.speedup_vs_one_node, nodes, e.scaling_efficiency * 100, cl.network));
+    add(tr_noop("scaling"), trf("{:.2f}× one node's throughput on {} nodes ({:.0f}% efficiency, {})",
+                                e.speedup_vs_one_node, nodes, e.scaling_efficiency * 100, cl.network));
   if (band) {
-    add("wall time", fmt::format("{} ({} to {} over the MFU band)", human_seconds(e.wall),
-                                 human_seconds(band->fast.wall), human_seconds(band->slow.wall)));
-    add("GPU-hours", fmt::format("{} ({} to {})", gpu_hours_text(e.gpu_hours), gpu_hours_text(band->fast.gpu_hours),
-                                 gpu_hours_text(band->slow.gpu_hours)));
+    add(tr_noop("wall time"), trf("{} ({} to {} over the MFU band)", human_seconds(e.wall),
+                                  human_seconds(band->fast.wall), human_seconds(band->slow.wall)));
+    add(tr_noop("GPU-hours"), trf("{} ({} to {})", gpu_hours_text(e.gpu_hours), gpu_hours_text(band->fast.gpu_hours),
+                                  gpu_hours_text(band->slow.gpu_hours)));
   } else {
-    add("wall time", human_seconds(e.wall));
-    add("GPU-hours", gpu_hours_text(e.gpu_hours));
+    add(tr_noop("wall time"), human_seconds(e.wall));
+    add(tr_noop("GPU-hours"), gpu_hours_text(e.gpu_hours));
   }
   if (e.checkpoint_interval_steps)
-    add("checkpoints",
-        fmt::format("{:.1f} GB every {:.0f} steps", e.checkpoint_size.value() / kGB, *e.checkpoint_interval_steps));
+    add(tr_noop("checkpoints"),
+        trf("{:.1f} GB every {:.0f} steps", e.checkpoint_size.value() / kGB, *e.checkpoint_interval_steps));
   return sum;
 }
 
@@ -132,13 +132,14 @@ Table memory_table(const Estimate& e, const Cluster& cl) {
   Table mem;
   mem.name = "memory";
   mem.title = trf("Memory per GPU on {}× {} ({})", cl.gpus, cl.gpu->id, to_string(e.layout));
-  mem.columns = {{"component", tr_noop("component")}, {"gb_per_gpu", tr_noop("GB/GPU"), 2}};
-  mem.add_row({std::string("weights"), e.memory.weights.value() / kGB});
-  mem.add_row({std::string("gradients"), e.memory.gradients.value() / kGB});
-  mem.add_row({std::string("optimizer states"), e.memory.optimizer.value() / kGB});
-  mem.add_row({std::string("activations"), e.memory.activations.value() / kGB});
-  mem.add_row({std::string("total"), e.memory.total.value() / kGB});
-  mem.add_row({std::string("usable VRAM"), e.memory.usable.value() / kGB});
+  mem.columns = {{.key = "component", .label = tr_noop("component"), .words = true},
+                 {"gb_per_gpu", tr_noop("GB/GPU"), 2}};
+  mem.add_row({std::string(tr_noop("weights")), e.memory.weights.value() / kGB});
+  mem.add_row({std::string(tr_noop("gradients")), e.memory.gradients.value() / kGB});
+  mem.add_row({std::string(tr_noop("optimizer states")), e.memory.optimizer.value() / kGB});
+  mem.add_row({std::string(tr_noop("activations")), e.memory.activations.value() / kGB});
+  mem.add_row({std::string(tr_noop("total")), e.memory.total.value() / kGB});
+  mem.add_row({std::string(tr_noop("usable VRAM")), e.memory.usable.value() / kGB});
   return mem;
 }
 
@@ -171,23 +172,24 @@ Table step_table(const Estimate& e) {
   Table step;
   step.name = "step";
   step.title = tr_noop("Step time");
-  step.columns = {
-      {"part", tr_noop("part")}, {"seconds", tr_noop("seconds"), 4}, {"share", tr_noop("share of step"), 3}};
+  step.columns = {{.key = "part", .label = tr_noop("part"), .words = true},
+                  {"seconds", tr_noop("seconds"), 4},
+                  {"share", tr_noop("share of step"), 3}};
   const auto part = [&](const char* name, Seconds s) {
     step.add_row({std::string(name), s.count(), e.step.step.count() > 0 ? s / e.step.step : 0.0});
   };
-  part("compute", e.step.compute);
-  part("pipeline bubble", e.step.bubble);
-  part("data loading (overlapped)", e.step.data);
-  part("data-parallel traffic", e.step.communication);
-  part("tensor-parallel all-reduces", e.step.tensor_parallel);
-  part("pipeline transfers", e.step.pipeline);
-  part("expert all-to-alls (MoE)", e.step.expert_parallel);
-  part("context-parallel K/V passes", e.step.context_parallel);
-  part("exposed communication", e.step.exposed_communication);
-  part("checkpointing (amortised)", e.step.checkpoint);
-  part("interruptions (amortised)", e.step.interruptions);
-  part("step", e.step.step);
+  part(tr_noop("compute"), e.step.compute);
+  part(tr_noop("pipeline bubble"), e.step.bubble);
+  part(tr_noop("data loading (overlapped)"), e.step.data);
+  part(tr_noop("data-parallel traffic"), e.step.communication);
+  part(tr_noop("tensor-parallel all-reduces"), e.step.tensor_parallel);
+  part(tr_noop("pipeline transfers"), e.step.pipeline);
+  part(tr_noop("expert all-to-alls (MoE)"), e.step.expert_parallel);
+  part(tr_noop("context-parallel K/V passes"), e.step.context_parallel);
+  part(tr_noop("exposed communication"), e.step.exposed_communication);
+  part(tr_noop("checkpointing (amortised)"), e.step.checkpoint);
+  part(tr_noop("interruptions (amortised)"), e.step.interruptions);
+  part(tr_noop("step"), e.step.step);
   return step;
 }
 
@@ -295,7 +297,7 @@ Table costs_table(const CostRows& costs, const Gpu& gpu, Currency currency) {
   t.columns = {{"offer", tr_noop("offer"), 0, false},
                {"provider", tr_noop("provider")},
                {"region", tr_noop("region")},
-               {"mode", tr_noop("mode")},
+               {.key = "mode", .label = tr_noop("mode"), .words = true},
                {"instances", tr_noop("inst")},
                {"layout", tr_noop("layout")},
                {"run_hours", tr_noop("run h"), 1},
@@ -451,36 +453,36 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
   for (std::string& w : deciding_defaults(rj, e)) rep.warnings.push_back(std::move(w));
   if (!rj.job.mfu && rj.cluster.gpu->software != "cuda")
     rep.warnings.push_back(
-        fmt::format("the MFU default is not calibrated for {} (software stack {}): every published run behind it "
-                    "is on CUDA; measure a trial run and give --mfu (gpuplan fit mfu)",
-                    rj.cluster.gpu->id, rj.cluster.gpu->software));
+        trf("the MFU default is not calibrated for {} (software stack {}): every published run behind it "
+            "is on CUDA; measure a trial run and give --mfu (gpuplan fit mfu)",
+            rj.cluster.gpu->id, rj.cluster.gpu->software));
   if (!e.memory.fits)
-    rep.notes.push_back(fmt::format(
-        "Does not fit: {:.1f} GB per GPU needed at best ({}), {:.1f} GB usable on {}. "
-        "See the fit table for the minimum card count per GPU.",
-        e.memory.total.value() / kGB, to_string(e.layout), e.memory.usable.value() / kGB, rj.cluster.gpu->id));
+    rep.notes.push_back(
+        trf("Does not fit: {:.1f} GB per GPU needed at best ({}), {:.1f} GB usable on {}. "
+            "See the fit table for the minimum card count per GPU.",
+            e.memory.total.value() / kGB, to_string(e.layout), e.memory.usable.value() / kGB, rj.cluster.gpu->id));
   if (explain && e.runner_up)
-    rep.notes.push_back(fmt::format("Runner-up layout: {}, a {:.1f}% slower step.", to_string(*e.runner_up),
-                                    (e.runner_up_step / e.step.step - 1) * 100));
+    rep.notes.push_back(trf("Runner-up layout: {}, a {:.1f}% slower step.", to_string(*e.runner_up),
+                            (e.runner_up_step / e.step.step - 1) * 100));
   for (const auto& n : e.notes) rep.notes.push_back(n);
-  rep.notes.push_back(
+  rep.notes.push_back(std::string(tr(
       "Step = max(compute + pipeline bubble, data loading) + exposed communication, stretched by checkpoints and "
       "interruptions (Daly's complete model: failures at cluster.gpu_mtbf per GPU, restart cluster.restart); FLOPs = "
       "6·N + 12·L·s·h a token (PaLM's model FLOPs; 4/6 of it for LoRA, 8/6 with full recompute). Each cost row is "
-      "timed on its own offer's instance shape with the best layout there.");
+      "timed on its own offer's instance shape with the best layout there.")));
   if (costs.rows.empty() && costs.left_out.empty()) no_offer_note(rep, *rj.cluster.gpu, rj.plan.market, ctx, fx);
   if (!costs.left_out.empty())
-    rep.notes.push_back(fmt::format("{} offer(s) cannot run this job on {} GPUs: listed without a price.",
-                                    costs.left_out.size(), rj.cluster.gpus));
+    rep.notes.push_back(trf("{} offer(s) cannot run this job on {} GPUs: listed without a price.",
+                            costs.left_out.size(), rj.cluster.gpus));
   if (costs.spot)
     rep.notes.push_back(
-        fmt::format("Spot rows: {:g} reclaim(s) a day per instance (cost.spot_interruptions_per_day; any instance's "
-                    "reclaim stops the job) on top of hardware failures, each costing a restart and the work since "
-                    "the last checkpoint (Daly's complete model).",
-                    rj.spot_interruptions_per_day));
+        trf("Spot rows: {:g} reclaim(s) a day per instance (cost.spot_interruptions_per_day; any instance's "
+            "reclaim stops the job) on top of hardware failures, each costing a restart and the work since "
+            "the last checkpoint (Daly's complete model).",
+            rj.spot_interruptions_per_day));
   if (costs.out_of_range > 0)
-    rep.notes.push_back(fmt::format("{} cost row(s) left out: the amount is beyond a trillion.", costs.out_of_range));
-  rep.notes.push_back(fmt::format("Job: {}. {}", rj.source, ctx.catalog_note()));
+    rep.notes.push_back(trf("{} cost row(s) left out: the amount is beyond a trillion.", costs.out_of_range));
+  rep.notes.push_back(trf("Job: {}. {}", rj.source, ctx.catalog_note()));
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
   add_defaults_notes(rep, rj.defaults_used);
 }
@@ -542,13 +544,12 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   if (band && band->cheapest && band->cheapest_slow && band->cheapest_fast)
     rep.notes.insert(
         rep.notes.begin(),
-        fmt::format("The default MFU is uncertain: at {:.0f}% the run takes {} on this cluster and the cheapest "
-                    "offer row (timed on its own shape) costs {} {}; at {:.0f}% {} and {} {} (the default's band, "
-                    "{}). A measured MFU (gpuplan fit mfu) narrows it.",
-                    band->mfu.high * 100, human_seconds(band->fast.wall),
-                    to_pretty_string(band->cheapest_fast->rounded(), 0), ctx.currency.code(), band->mfu.low * 100,
-                    human_seconds(band->slow.wall), to_pretty_string(band->cheapest_slow->rounded(), 0),
-                    ctx.currency.code(), band->mfu.source));
+        trf("The default MFU is uncertain: at {:.0f}% the run takes {} on this cluster and the cheapest "
+            "offer row (timed on its own shape) costs {} {}; at {:.0f}% {} and {} {} (the default's band, "
+            "{}). A measured MFU (gpuplan fit mfu) narrows it.",
+            band->mfu.high * 100, human_seconds(band->fast.wall), to_pretty_string(band->cheapest_fast->rounded(), 0),
+            ctx.currency.code(), band->mfu.low * 100, human_seconds(band->slow.wall),
+            to_pretty_string(band->cheapest_slow->rounded(), 0), ctx.currency.code(), band->mfu.source));
   return out;
 }
 

@@ -254,16 +254,16 @@ void scaling_notes(Report& rep, const ScalingFits& sf) {
   const std::vector<ScalingFit>& fits = sf.fits;
   if (fits.size() == 2 && fits[0].aicc && fits[1].aicc) {
     const double d = *fits[1].aicc - *fits[0].aicc;
-    rep.notes.push_back(fmt::format("AICc prefers {} by {:.1f} ({}).", d > 0 ? "the USL" : "Amdahl", std::abs(d),
-                                    std::abs(d) < 2    ? "not a meaningful difference"
-                                    : std::abs(d) < 10 ? "some support"
-                                                       : "strong support"));
+    rep.notes.push_back(trf("AICc prefers {} by {:.1f} ({}).", d > 0 ? "the USL" : "Amdahl", std::abs(d),
+                            std::abs(d) < 2    ? "not a meaningful difference"
+                            : std::abs(d) < 10 ? "some support"
+                                               : "strong support"));
   }
   if (!sf.usl_refused.empty()) rep.notes.push_back("USL not fitted: " + sf.usl_refused + ".");
   rep.notes.push_back(
-      "X(N) = λN / (1 + σ(N−1) + κN(N−1)) (Gunther 2007), Amdahl with κ = 0; least squares by "
-      "Levenberg-Marquardt; N* = sqrt((1−σ)/κ).");
-  rep.notes.push_back("Save the fit for plan: gpuplan fit scaling FILE --format json -o scaling.json");
+      std::string(tr("X(N) = λN / (1 + σ(N−1) + κN(N−1)) (Gunther 2007), Amdahl with κ = 0; least squares by "
+                     "Levenberg-Marquardt; N* = sqrt((1−σ)/κ).")));
+  rep.notes.push_back(std::string(tr("Save the fit for plan: gpuplan fit scaling FILE --format json -o scaling.json")));
 }
 
 }  // namespace
@@ -318,6 +318,40 @@ ScalingInput read_scaling(const ScalingQuery& q) {
 
 }  // namespace
 
+// Each law's curve from the smallest GPU count to the largest asked about,
+// the best fit's 95% prediction band behind them, the measured means as dots.
+Chart scaling_fit_chart(const ScalingInput& in, const std::vector<ScalingFit>& fits, double n_max) {
+  Chart c;
+  c.name = "scaling_fit";
+  c.title = tr_noop("Throughput against GPU count: the fits, the best one's 95% prediction band, the measurements");
+  c.x_label = trf("GPU count (column {})", in.xcol);
+  c.y_label = trf("throughput (column {})", in.ycol);
+  c.words = true;  // the series are the laws and "measured"
+  const double n_min = in.sample.groups().front().gpus;
+  constexpr int kSteps = 60;
+  const auto n_at = [&](int k) { return n_min + (n_max - n_min) * k / kSteps; };
+  const auto best = std::max_element(
+      fits.begin(), fits.end(), [](const ScalingFit& a, const ScalingFit& b) { return a.r_squared < b.r_squared; });
+  for (const ScalingFit& f : fits) {
+    ChartSeries s{model_name(f), {}};
+    for (int k = 0; k <= kSteps; ++k) s.points.emplace_back(n_at(k), f.predict(n_at(k)));
+    c.series.push_back(std::move(s));
+  }
+  if (best != fits.end()) {
+    std::swap(c.series.front(), c.series.at(static_cast<std::size_t>(best - fits.begin())));  // the band's colour
+    ChartBand band{trf("95% band ({})", tr(model_name(*best))), {}};
+    for (int k = 0; k <= kSteps; ++k) {
+      const auto [lo, hi] = best->prediction_interval(n_at(k));
+      band.points.push_back({n_at(k), std::max(0.0, lo), hi});
+    }
+    c.band = std::move(band);
+  }
+  ChartSeries measured{tr_noop("measured"), {}, false};
+  for (const auto& g : in.sample.groups()) measured.points.emplace_back(g.gpus, g.mean);
+  c.series.push_back(std::move(measured));
+  return c;
+}
+
 Report fit_scaling_report(const Context&, const ScalingQuery& q) {
   const std::vector<double> predict = predict_counts(q);
   const ScalingInput in = read_scaling(q);
@@ -330,9 +364,10 @@ Report fit_scaling_report(const Context&, const ScalingQuery& q) {
   rep.warnings = scaling_warnings(in.file, in.sample, sf);
   if (!predict.empty()) rep.tables.push_back(predictions_table(predict, sf.fits));
   rep.primary = 1;
+  double n_max = in.sample.groups().back().gpus;
+  for (double p : predict) n_max = std::max(n_max, p);
+  if (!sf.fits.empty()) rep.charts.push_back(scaling_fit_chart(in, sf.fits, n_max));
   if (q.chart) {
-    double n_max = in.sample.groups().back().gpus;
-    for (double p : predict) n_max = std::max(n_max, p);
     std::vector<std::pair<char, const ScalingFit*>> curves;
     for (const ScalingFit& f : sf.fits) curves.emplace_back(f.model == ScalingModel::kUsl ? 'U' : 'A', &f);
     rep.figures.push_back(scaling_chart(in.sample, curves, n_max));
@@ -482,8 +517,9 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
   inputs["total_steps"] = total ? Json(*total) : Json();
   rep.inputs = std::move(inputs);
   if (p.downweighted > 0)
-    rep.notes.push_back(fmt::format("{} interval(s) look like stalls and were downweighted (Huber).", p.downweighted));
-  rep.notes.push_back("Robust fit of the increments Δt = b·Δs after warm-up; the ETA runs from the last row.");
+    rep.notes.push_back(trf("{} interval(s) look like stalls and were downweighted (Huber).", p.downweighted));
+  rep.notes.push_back(
+      std::string(tr("Robust fit of the increments Δt = b·Δs after warm-up; the ETA runs from the last row.")));
   return rep;
 }
 

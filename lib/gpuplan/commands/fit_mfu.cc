@@ -99,11 +99,11 @@ Report flags_only_report(const Context& ctx, const MfuQuery& q) {
   in["precision"] = prec_text;
   in["basis"] = basis;
   rep.inputs = std::move(in);
-  rep.notes.push_back(fmt::format("From {}: an end-to-end MFU, communication and stalls included.", basis));
+  rep.notes.push_back(trf("From {}: an end-to-end MFU, communication and stalls included.", basis));
   rep.notes.push_back(
-      "estimate models communication, bubbles and the attention FLOPs on top of its MFU, so this figure "
-      "predicts a slower run than measured. For the MFU that reproduces the measurement, give the job: "
-      "gpuplan fit mfu JOB.yaml --tokens-per-second X");
+      std::string(tr("estimate models communication, bubbles and the attention FLOPs on top of its MFU, so this figure "
+                     "predicts a slower run than measured. For the MFU that reproduces the measurement, give the job: "
+                     "gpuplan fit mfu JOB.yaml --tokens-per-second X")));
   return rep;
 }
 
@@ -226,13 +226,12 @@ Report job_report(const Context& ctx, const MfuQuery& q) {
   append(in, rj.inputs);
   in["measured"] = m.text;
   rep.inputs = std::move(in);
-  rep.notes.push_back(fmt::format("From {}. Pass it on: {} --mfu {:.2f}% (it reproduces the measurement: {}).", m.text,
-                                  estimate_command(q), *mfu * 100,
-                                  m.what == Measured::kWallTime
-                                      ? "the GPU-hours"
-                                      : "the steady-state step, JSON estimate.step_work_seconds "
-                                        "and tokens_per_second; the step time shown adds "
-                                        "checkpoints and failures"));
+  rep.notes.push_back(trf("From {}. Pass it on: {} --mfu {:.2f}% (it reproduces the measurement: {}).", m.text,
+                          estimate_command(q), *mfu * 100,
+                          m.what == Measured::kWallTime ? "the GPU-hours"
+                                                        : "the steady-state step, JSON estimate.step_work_seconds "
+                                                          "and tokens_per_second; the step time shown adds "
+                                                          "checkpoints and failures"));
   rep.notes.push_back(
       m.what == Measured::kWallTime
           ? "MFU is the compute share of the step: the model adds communication, pipeline bubbles, data stalls, "

@@ -86,14 +86,14 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
     other_stack = other_stack || g.software != "cuda";
   }
   if (restricted)
-    rep.notes.push_back(
-        "buying: whether new cards can be bought in a market (restricted: export controls; the reasons and sources "
-        "are in `plan --include-buy` notes and the catalog); '-' = not known to be restricted.");
+    rep.notes.push_back(std::string(
+        tr("buying: whether new cards can be bought in a market (restricted: export controls; the reasons and sources "
+           "are in `plan --include-buy` notes and the catalog); '-' = not known to be restricted.")));
   if (other_stack)
-    rep.notes.push_back(
-        "stack: the software a card runs; gpuplan's MFU defaults are calibrated on CUDA runs only, so on any other "
-        "stack they are an assumption: measure a trial run and use `fit mfu`.");
-  rep.notes.push_back("Sources: --format csv or json.");
+    rep.notes.push_back(std::string(
+        tr("stack: the software a card runs; gpuplan's MFU defaults are calibrated on CUDA runs only, so on any other "
+           "stack they are an assumption: measure a trial run and use `fit mfu`.")));
+  rep.notes.push_back(std::string(tr("Sources: --format csv or json.")));
   return rep;
 }
 

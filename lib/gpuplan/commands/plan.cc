@@ -33,7 +33,7 @@ std::vector<Column> plan_columns(const std::string& CUR, int cents) {
           {"provider", tr_noop("provider")},
           {"region", tr_noop("region")},
           {"gpu", tr_noop("gpu")},
-          {"mode", tr_noop("mode")},
+          {.key = "mode", .label = tr_noop("mode"), .words = true},
           {"gpus", tr_noop("GPUs")},
           {"instances", tr_noop("inst")},
           {"zero_stage", tr_noop("ZeRO")},
@@ -287,7 +287,7 @@ Table explain_table(const PlanResult& r, const Context& ctx) {
   t.title = tr_noop("Why notable configurations were not chosen (--explain)");
   t.columns = {{"what", tr_noop("configuration")},
                {"gpus", tr_noop("GPUs")},
-               {"mode", tr_noop("mode")},
+               {.key = "mode", .label = tr_noop("mode"), .words = true},
                {"finish_hours", tr_noop("done in h"), 1},
                {"cost", std::string(ctx.currency.code()), ctx.currency.minor_digits()},
                {"why", tr_noop("why not")}};
@@ -396,7 +396,7 @@ void infeasible_notes(Report& rep, const PlanInputs& in, const PlanResult& r, Cu
   if (in.deadline && in.budget) what = "meets the deadline within the budget";
   else if (in.deadline) what = "meets the deadline";
   else if (in.budget) what = "stays within the budget";
-  rep.notes.push_back(fmt::format("Nothing feasible: no configuration {}.", what));
+  rep.notes.push_back(trf("Nothing feasible: no configuration {}.", what));
   for (const NearMiss& m : r.near_misses) {
     std::vector<std::string> change;
     if (m.deadline_needed_hours)
@@ -405,13 +405,13 @@ void infeasible_notes(Report& rep, const PlanInputs& in, const PlanResult& r, Cu
     if (m.budget_needed)
       change.push_back(fmt::format("a budget of {} {} (+{} {})", to_pretty_string(*m.budget_needed, 0), currency.code(),
                                    to_pretty_string(*m.budget_needed - *in.budget, 0), currency.code()));
-    rep.notes.push_back(fmt::format("  {}× {} on {} ({}) would need {}.", m.plan.config.gpus, m.plan.source->gpu->id,
-                                    m.plan.source->offer ? m.plan.source->offer->provider : std::string("own hardware"),
-                                    to_string(m.plan.config.mode), fmt::format("{}", fmt::join(change, " and "))));
+    rep.notes.push_back(trf("  {}× {} on {} ({}) would need {}.", m.plan.config.gpus, m.plan.source->gpu->id,
+                            m.plan.source->offer ? m.plan.source->offer->provider : std::string("own hardware"),
+                            to_string(m.plan.config.mode), fmt::format("{}", fmt::join(change, " and "))));
   }
   if (r.valid.empty())
-    rep.notes.push_back(
-        "No configuration fits in memory at any count up to --max-gpus: see gpuplan estimate's fit table.");
+    rep.notes.push_back(std::string(
+        tr("No configuration fits in memory at any count up to --max-gpus: see gpuplan estimate's fit table.")));
 }
 
 // What P(on time) counts, and for the recommendation which uncertainty dominates.
@@ -435,24 +435,24 @@ std::string on_time_note(const PlanInputs& in, const PlanResult& r) {
 
 // How the answer was reached: the search's size, the rejections, the cost model.
 void search_notes(Report& rep, const PlanInputs& in, const PlanResult& r) {
-  rep.notes.push_back(fmt::format(
-      "Searched {} configurations ({} offers{} × 1–{} GPUs × billing modes): {} feasible, {} on the frontier.",
-      group_thousands(std::to_string(r.evaluated)),
-      std::count_if(r.sources.begin(), r.sources.end(), [](const auto& s) { return s.offer != nullptr; }),
-      in.include_buy ? " and buying" : "", in.max_gpus, group_thousands(std::to_string(r.feasible.size())),
-      r.frontier.size()));
+  rep.notes.push_back(
+      trf("Searched {} configurations ({} offers{} × 1–{} GPUs × billing modes): {} feasible, {} on the frontier.",
+          group_thousands(std::to_string(r.evaluated)),
+          std::count_if(r.sources.begin(), r.sources.end(), [](const auto& s) { return s.offer != nullptr; }),
+          in.include_buy ? " and buying" : "", in.max_gpus, group_thousands(std::to_string(r.feasible.size())),
+          r.frontier.size()));
   std::vector<std::string> counts;
   for (int i = 0; i < kRejectionCount; ++i)
     if (const auto n = r.rejected[static_cast<std::size_t>(i)])
       counts.push_back(fmt::format("{} {}", group_thousands(std::to_string(n)), to_string(static_cast<Rejection>(i))));
-  if (!counts.empty()) rep.notes.push_back(fmt::format("Rejected: {}.", fmt::join(counts, "; ")));
+  if (!counts.empty()) rep.notes.push_back(trf("Rejected: {}.", fmt::join(counts, "; ")));
   if (r.frontier.size() > 12)
     rep.notes.push_back(
-        fmt::format("The frontier shows 12 of its {} plans; --format csv or json lists them all.", r.frontier.size()));
-  rep.notes.push_back(
-      "Time = start (provisioning + dataset upload; buying: the lead time) + run time (spot: expected, with "
-      "interruptions); cost = billed compute + storage + support (buying: hardware + power; its resale value is "
-      "shown, not deducted).");
+        trf("The frontier shows 12 of its {} plans; --format csv or json lists them all.", r.frontier.size()));
+  rep.notes.push_back(std::string(
+      tr("Time = start (provisioning + dataset upload; buying: the lead time) + run time (spot: expected, with "
+         "interruptions); cost = billed compute + storage + support (buying: hardware + power; its resale value is "
+         "shown, not deducted).")));
   if (in.deadline) rep.notes.push_back(on_time_note(in, r));
 }
 
@@ -466,13 +466,13 @@ void plan_notes(Report& rep, const ResolvedPlan& rp, const PlanResult& r, const 
   if (r.feasible.empty()) infeasible_notes(rep, in, r, ctx.currency);
   search_notes(rep, in, r);
   for (const auto& n : r.notes) rep.notes.push_back(n);
-  if (in.job.mfu) rep.notes.push_back(fmt::format("MFU {:.0f}% (given) on every GPU.", *in.job.mfu * 100));
+  if (in.job.mfu) rep.notes.push_back(trf("MFU {:.0f}% (given) on every GPU.", *in.job.mfu * 100));
   if (in.include_buy)
     for (const PlanSource& s : r.sources)
       if (!s.offer && r.recommended && r.recommended->source == &s)
         for (const auto& n : s.notes) rep.notes.push_back("Buying: " + n);
-  if (!q.explain) rep.notes.push_back("Why other configurations lost: --explain.");
-  rep.notes.push_back(fmt::format("Job: {}. {}", rp.source, ctx.catalog_note()));
+  if (!q.explain) rep.notes.push_back(std::string(tr("Why other configurations lost: --explain.")));
+  rep.notes.push_back(trf("Job: {}. {}", rp.source, ctx.catalog_note()));
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
   add_defaults_notes(rep, rp.defaults_used);
 }

@@ -112,7 +112,7 @@ std::vector<Column> price_columns(Currency currency) {
       {"fabric", tr_noop("fabric"), 0, false},
       {"network_gbps", tr_noop("network Gb/s"), -4, false},
       {"max_instances", tr_noop("max inst"), 0, false},
-      {"mode", tr_noop("mode")},
+      {.key = "mode", .label = tr_noop("mode"), .words = true},
       {"term", tr_noop("term")},
       {"price", CUR, 2},
       {"per", tr_noop("per")},
@@ -264,7 +264,7 @@ Table history_table(const std::vector<Timeline>& lines, Currency currency, const
   t.columns = {{"offer", tr_noop("offer")},
                {"gpu", tr_noop("gpu")},
                {"gpus", tr_noop("gpus")},
-               {"mode", tr_noop("mode")},
+               {.key = "mode", .label = tr_noop("mode"), .words = true},
                {"as_of", tr_noop("as_of")},
                {"current", tr_noop("current")},
                {"list_price", tr_noop("list price"), -1},
@@ -314,14 +314,14 @@ Report history_report(const Context& ctx, const PricesQuery& q) {
   rep.extra = Json::object();
   rep.extra["fx_rates_used"] = fx.used_json();
   rep.notes.push_back(ctx.catalog_note() + ". Only offers that keep earlier prices (history: in the catalog).");
-  rep.notes.push_back(
+  rep.notes.push_back(std::string(tr(
       "change: against the dated price before, in the list currency; notes on the prices (a one-off cut, an unsure "
       "date): --format csv or json. yearly trend: (newest / oldest)^(365 / days) - 1 "
       "over the dated prices, at least 180 days apart; shares (0.143 = +14.3%); evidence for a price-drift assumption, "
       "which no model takes "
-      "from here.");
+      "from here.")));
   rep.notes.push_back(
-      fmt::format("{}/GPU-h converts every price at today's rates, to compare, not to restate.", ctx.currency.code()));
+      trf("{}/GPU-h converts every price at today's rates, to compare, not to restate.", ctx.currency.code()));
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
   return rep;
 }
@@ -363,16 +363,16 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   rep.notes.push_back(ctx.catalog_note() + ". Per GPU-hour = price / GPUs (monthly: / 730 h).");
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
   if (stale_rows > 0)
-    rep.notes.push_back(fmt::format("{} of {} prices are stale: priced more than {} days before {}{}.", stale_rows,
-                                    rows.size(), stale_days, format_date(ctx.today),
-                                    undated_rows == 0 ? std::string()
-                                                      : fmt::format(", or undated ({}: their sources give no date, "
-                                                                    "as_of unknown)",
-                                                                    undated_rows)));
-  rep.notes.push_back(
-      "joins: what links an offer's instances into one job, per instance (single: one job cannot span them; ?: "
-      "assumed, the catalog states no network).");
-  rep.notes.push_back("Sources and list prices: --format csv or json.");
+    rep.notes.push_back(trf("{} of {} prices are stale: priced more than {} days before {}{}.", stale_rows, rows.size(),
+                            stale_days, format_date(ctx.today),
+                            undated_rows == 0 ? std::string()
+                                              : fmt::format(", or undated ({}: their sources give no date, "
+                                                            "as_of unknown)",
+                                                            undated_rows)));
+  rep.notes.push_back(std::string(
+      tr("joins: what links an offer's instances into one job, per instance (single: one job cannot span them; ?: "
+         "assumed, the catalog states no network).")));
+  rep.notes.push_back(std::string(tr("Sources and list prices: --format csv or json.")));
   return rep;
 }
 

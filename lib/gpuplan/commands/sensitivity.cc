@@ -176,7 +176,7 @@ Subject scenario_subject_of(const Context& ctx, const SensitivityQuery& q) {
   }
   for (const Scenario::Exclusion& x : rs.scenario.excluded)
     sub.fx_notes.push_back(
-        fmt::format("{}: left out of the decision at every value, so its inputs move nothing: {}", x.option, x.why));
+        trf("{}: left out of the decision at every value, so its inputs move nothing: {}", x.option, x.why));
   return sub;
 }
 
@@ -233,31 +233,30 @@ Json sensitivity_extra(const Sensitivity& s, const Subject& sub, double range) {
 
 void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, double range, const Context& ctx,
                        const std::optional<CurrencyConverter>& fx) {
-  rep.notes.push_back(
-      fmt::format("Base: {} = {}; decision ({}): {}.", sub.metric_label,
-                  s.base.metric ? group_thousands(fmt::format("{:.{}f}", *s.base.metric, kDigits)) : "none",
-                  sub.decision_what, s.base.decision));
+  rep.notes.push_back(trf("Base: {} = {}; decision ({}): {}.", sub.metric_label,
+                          s.base.metric ? group_thousands(fmt::format("{:.{}f}", *s.base.metric, kDigits)) : "none",
+                          sub.decision_what, s.base.decision));
   std::vector<std::string> flipping;
   for (const Swing& w : s.ranked)
     if (w.flips && w.flip_value)
       flipping.push_back(fmt::format("{} at {} (base {})", s.inputs[w.input].name,
                                      format_value(s.inputs[w.input].kind, *w.flip_value),
                                      format_value(s.inputs[w.input].kind, s.inputs[w.input].base)));
-  if (flipping.empty()) rep.notes.push_back(fmt::format("No input flips the decision within ±{:g}%.", range * 100));
-  else rep.notes.push_back(fmt::format("Flip the decision within ±{:g}%: {}.", range * 100, fmt::join(flipping, "; ")));
+  if (flipping.empty()) rep.notes.push_back(trf("No input flips the decision within ±{:g}%.", range * 100));
+  else rep.notes.push_back(trf("Flip the decision within ±{:g}%: {}.", range * 100, fmt::join(flipping, "; ")));
   if (!sub.job)
-    rep.notes.push_back(
-        "Metric: NPV of the option cheapest at the base minus the NPV of the next cheapest; below zero, it "
-        "stays cheapest. An input with no swing does not move that lead (it may still move other options). "
-        "Swing = |metric at +range − metric at −range|; one input moves at a time; a trend moves by ±10 "
-        "points.");
+    rep.notes.push_back(std::string(
+        tr("Metric: NPV of the option cheapest at the base minus the NPV of the next cheapest; below zero, it "
+           "stays cheapest. An input with no swing does not move that lead (it may still move other options). "
+           "Swing = |metric at +range − metric at −range|; one input moves at a time; a trend moves by ±10 "
+           "points.")));
   else
     rep.notes.push_back(
-        "Each variation reruns the whole plan search; swing = |metric at +range − metric at −range|; "
-        "one input moves at a time.");
+        std::string(tr("Each variation reruns the whole plan search; swing = |metric at +range − metric at −range|; "
+                       "one input moves at a time.")));
   if (!s.not_varied.empty())
-    rep.notes.push_back(fmt::format("Not varied (zero in the base case): {}.", fmt::join(s.not_varied, ", ")));
-  rep.notes.push_back(fmt::format("{}: {}. {}", sub.job ? "Job" : "Scenario", sub.source, ctx.catalog_note()));
+    rep.notes.push_back(trf("Not varied (zero in the base case): {}.", fmt::join(s.not_varied, ", ")));
+  rep.notes.push_back(trf("{}: {}. {}", sub.job ? "Job" : "Scenario", sub.source, ctx.catalog_note()));
   for (const auto& w : sub.warnings) rep.warnings.push_back(w);
   if (fx)
     for (auto& n : fx->notes()) rep.notes.push_back(std::move(n));

@@ -450,13 +450,13 @@ void rent_against_api(Report& rep, const CostRow& r, double api_per_rps) {
     return money_text(Money::from_micros(std::llround(units * 1e6), r.monthly->currency()), 0);
   };
   if (r.api_break_even) {
-    rep.notes.push_back(fmt::format(
-        "Renting {} {} costs less than the API at every load from {:.3g} requests/s on average (re-sized for each "
-        "load, the day's shape kept; below it the API is cheaper at some loads).",
-        r.option, r.mode, *r.api_break_even));
+    rep.notes.push_back(
+        trf("Renting {} {} costs less than the API at every load from {:.3g} requests/s on average (re-sized for each "
+            "load, the day's shape kept; below it the API is cheaper at some loads).",
+            r.option, r.mode, *r.api_break_even));
     return;
   }
-  rep.notes.push_back(fmt::format(
+  rep.notes.push_back(trf(
       "Renting {} {} does not beat the API for good at any load: a request/s more on average costs about {} a month "
       "rented, its instances full, against {} by the API.",
       r.option, r.mode, money(r.month_per_rps), money(api_per_rps)));
@@ -469,7 +469,7 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
     return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s");
   };
   if (rent)
-    rep.notes.push_back(fmt::format(
+    rep.notes.push_back(trf(
         "Cheapest rental: {} {} ({}), {}{} of {} {}: {} a month, {} a million tokens at the average load{}{}.",
         rent->option, rent->mode, rent->provider,
         std::adjacent_find(rent->by_hour.begin(), rent->by_hour.end(), std::not_equal_to<>()) != rent->by_hour.end()
@@ -481,35 +481,34 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
         rent->mode == "spot" ? "; spot: a reclaim loses the requests in flight (serve.spot=false leaves it out)" : ""));
   else if (std::any_of(rows.begin(), rows.end(),
                        [](const CostRow& r) { return r.mode != "own" && r.sized.sized() && !r.monthly; }))
-    rep.notes.push_back(
-        "No rental offer of the search has a price gpuplan can state: the ones that meet the targets would cost a "
-        "trillion or more a month (is the load right? traffic.requests_per_second, traffic.tokens_per_day).");
+    rep.notes.push_back(std::string(
+        tr("No rental offer of the search has a price gpuplan can state: the ones that meet the targets would cost a "
+           "trillion or more a month (is the load right? traffic.requests_per_second, traffic.tokens_per_day).")));
   else if (std::any_of(rows.begin(), rows.end(), [](const CostRow& r) { return r.sized.beyond; }))
     rep.notes.push_back(
-        fmt::format("No rental offer of the search meets the load: its busiest hour needs more than "
-                    "{} replicas (is the load right?).",
-                    kMaxReplicas));
-  else rep.notes.push_back("No rental offer of the search meets the targets.");
+        trf("No rental offer of the search meets the load: its busiest hour needs more than "
+            "{} replicas (is the load right?).",
+            kMaxReplicas));
+  else rep.notes.push_back(std::string(tr("No rental offer of the search meets the targets.")));
   if (own)
-    rep.notes.push_back(fmt::format("Cheapest to own: {} of {}: {} a month ({}).",
-                                    count(own->gpus_per_instance, "card"), own->gpu, money_text(*own->monthly, 0),
-                                    own->note));
+    rep.notes.push_back(trf("Cheapest to own: {} of {}: {} a month ({}).", count(own->gpus_per_instance, "card"),
+                            own->gpu, money_text(*own->monthly, 0), own->note));
   // What the report names as cheapest must say when the market cannot plainly have it.
   for (const CostRow* r : {rent, own})
     if (r && r->caveat && r->caveat->status == Availability::kRestricted)
-      rep.warnings.push_back(fmt::format("{} is the cheapest {}, and {}", r->option,
-                                         r->mode == "own" ? "way to own" : "rental", r->caveat->detail));
+      rep.warnings.push_back(trf("{} is the cheapest {}, and {}", r->option, r->mode == "own" ? "way to own" : "rental",
+                                 r->caveat->detail));
   if (!s.api.input_per_million || !s.api.output_per_million) return;
   const Money in = *s.api.input_per_million, out = *s.api.output_per_million;
   const Traffic& t = s.traffic;
   const double in_millions = t.requests_per_second * t.prompt_tokens * kHoursPerMonth * 3600 / 1e6;
   const double out_millions = t.requests_per_second * t.output_tokens * kHoursPerMonth * 3600 / 1e6;
   if (in.units() * in_millions + out.units() * out_millions >= Money::kMaxPlausibleUnits) {
-    rep.notes.push_back("API: a month at this load costs more than a trillion.");
+    rep.notes.push_back(std::string(tr("API: a month at this load costs more than a trillion.")));
     return;
   }
   const Money api = in.scaled(in_millions) + out.scaled(out_millions);
-  rep.notes.push_back(fmt::format(
+  rep.notes.push_back(trf(
       "API{}: {} a month at the average load ({} a million prompt tokens, {} a million "
       "output tokens).",
       s.api.name.empty() ? "" : " (" + s.api.name + ")", money_text(api, 0), money_text(in, 2), money_text(out, 2)));
@@ -522,17 +521,17 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
     const std::string what = fmt::format("Owning {} {}", r->gpus_per_instance, r->gpu);
     const double cap = average_capacity(*r, s);
     if (r->api_break_even) {
-      rep.notes.push_back(fmt::format("{} beats the API from {:.3g} requests/s on average ({} a month).", what,
-                                      *r->api_break_even, money_text(*r->monthly, 0)));
+      rep.notes.push_back(trf("{} beats the API from {:.3g} requests/s on average ({} a month).", what,
+                              *r->api_break_even, money_text(*r->monthly, 0)));
       continue;
     }
     // No crossing within what they carry; more cards share a server's costs, so a higher load may still cross.
     const double millions = cap * kHoursPerMonth * 3600 / 1e6;
     const Money api_there = in.scaled(millions * t.prompt_tokens) + out.scaled(millions * t.output_tokens);
-    rep.notes.push_back(fmt::format(
-        "{} does not beat the API up to what the cards carry ({:.3g} requests/s on average): the API costs {} a "
-        "month there, against {}; at a higher load more cards share a server's costs: rerun at that load.",
-        what, cap, money_text(api_there, 0), money_text(*r->monthly, 0)));
+    rep.notes.push_back(
+        trf("{} does not beat the API up to what the cards carry ({:.3g} requests/s on average): the API costs {} a "
+            "month there, against {}; at a higher load more cards share a server's costs: rerun at that load.",
+            what, cap, money_text(api_there, 0), money_text(*r->monthly, 0)));
   }
   (void)fx;
 }
@@ -584,38 +583,38 @@ void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostR
   decision_notes(rep, rs.serving, rows, fx);
   if (!rs.serving.api.input_per_million) rep.notes.push_back(api_hint(rs.serving, ctx.catalog()));
   rep.notes.push_back(day_note(rs.serving));
-  rep.notes.push_back(fmt::format(
+  rep.notes.push_back(trf(
       "Model: weights {:.2f} GB ({}), KV cache {:.1f} KB a token ({}: 2 x {} layers x {} KV heads x {:g} head size x "
       "{:g} bytes).",
       weight_bytes(m).value() / kGB, to_string(m.weights), kv_bytes_per_token(m).value() / 1e3, to_string(m.kv_cache),
       m.layers, m.kv_head_count(), m.head_dim(), bytes_per_value(m.kv_cache)));
-  rep.notes.push_back(
-      "Prefill = (2·N_active·P + 2·L·P²·h) FLOPs at prefill_mfu of the dense bf16 peak (fp8 weights: x the measured "
-      "FP8 speed-up); decode step = max(bytes read: weights + the batch's cached context, over decode_bandwidth of "
-      "the memory bandwidth; FLOPs at prefill_mfu) + tensor-parallel all-reduces (2 a layer, ring, 20 µs each to "
-      "start). Continuous batching: a token waits a step plus its share of the batch's prompts; replicas = busiest "
-      "hour ÷ (a replica's requests/s × peak_load); hourly rentals: each hour's rate ÷ the same, at least "
-      "serve.min_replicas. Owning: compare's buy option with its defaults (gpuplan compare "
-      "--set buy.gpu=... shows every part).");
+  rep.notes.push_back(std::string(
+      tr("Prefill = (2·N_active·P + 2·L·P²·h) FLOPs at prefill_mfu of the dense bf16 peak (fp8 weights: x the measured "
+         "FP8 speed-up); decode step = max(bytes read: weights + the batch's cached context, over decode_bandwidth of "
+         "the memory bandwidth; FLOPs at prefill_mfu) + tensor-parallel all-reduces (2 a layer, ring, 20 µs each to "
+         "start). Continuous batching: a token waits a step plus its share of the batch's prompts; replicas = busiest "
+         "hour ÷ (a replica's requests/s × peak_load); hourly rentals: each hour's rate ÷ the same, at least "
+         "serve.min_replicas. Owning: compare's buy option with its defaults (gpuplan compare "
+         "--set buy.gpu=... shows every part).")));
   rep.notes.push_back(lengths_note(rs.serving));
-  rep.notes.push_back(
+  rep.notes.push_back(std::string(tr(
       "Not modelled yet: queueing (time waiting for a free slot in a burst; peak_load is the headroom), the gap "
       "before a single token (a request's mean gap is what the target holds), chunked prefill, the minutes an hourly "
       "instance takes to start (it is taken as running from the hour its load needs it), "
-      "spot spares (serve.spot prices spot instances, none kept to cover a reclaim).");
+      "spot spares (serve.spot prices spot instances, none kept to cover a reclaim).")));
   if (!left_out.empty()) {
     std::string ids;
     for (const std::string& id : left_out) ids += (ids.empty() ? "" : ", ") + id;
-    rep.notes.push_back(fmt::format("Left out: {} (no memory bandwidth or bf16 rate in the catalog).", ids));
+    rep.notes.push_back(trf("Left out: {} (no memory bandwidth or bf16 rate in the catalog).", ids));
   }
-  rep.notes.push_back(fmt::format("Serving: {}. {}", rs.source, ctx.catalog_note()));
+  rep.notes.push_back(trf("Serving: {}. {}", rs.source, ctx.catalog_note()));
   // Rates used for the file's amounts (an API price in USD) and for the catalog's prices, each once.
   for (const std::vector<std::string>& notes : {rs.fx_notes, fx.notes()})
     for (const std::string& n : notes)
       if (std::find(rep.notes.begin(), rep.notes.end(), n) == rep.notes.end()) rep.notes.push_back(n);
   if (!no_card.empty())
-    rep.notes.push_back(fmt::format("Not owned: {} (no card price in the catalog for compare's buy option).",
-                                    fmt::join(no_card, ", ")));
+    rep.notes.push_back(
+        trf("Not owned: {} (no card price in the catalog for compare's buy option).", fmt::join(no_card, ", ")));
   add_defaults_notes(rep, rs.defaults_used);
 }
 
