@@ -222,6 +222,8 @@ std::string tornado(const Chart& c) {
   for (const ChartSeries& s : c.series)
     for (const auto& [k, v] : s.points) most = std::max(most, std::abs(v));
   if (!(most > 0)) most = 1;
+  // The scale's end a round number (500k, not 467.62k): the next tick at or past the longest bar.
+  if (const std::vector<double> t = ticks(0, most, 4); t.size() > 1) most = std::ceil(most / t[1] - 1e-9) * t[1];
   const double mid = kLabels + (kWidth - kLabels - kRight) / 2, half = (kWidth - kLabels - kRight) / 2;
   const auto x = [&](double v) { return mid + v / most * half; };
   std::string out = fmt::format(
