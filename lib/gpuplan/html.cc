@@ -213,8 +213,29 @@ std::string stacked_bars(const Chart& c, const Frame& f) {
   return out;
 }
 
+// A label cut to `columns` of width (CJK counts 2): its start and its end, which
+// name the scenario and the option, joined by an ellipsis. Whole code points only.
+std::string fit_label(const std::string& s, std::size_t columns) {
+  if (display_width(s) <= columns) return s;
+  std::vector<std::string> cps;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = 1;
+    while (i + n < s.size() && (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80) ++n;
+    cps.push_back(s.substr(i, n));
+    i += n;
+  }
+  std::string head, tail;
+  std::size_t w = 0, front = 0, back = cps.size();
+  while (front < back && w + display_width(cps[front]) <= columns * 2 / 5)
+    w += display_width(cps[front]), head += cps[front++];
+  while (back > front && w + display_width(cps[back - 1]) + 1 <= columns)
+    w += display_width(cps[back - 1]), tail.insert(0, cps[--back]);
+  return head + "…" + tail;
+}
+
 // A tornado: a row a category (the largest swing on top), each series a bar
 // from zero to its change; labels on the left, the change along the bottom.
+// Bars (kBars) of amounts none below zero start at the left edge instead.
 std::string tornado(const Chart& c) {
   constexpr double kWidth = 760, kLabels = 260, kRight = 140, kTop = 40, kRow = 22, kBottom = 40;
   const double height = kTop + kRow * static_cast<double>(c.categories.size()) + kBottom;
@@ -224,15 +245,21 @@ std::string tornado(const Chart& c) {
   if (!(most > 0)) most = 1;
   // The scale's end a round number (500k, not 467.62k): the next tick at or past the longest bar.
   if (const std::vector<double> t = ticks(0, most, 4); t.size() > 1) most = std::ceil(most / t[1] - 1e-9) * t[1];
-  const double mid = kLabels + (kWidth - kLabels - kRight) / 2, half = (kWidth - kLabels - kRight) / 2;
+  bool negative = false;
+  for (const ChartSeries& s : c.series)
+    for (const auto& p : s.points) negative |= p.second < 0;
+  const bool from_left = c.kind == Chart::Kind::kBars && !negative;
+  const double span = kWidth - kLabels - kRight;
+  const double mid = from_left ? kLabels : kLabels + span / 2, half = from_left ? span : span / 2;
   const auto x = [&](double v) { return mid + v / most * half; };
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" viewBox=\"0 0 {} {}\" "
       "role=\"img\" aria-label=\"{}\"><style>{}</style><text class=\"title\" x=\"10\" y=\"22\">{}</text>",
       escape(c.name), kWidth, height, escape(c.title), kSvgStyle, escape(c.title));
   for (std::size_t k = 0; k < c.categories.size(); ++k)
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>", kLabels - 8,
-                       kTop + kRow * (static_cast<double>(k) + 0.7), escape(c.categories[k]));
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\"><title>{}</title>{}</text>", kLabels - 8,
+                       kTop + kRow * (static_cast<double>(k) + 0.7), escape(c.categories[k]),
+                       escape(fit_label(c.categories[k], 40)));
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const std::string_view colour = kColours[i % kColours.size()];
     out += fmt::format("<g class=\"series\" data-series=\"{}\" fill=\"{}\" fill-opacity=\"0.8\">",
@@ -249,6 +276,15 @@ std::string tornado(const Chart& c) {
         kTop + 16.0 * static_cast<double>(i) + 4, escape(c.series[i].name));
   }
   const double bottom = height - kBottom;
+  if (from_left)
+    return out +
+           fmt::format(
+               "<line class=\"axis\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/><text x=\"{0:.1f}\" "
+               "y=\"{3:.1f}\" text-anchor=\"start\">0</text><text x=\"{4:.1f}\" y=\"{3:.1f}\" "
+               "text-anchor=\"end\">{5}</text><text x=\"{6:.1f}\" y=\"{7:.1f}\" text-anchor=\"middle\">{8}</text>",
+               mid, kTop, bottom, bottom + 16, mid + half, short_number(most), mid + half / 2, bottom + 32,
+               escape(c.x_label)) +
+           "</svg>";
   out += fmt::format(
       "<line class=\"axis\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/><text x=\"{3:.1f}\" "
       "y=\"{4:.1f}\" text-anchor=\"start\">-{5}</text><text x=\"{0:.1f}\" y=\"{4:.1f}\" "
@@ -261,7 +297,7 @@ std::string tornado(const Chart& c) {
 }  // namespace
 
 std::string render_svg(const Chart& c) {
-  if (c.kind == Chart::Kind::kTornado) return tornado(c);
+  if (c.kind == Chart::Kind::kTornado || c.kind == Chart::Kind::kBars) return tornado(c);
   const Frame f = frame_of(c);
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"{}\" viewBox=\"0 0 {} {}\" "

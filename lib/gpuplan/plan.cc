@@ -635,13 +635,13 @@ std::string feasible_but(const Search& s, const PlanResult& r, const PlanConfig&
   const PlanDetail& best = *r.recommended;
   const Money more = d.cost - best.cost;
   if (in.deadline && more.micros() < 0)
-    return fmt::format("is cheaper ({}) but too likely to be late for the {:.0f}% confidence required",
-                       money_text(d.cost), in.confidence * 100);
+    return trf("is cheaper ({}) but too likely to be late for the {:.0f}% confidence required", money_text(d.cost),
+               in.confidence * 100);
   if (in.objective == Objective::kCost || more.micros() > 0)
-    return fmt::format("is feasible but costs {} ({} more than the recommendation) and finishes in {}",
-                       money_text(d.cost), money_text(more), hours_text(c.finish_hours));
-  return fmt::format("is feasible but finishes in {} ({} later than the recommendation)", hours_text(c.finish_hours),
-                     hours_text(c.finish_hours - best.finish_hours));
+    return trf("is feasible but costs {} ({} more than the recommendation) and finishes in {}", money_text(d.cost),
+               money_text(more), hours_text(c.finish_hours));
+  return trf("is feasible but finishes in {} ({} later than the recommendation)", hours_text(c.finish_hours),
+             hours_text(c.finish_hours - best.finish_hours));
 }
 
 // Why a configuration was not chosen: the limit it breaks, or what it loses.
@@ -649,13 +649,13 @@ std::string why_not(const Search& s, const PlanResult& r, const PlanConfig& c) {
   const PlanDetail d = describe(s.in, r, c, false);
   std::string out;
   if (c.finish_hours > s.deadline_h)
-    out = fmt::format("would finish in {}, {} after the deadline", hours_text(c.finish_hours),
-                      hours_text(c.finish_hours - s.deadline_h));
+    out = trf("would finish in {}, {} after the deadline", hours_text(c.finish_hours),
+              hours_text(c.finish_hours - s.deadline_h));
   if (c.cost_micros > s.budget)
-    out += fmt::format("{}would cost {}, {} over budget", out.empty() ? "" : " and ", money_text(d.cost),
-                       money_text(Money::from_micros(c.cost_micros - s.budget, s.currency)));
+    out += trf("{}would cost {}, {} over budget", out.empty() ? "" : tr(" and "), money_text(d.cost),
+               money_text(Money::from_micros(c.cost_micros - s.budget, s.currency)));
   if (out.empty() && r.recommended) out = feasible_but(s, r, c, d);
-  if (c.zero_stage > s.in.job.zero_stage) out += fmt::format(" (it needs ZeRO-{} on {} cards)", c.zero_stage, c.gpus);
+  if (c.zero_stage > s.in.job.zero_stage) out += trf(" (it needs ZeRO-{} on {} cards)", c.zero_stage, c.gpus);
   return out;
 }
 
@@ -671,31 +671,29 @@ std::string recommendation(const Search& s, const PlanResult& r, const std::opti
         "be late{}. Loosen the deadline, lower --confidence, or give a measured --mfu (gpuplan fit mfu: a default "
         "MFU is never certain){}.",
         in.confidence * 100,
-        risky && risky->on_time
-            ? fmt::format(" (the first passed over, {}, {:.1f}%; {} uncertainty dominates)", label(*risky),
-                          risky->on_time->probability * 100, risky->on_time->dominant())
-            : "",
-        in.allow_spot ? ", or leave out --allow-spot" : "");
+        risky && risky->on_time ? trf(" (the first passed over, {}, {:.1f}%; {} uncertainty dominates)", label(*risky),
+                                      risky->on_time->probability * 100, risky->on_time->dominant())
+                                : "",
+        in.allow_spot ? tr(", or leave out --allow-spot") : "");
   }
   const PlanDetail& d = *r.recommended;
-  const std::string why = in.objective == Objective::kCost ? "the cheapest plan" : "the fastest plan";
+  const std::string why(in.objective == Objective::kCost ? tr("the cheapest plan") : tr("the fastest plan"));
   std::vector<std::string> limits;
-  if (in.deadline)
-    limits.push_back(fmt::format("finishes {} before the deadline", hours_text(s.deadline_h - d.finish_hours)));
-  if (in.budget) limits.push_back(fmt::format("{} under budget", money_text(*in.budget - d.cost)));
-  std::string sentence = fmt::format("Recommended: {}, done in {} for {}: {}{}{}.", label(d),
-                                     hours_text(d.finish_hours), money_text(d.cost), why,
-                                     limits.empty() ? "" : " that ", fmt::format("{}", fmt::join(limits, " and ")));
+  if (in.deadline) limits.push_back(trf("finishes {} before the deadline", hours_text(s.deadline_h - d.finish_hours)));
+  if (in.budget) limits.push_back(trf("{} under budget", money_text(*in.budget - d.cost)));
+  std::string sentence =
+      trf("Recommended: {}, done in {} for {}: {}{}{}.", label(d), hours_text(d.finish_hours), money_text(d.cost), why,
+          limits.empty() ? "" : tr(" that "), fmt::format("{}", fmt::join(limits, tr(" and "))));
   if (risky && risky->on_time)
     sentence += fmt::format(
         " Cheaper, {} meets the deadline with only {:.1f}% probability (below the {:g}% required; {} "
         "uncertainty dominates).",
         label(*risky), risky->on_time->probability * 100, in.confidence * 100, risky->on_time->dominant());
   if (cheap.source && &r.sources[d.config.source] != cheap.source)
-    sentence += cheap.best ? fmt::format(" The cheapest card per hour, {}, {}.", cheap.text(s.currency),
-                                         why_not(s, r, *cheap.best))
-                           : fmt::format(" The cheapest card per hour, {}, cannot run this job: {}.",
-                                         cheap.text(s.currency), unrunnable(s, *cheap.source->gpu));
+    sentence += cheap.best
+                    ? trf(" The cheapest card per hour, {}, {}.", cheap.text(s.currency), why_not(s, r, *cheap.best))
+                    : trf(" The cheapest card per hour, {}, cannot run this job: {}.", cheap.text(s.currency),
+                          unrunnable(s, *cheap.source->gpu));
   return sentence;
 }
 

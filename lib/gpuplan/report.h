@@ -74,8 +74,9 @@ struct ChartBand {
   std::vector<std::array<double, 3>> points{};  ///< x, low, high
 };
 struct Chart {
-  /// kTornado: a row a category, each series a bar from zero to its change (points: row, change).
-  enum class Kind { kLines, kStackedBars, kTornado } kind = Kind::kLines;
+  /// kTornado: a row a category, each series a bar from zero to its change (points: row, change);
+  /// kBars: the same rows with one scale from zero (amounts: NPVs side by side).
+  enum class Kind { kLines, kStackedBars, kTornado, kBars } kind = Kind::kLines;
   std::string name{};                     ///< an id: "cumulative_cost"
   std::vector<std::string> categories{};  ///< stacked bars: one bar each
   std::string title{}, x_label{}, y_label{};

@@ -92,7 +92,7 @@ Table scenarios_table(const std::vector<Compared>& all, const Compared* best, bo
   t.lead = {"scenario", "option"};
   t.columns = {{"scenario", tr_noop("scenario")},
                {"file", tr_noop("file"), 0, false},
-               {"option", tr_noop("option")},
+               {.key = "option", .label = tr_noop("option"), .words = true},
                {"label", tr_noop("described"), 0, false},
                {"horizon_months", tr_noop("months")},
                {"total", tr_noop("total") + (" " + CUR), cents},
@@ -238,6 +238,27 @@ Json scenarios_extra(const std::vector<Compared>& all, const Compared* best) {
   return extra;
 }
 
+// Every priced option of every scenario as a bar of its NPV (a month, when the
+// horizons differ), the cheapest of all in a colour of its own.
+Chart scenarios_chart(const std::vector<Compared>& all, const Compared* best, bool per_month, Currency cur) {
+  Chart c;
+  c.kind = Chart::Kind::kBars;
+  c.name = "scenario_options";
+  c.title = per_month ? tr_noop("Every scenario's options by NPV a month (the horizons differ)")
+                      : tr_noop("Every scenario's options by NPV");
+  c.x_label = trf("{} ({})", per_month ? tr("NPV a month") : tr("NPV"), cur.code());
+  ChartSeries others{std::string(tr("NPV")), {}}, cheapest{std::string(tr("cheapest of all")), {}};
+  for (const Compared& x : all)
+    for (const OptionResult& o : x.c.options) {
+      if (!o.available) continue;  // left out of its decision: no figure, as in the table
+      const double row = static_cast<double>(c.categories.size());
+      c.categories.push_back(trf("{}: {}", x.rs.scenario.name, tr(o.key)));
+      (best && &o == best->best ? cheapest : others).points.emplace_back(row, rank(x, o, per_month));
+    }
+  c.series = {std::move(others), std::move(cheapest)};
+  return c;
+}
+
 }  // namespace
 
 Report compare_scenarios_report(const Context& ctx, const CompareQuery& q) {
@@ -258,6 +279,7 @@ Report compare_scenarios_report(const Context& ctx, const CompareQuery& q) {
   rep.currency = cur;
   rep.title = trf("Buy vs rent, {} scenarios side by side, {}", all.size(), cur.code());
   rep.tables = {scenarios_table(all, best, per_month, cur), differences_table(all, best, per_month, cur)};
+  rep.charts.push_back(scenarios_chart(all, best, per_month, cur));
   Json in = ctx.echo();
   in["scenario_files"] = Json::strings(q.scenario_files);
   in["set"] = Json::strings(q.sets);

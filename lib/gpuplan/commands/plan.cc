@@ -169,12 +169,12 @@ std::string plan_title(const ResolvedPlan& rp, const Context& ctx) {
     // A date or a time as the user wrote it, with what it leaves; a duration as hours or days.
     const std::string left = days_text(in.deadline->count() / 3600.0);
     limits.push_back(in.deadline_text.find('-') != std::string::npos
-                         ? fmt::format("deadline {} ({} from now)", in.deadline_text, left)
-                         : fmt::format("deadline {}", left));
+                         ? trf("deadline {} ({} from now)", in.deadline_text, left)
+                         : trf("deadline {}", left));
   }
-  if (in.budget) limits.push_back(fmt::format("budget {} {}", to_pretty_string(*in.budget, 0), ctx.currency.code()));
-  return fmt::format("Capacity plan: {}{}{}", in.job.name.empty() ? rp.source : in.job.name, limits.empty() ? "" : "; ",
-                     fmt::format("{}", fmt::join(limits, ", ")));
+  if (in.budget) limits.push_back(trf("budget {} {}", to_pretty_string(*in.budget, 0), ctx.currency.code()));
+  return trf("Capacity plan: {}{}{}", in.job.name.empty() ? rp.source : in.job.name, limits.empty() ? "" : tr("; "),
+             fmt::format("{}", fmt::join(limits, tr(", "))));
 }
 
 // One entry per distinct plan, its roles joined ("recommended, cheapest").
