@@ -110,7 +110,7 @@ std::string plain(const Cell& cell, const Column& col) {
 
 std::string pretty(const Cell& cell, const Column& col) {
   if (std::holds_alternative<std::monostate>(cell)) return "-";
-  if (const bool* b = std::get_if<bool>(&cell)) return *b ? "yes" : "no";
+  if (const bool* b = std::get_if<bool>(&cell)) return std::string(*b ? tr("yes") : tr("no"));
   if (is_numeric(cell)) return group_thousands(plain(cell, col));
   return plain(cell, col);
 }
@@ -456,10 +456,11 @@ std::string render_as_is(const Report& report, Format format, const RenderOption
     case Format::kSvg:
       // The command's main chart alone, to paste into slides.
       if (report.charts.empty())
-        throw UsageError(fmt::format(
-            "--format svg: `gpuplan {}` draws no chart yet (compare, plan, sensitivity and fit scaling do); --format html "
-            "shows its tables",
-            report.command));
+        throw UsageError(
+            fmt::format("--format svg: `gpuplan {}` draws no chart yet (compare, plan, sensitivity and fit scaling "
+                        "do); --format html "
+                        "shows its tables",
+                        report.command));
       return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(report.charts.front()) + "\n";
     case Format::kXlsx:
       if (!report.xlsx)

@@ -49,8 +49,8 @@ void same_currency(const std::vector<Compared>& all) {
     if (x.rs.scenario.currency != all.front().rs.scenario.currency)
       throw InputError(
           SourceLocation{x.rs.source}, "currency",
-          fmt::format("is {}, and {} is in {}: give --currency to compare them in one", x.rs.scenario.currency.code(),
-                      all.front().rs.source, all.front().rs.scenario.currency.code()));
+          trf("is {}, and {} is in {}: give --currency to compare them in one", x.rs.scenario.currency.code(),
+              all.front().rs.source, all.front().rs.scenario.currency.code()));
 }
 
 // The work each scenario's cheapest option does: GPU-hours used, within 1%.

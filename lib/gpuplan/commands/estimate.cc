@@ -236,14 +236,12 @@ void add_cost_row(CostRows& out, const Offer& o, const OfferPrices& prices, Bill
 std::string cannot_run(const OfferShape& shape, int instances, const std::optional<LayoutChoice>& choice) {
   if (instances > shape.shape.max_instances)
     return shape.shape.fabric == "none"
-               ? fmt::format("needs {} instances; single instances cannot be joined{}", instances,
-                             shape.assumed.empty() ? "" : " (assumed: the catalog states no fabric)")
-               : fmt::format("needs {} instances; the offer lets one job join {}", instances,
-                             shape.shape.max_instances);
+               ? trf("needs {} instances; single instances cannot be joined{}", instances,
+                     shape.assumed.empty() ? "" : " (assumed: the catalog states no fabric)")
+               : trf("needs {} instances; the offer lets one job join {}", instances, shape.shape.max_instances);
   if (!choice) return "no layout gives every data-parallel rank a micro-batch";
   if (!choice->memory.fits)
-    return fmt::format("does not fit even with TP/PP/ZeRO-3: {:.1f} GB per GPU at best",
-                       choice->memory.total.value() / kGB);
+    return trf("does not fit even with TP/PP/ZeRO-3: {:.1f} GB per GPU at best", choice->memory.total.value() / kGB);
   return {};
 }
 
@@ -439,12 +437,10 @@ void no_offer_note(Report& rep, const Gpu& gpu, std::string_view market, const C
                    const CurrencyConverter& fx) {
   std::string buy = "nor a purchase price";
   if (const Purchase* card = find_purchase(ctx.catalog(), PurchaseKind::kCard, gpu.id, market))
-    buy =
-        fmt::format("to buy, a card{} at {} {} (catalog {}: {}); gpuplan compare --set buy.gpu={} weighs owning it",
-                    card->region.empty() ? "" : " in " + card->region, to_pretty_string(fx.convert(card->price.amount)),
-                    fx.display().code(), card->id, cite(card->provenance), gpu.id);
-  rep.notes.insert(rep.notes.begin(),
-                   fmt::format("No cost rows: the catalog has no offer that rents {}; {}.", gpu.id, buy));
+    buy = trf("to buy, a card{} at {} {} (catalog {}: {}); gpuplan compare --set buy.gpu={} weighs owning it",
+              card->region.empty() ? "" : " in " + card->region, to_pretty_string(fx.convert(card->price.amount)),
+              fx.display().code(), card->id, cite(card->provenance), gpu.id);
+  rep.notes.insert(rep.notes.begin(), trf("No cost rows: the catalog has no offer that rents {}; {}.", gpu.id, buy));
 }
 
 void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const CostRows& costs, const Context& ctx,

@@ -44,9 +44,8 @@ auto fit_or_input_error(const std::string& file, F f) {
 template <class Csv>
 std::string column_or(const Csv& t, const std::string& wanted, const char* flag) {
   if (t.has(wanted)) return wanted;
-  throw InputError(
-      SourceLocation{t.file(), t.header_line(), 0}, wanted,
-      fmt::format("no such column (the header has: {}; choose one with {})", fmt::join(t.header(), ", "), flag));
+  throw InputError(SourceLocation{t.file(), t.header_line(), 0}, wanted,
+                   trf("no such column (the header has: {}; choose one with {})", fmt::join(t.header(), ", "), flag));
 }
 
 // A chart of the measured points and the fitted curves, within 80 columns.
@@ -148,7 +147,7 @@ Table models_table(const std::vector<ScalingFit>& fits) {
     std::string note;
     for (const auto& c : f.constrained) note += (note.empty() ? "" : "; ") + c + " held at 0 (fit made it negative)";
     if (f.model == ScalingModel::kAmdahl && f.sigma > 0)
-      note += (note.empty() ? "" : "; ") + fmt::format("no peak: approaches λ/σ = {:.4g}", f.lambda / f.sigma);
+      note += (note.empty() ? "" : "; ") + trf("no peak: approaches λ/σ = {:.4g}", f.lambda / f.sigma);
     models.add_row({model_name(f), f.r_squared, f.residual_std_error, f.aicc ? Cell{*f.aicc} : Cell{},
                     peak ? Cell{*peak} : Cell{}, peak ? Cell{f.predict(*peak)} : Cell{}, f.converged,
                     note.empty() ? Cell{} : Cell{note}});
@@ -240,9 +239,9 @@ std::vector<std::string> scaling_warnings(const std::string& file, const Scaling
                                                     : found.flagged.size() == 1 ? " without it predicts"
                                                                                 : " without them predicts");
   for (const ScalingOutlier& o : found.flagged) {
-    const std::string what = o.runs == 1 ? fmt::format("{:.10g} at {:g} GPUs", o.throughput, o.gpus)
-                                         : fmt::format("the {} runs at {:g} GPUs (mean {:.6g}, from this line)", o.runs,
-                                                       o.gpus, o.throughput);
+    const std::string what =
+        o.runs == 1 ? fmt::format("{:.10g} at {:g} GPUs", o.throughput, o.gpus)
+                    : trf("the {} runs at {:g} GPUs (mean {:.6g}, from this line)", o.runs, o.gpus, o.throughput);
     out.push_back(fmt::format(
         "{}:{}: {} {} not belong with the other points (efficiency {:.2f}, {} {:.6g}): a typo, or another workload?",
         file, o.tag, what, o.runs == 1 ? "does" : "do", o.efficiency, predicts, others.predict(o.gpus)));
@@ -419,9 +418,8 @@ std::string time_column(const CsvStream& csv, const std::string& wanted) {
   if (!wanted.empty()) return wanted;
   for (const char* c : {"elapsed_s", "elapsed", "seconds", "timestamp", "time"})
     if (csv.has(c)) return c;
-  throw InputError(
-      SourceLocation{csv.file(), csv.header_line(), 0}, "elapsed_s",
-      fmt::format("no time column (the header has: {}; choose one with --time)", fmt::join(csv.header(), ", ")));
+  throw InputError(SourceLocation{csv.file(), csv.header_line(), 0}, "elapsed_s",
+                   trf("no time column (the header has: {}; choose one with --time)", fmt::join(csv.header(), ", ")));
 }
 
 ProgressInput read_progress(const ProgressQuery& q) {

@@ -56,7 +56,7 @@ double positive_count(const char* flag, const std::string& text) {
 Report flags_only_report(const Context& ctx, const MfuQuery& q) {
   if (!q.gpu || !q.gpus) throw UsageError("give a job file, or --gpu and --gpus with the measured throughput");
   const Gpu* gpu = ctx.catalog().find_gpu(*q.gpu);
-  if (!gpu) throw InputError(SourceLocation{"--gpu"}, "", fmt::format("unknown GPU id '{}'", *q.gpu));
+  if (!gpu) throw InputError(SourceLocation{"--gpu"}, "", trf("unknown GPU id '{}'", *q.gpu));
   const std::string prec_text = q.precision.value_or("bf16");
   const Precision prec = precision_or_throw(prec_text);
   if (!gpu->dense_tflops.contains(prec))

@@ -64,7 +64,7 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
   if (buy) priced = &s.card->price.provenance;
   else if (const auto& p = s.offer->price(billing(d.config.mode))) priced = &p->provenance;
   if (priced && is_stale(*priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after)))
-    note = priced->as_of ? fmt::format("stale price (as_of {})", format_date(priced->as_of))
+    note = priced->as_of ? trf("stale price (as_of {})", format_date(priced->as_of))
                          : std::string("undated price (as_of unknown)");
   for (const auto& n : d.notes) note += (note.empty() ? "" : "; ") + n;
   if (d.spot && d.work_hours > 0)  // reclaims on top of what the same cards take on demand
@@ -257,7 +257,7 @@ Chart frontier_chart(const std::vector<PlanDetail>& frontier, const PlanResult& 
   if (r.recommended) c.series.push_back({"recommended", {{r.recommended->finish_hours, r.recommended->cost.units()}}});
   if (in.deadline) {
     c.marker_x = in.deadline->count() / 3600;
-    c.marker_label = fmt::format("deadline {:.1f} h", *c.marker_x);
+    c.marker_label = trf("deadline {:.1f} h", *c.marker_x);
   }
   return c;
 }
@@ -304,8 +304,7 @@ Table explain_table(const PlanResult& r, const Context& ctx) {
 Table rejections_table(const PlanResult& r) {
   Table t;
   t.name = "rejections";
-  t.title =
-      fmt::format("Why the {} configurations failed (first reason each)", group_thousands(std::to_string(r.evaluated)));
+  t.title = trf("Why the {} configurations failed (first reason each)", group_thousands(std::to_string(r.evaluated)));
   t.columns = {{"reason", tr_noop("reason")}, {"configurations", tr_noop("configurations")}};
   for (int i = 0; i < kRejectionCount; ++i)
     if (const auto n = r.rejected[static_cast<std::size_t>(i)])
@@ -400,11 +399,11 @@ void infeasible_notes(Report& rep, const PlanInputs& in, const PlanResult& r, Cu
   for (const NearMiss& m : r.near_misses) {
     std::vector<std::string> change;
     if (m.deadline_needed_hours)
-      change.push_back(fmt::format("a deadline of {} (+{})", days_text(*m.deadline_needed_hours),
-                                   days_text(*m.deadline_needed_hours - in.deadline->count() / 3600.0)));
+      change.push_back(trf("a deadline of {} (+{})", days_text(*m.deadline_needed_hours),
+                           days_text(*m.deadline_needed_hours - in.deadline->count() / 3600.0)));
     if (m.budget_needed)
-      change.push_back(fmt::format("a budget of {} {} (+{} {})", to_pretty_string(*m.budget_needed, 0), currency.code(),
-                                   to_pretty_string(*m.budget_needed - *in.budget, 0), currency.code()));
+      change.push_back(trf("a budget of {} {} (+{} {})", to_pretty_string(*m.budget_needed, 0), currency.code(),
+                           to_pretty_string(*m.budget_needed - *in.budget, 0), currency.code()));
     rep.notes.push_back(trf("  {}× {} on {} ({}) would need {}.", m.plan.config.gpus, m.plan.source->gpu->id,
                             m.plan.source->offer ? m.plan.source->offer->provider : std::string("own hardware"),
                             to_string(m.plan.config.mode), fmt::format("{}", fmt::join(change, " and "))));

@@ -76,8 +76,8 @@ std::string tornado_chart(const Sensitivity& s, const std::string& metric_label,
   label_w = std::min<std::size_t>(label_w, 32);
   const int half = std::max(8, (width - static_cast<int>(label_w) - 2 - 8) / 2);  // room for " flips"
   const auto pos = [&](double m) { return most > 0 ? static_cast<int>(std::lround((m - base) / most * half)) : 0; };
-  std::string out = fmt::format("Tornado: {} with each input at -{:g}% ('-') and +{:g}% ('+'); '|' is the base ({})\n",
-                                metric_label, s.range * 100, s.range * 100, short_number(base));
+  std::string out = trf("Tornado: {} with each input at -{:g}% ('-') and +{:g}% ('+'); '|' is the base ({})\n",
+                        metric_label, s.range * 100, s.range * 100, short_number(base));
   // Axis labels: the largest change either way.
   std::string axis(static_cast<std::size_t>(2 * half + 1), ' ');
   const std::string left = short_number(-most), right = "+" + short_number(most);

@@ -20,15 +20,14 @@ namespace {
 
 std::string why_not(const ReplicaPlan& z, const ServiceTargets& t) {
   if (!z.run.fits)
-    return fmt::format("does not fit: {:.1f} GB of weights a card on TP{}", z.run.weights_per_gpu.value() / kGB,
-                       z.shape.tp);
-  if (z.beyond) return fmt::format("the busiest hour needs more than {} replicas", kMaxReplicas);
+    return trf("does not fit: {:.1f} GB of weights a card on TP{}", z.run.weights_per_gpu.value() / kGB, z.shape.tp);
+  if (z.beyond) return trf("the busiest hour needs more than {} replicas", kMaxReplicas);
   if (!z.run.meets_targets)
     return z.run.limit == BatchLimit::kTimeToFirstToken
-               ? fmt::format("misses time to first token at batch 1 ({:.2f} s > {:g} s)",
-                             z.run.time_to_first_token.count(), t.time_to_first_token.count())
-               : fmt::format("misses time per output token at batch 1 ({:.0f} ms > {:g} ms)",
-                             z.run.time_per_output_token.count() * 1e3, t.time_per_output_token.count() * 1e3);
+               ? trf("misses time to first token at batch 1 ({:.2f} s > {:g} s)", z.run.time_to_first_token.count(),
+                     t.time_to_first_token.count())
+               : trf("misses time per output token at batch 1 ({:.0f} ms > {:g} ms)",
+                     z.run.time_per_output_token.count() * 1e3, t.time_per_output_token.count() * 1e3);
   return "";
 }
 
@@ -194,8 +193,8 @@ std::string day_text(const RentalQuote& q) {
   if (q.mixed())
     return fmt::format("{} by the month, up to {} more by the hour at {} ({} instance-hours a day)", q.base,
                        *hi - q.base, money_text(q.rise_price, 2), rise_hours(q.by_hour, q.base));
-  if (*lo == *hi) return fmt::format("follows the day: {} running all day", *hi);
-  return fmt::format("follows the day: {} to {} running, {} instance-hours a day", *lo, *hi, q.instance_hours());
+  if (*lo == *hi) return trf("follows the day: {} running all day", *hi);
+  return trf("follows the day: {} to {} running, {} instance-hours a day", *lo, *hi, q.instance_hours());
 }
 
 void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
@@ -219,7 +218,7 @@ void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
   const bool monthly = q.mode == BillingMode::kMonthly && !q.mixed();
   if (!monthly) r.note = day_text(q) + (r.note.empty() ? "" : "; " + r.note);
   if (q.commitment_months > 0)
-    r.note = fmt::format("committed for {} months: owed for the whole term, whatever the load", q.commitment_months) +
+    r.note = trf("committed for {} months: owed for the whole term, whatever the load", q.commitment_months) +
              (r.note.empty() ? "" : "; " + r.note);
   if (q.mode == BillingMode::kSpot)
     r.note =
@@ -258,7 +257,7 @@ std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx
       if (!r.stale.empty() ||
           !is_stale(priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after)))
         continue;
-      r.stale = priced.as_of ? fmt::format("stale price (as_of {})", format_date(priced.as_of))
+      r.stale = priced.as_of ? trf("stale price (as_of {})", format_date(priced.as_of))
                              : std::string("undated price (as_of unknown)");
       r.note = r.stale + (r.note.empty() ? "" : "; " + r.note);
     }
@@ -282,12 +281,10 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   const int cards = z.replicas * z.shape.tp;
   const double busy = busy_share(s, z.shape, z.run, z.replicas);
   std::vector<std::string> sets = {"region=" + s.market, "buy.gpu=" + g.gpu->id, fmt::format("buy.cards={}", cards),
-                                   fmt::format("workload.gpus={}", cards),
-                                   fmt::format("workload.utilisation={:.6f}", busy)};
+                                   fmt::format("workload.gpus={}", cards), fmt::format("workload.utilisation={:.6f}", busy)};
   if (rented_month) {
     sets.push_back("buy.lead_time_cover=delay_cost");
-    sets.push_back(
-        fmt::format("buy.delay_cost_per_month={:.6f} {}", rented_month->units(), rented_month->currency().code()));
+    sets.push_back(fmt::format("buy.delay_cost_per_month={:.6f} {}", rented_month->units(), rented_month->currency().code()));
   }
   ResolvedScenario rs;
   try {
@@ -305,10 +302,10 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   r.monthly = buy->total.scaled(1.0 / rs.scenario.horizon_months);
   per_million(r, s, z.replicas, kHoursPerMonth);
   owned_break_even(r, s);
-  r.note = fmt::format("compare's buy option over {} months at {:.0f}% busy{}", rs.scenario.horizon_months, busy * 100,
-                       rented_month ? fmt::format(", the {:.1f}-month lead time served by the cheapest rental",
-                                                  rs.scenario.own.lead_time / Months(1))
-                                    : ", no rental to serve the lead time: it costs nothing here");
+  r.note = trf("compare's buy option over {} months at {:.0f}% busy{}", rs.scenario.horizon_months, busy * 100,
+               rented_month ? fmt::format(", the {:.1f}-month lead time served by the cheapest rental",
+                                          rs.scenario.own.lead_time / Months(1))
+                            : ", no rental to serve the lead time: it costs nothing here");
   add_caveat(r, purchase_caveat(ctx.catalog(), g.gpu->id, s.market));
   return r;
 }
@@ -411,7 +408,7 @@ std::string for_whom(double percentile) {
 std::string title(const Serving& s) {
   const Traffic& t = s.traffic;
   const std::string day = t.tokens_per_day ? fmt::format("{:.10g} tokens a day = ", *t.tokens_per_day) : "";
-  return fmt::format(
+  return trf(
       "Serving {}: {}{:.3g} requests/s ({:.3g} in the busiest hour), {} prompt + {} output tokens; "
       "targets: first token within {:g} s, {:g} ms a token, for {}",
       s.name, day, t.requests_per_second, t.requests_per_second * t.peak_to_average,
@@ -423,7 +420,7 @@ std::string title(const Serving& s) {
 // What the latency columns are: at which percentile, over which lengths.
 std::string lengths_note(const Serving& s) {
   const Traffic& t = s.traffic;
-  const std::string at = fmt::format("TTFT and TPOT are for {}", for_whom(s.targets.percentile));
+  const std::string at = trf("TTFT and TPOT are for {}", for_whom(s.targets.percentile));
   if (!(t.prompt_tokens_p95 > t.prompt_tokens) && !(t.output_tokens_p95 > t.output_tokens))
     return at +
            ": every request is taken as the mean length (give traffic.prompt_tokens_p95 and "
@@ -518,7 +515,7 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
       rent_against_api(rep, *r, api_per_rps(s));
       continue;
     }
-    const std::string what = fmt::format("Owning {} {}", r->gpus_per_instance, r->gpu);
+    const std::string what = trf("Owning {} {}", r->gpus_per_instance, r->gpu);
     const double cap = average_capacity(*r, s);
     if (r->api_break_even) {
       rep.notes.push_back(trf("{} beats the API from {:.3g} requests/s on average ({} a month).", what,
@@ -542,15 +539,15 @@ std::string day_note(const Serving& s) {
   if (!t.daily_profile.empty()) {
     std::string rates;
     for (double r : hourly_rates(t)) rates += fmt::format("{}{:.3g}", rates.empty() ? "" : " ", r);
-    return fmt::format("The day (traffic.daily_profile, requests/s from 0:00 to 23:00): {}.", rates);
+    return trf("The day (traffic.daily_profile, requests/s from 0:00 to 23:00): {}.", rates);
   }
   const double busy = kHoursPerDay / t.peak_to_average;
   const std::string own = "give traffic.daily_profile, 24 numbers, for your own day";
   if (busy >= kHoursPerDay - 1e-9)
-    return fmt::format("The day: flat, {:.3g} requests/s every hour (traffic.peak_to_average 1; {}).",
-                       t.requests_per_second, own);
+    return trf("The day: flat, {:.3g} requests/s every hour (traffic.peak_to_average 1; {}).", t.requests_per_second,
+               own);
   const auto hours = [](double h) { return fmt::format("{:.3g} hour{}", h, h == 1 ? "" : "s"); };
-  return fmt::format(
+  return trf(
       "The day: {} busy from {}:00 at {:.3g} requests/s, the other {} without requests (traffic.peak_to_average "
       "{:g}; {}).",
       hours(busy), kBusyFrom, t.requests_per_second * t.peak_to_average, hours(kHoursPerDay - busy), t.peak_to_average,
@@ -568,12 +565,12 @@ std::string api_hint(const Serving& s, const Catalog& c) {
                                  to_pretty_string(a.input.amount, 2), to_pretty_string(a.output.amount, 2),
                                  a.currency.code(), format_date(a.input.provenance.as_of)));
   if (near.empty())
-    return fmt::format(
+    return trf(
         "No API compared: the catalog prices {} APIs (api.offer=ID; the manual lists them), none of a model "
         "of about {}; or give api.input_price_per_million and api.output_price_per_million.",
         c.apis.size(), fmt::format("{:.3g}B parameters", n / 1e9));
-  return fmt::format("No API compared: api.offer=ID weighs one of the catalog's for a model of about this size: {}.",
-                     fmt::join(near, "; "));
+  return trf("No API compared: api.offer=ID weighs one of the catalog's for a model of about this size: {}.",
+             fmt::join(near, "; "));
 }
 
 void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostRow>& rows,
