@@ -154,8 +154,9 @@ bool emit(const Flags& f, gpuplan::Report report, const CLI::App& app, const Com
 // language, so that a script reads the same bytes wherever it runs.
 void choose_language(const Flags& f, gpuplan::Format format) {
   using gpuplan::Format;
-  const bool for_people = f.fields.empty() && (format == Format::kTable || format == Format::kMd ||
-                                               format == Format::kHtml || format == Format::kSvg);
+  const bool for_people =
+      f.fields.empty() && (format == Format::kTable || format == Format::kMd || format == Format::kHtml ||
+                           format == Format::kSvg || format == Format::kXlsx);
   gpuplan::Language lang = gpuplan::Language::kEnglish;
   if (!f.lang.empty()) lang = gpuplan::parse_language(f.lang);
   else

@@ -1,4 +1,5 @@
 #include "gpuplan/xlsx.h"
+#include "gpuplan/i18n.h"
 
 #include <array>
 #include <chrono>
@@ -52,7 +53,7 @@ std::string chart_xml(const LineChart& c) {
       "xmlns:a=\"{}\" xmlns:r=\"{}\"><c:chart><c:title>{}<c:overlay val=\"0\"/></c:title>"
       "<c:autoTitleDeleted val=\"0\"/><c:plotArea><c:layout/><c:lineChart><c:grouping val=\"standard\"/>"
       "<c:varyColors val=\"0\"/>",
-      kChartNs, kDrawingNs, kRelNs, rich_text(c.title));
+      kChartNs, kDrawingNs, kRelNs, rich_text(std::string(tr(c.title))));
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const LineChart::Series& s = c.series[i];
     out += fmt::format(
@@ -60,11 +61,12 @@ std::string chart_xml(const LineChart& c) {
         "<c:ptCount val=\"1\"/><c:pt idx=\"0\"><c:v>{3}</c:v></c:pt></c:strCache></c:strRef></c:tx>"
         "<c:marker><c:symbol val=\"none\"/></c:marker><c:cat>{4}</c:cat><c:val>{5}</c:val>"
         "<c:smooth val=\"0\"/></c:ser>",
-        i, escape(sheet_ref(c.data_sheet)), cell_ref(s.name_row, s.name_col, true), escape(s.name),
+        i, escape(sheet_ref(c.data_sheet)), cell_ref(s.name_row, s.name_col, true),
+        escape(tr(s.name)),  // as Sheet::text wrote the cell
         number_ref(c, c.category_col, c.categories), number_ref(c, s.col, s.values));
   }
   const auto axis_title = [](const std::string& t) {
-    return fmt::format("<c:title>{}<c:overlay val=\"0\"/></c:title>", rich_text(t));
+    return fmt::format("<c:title>{}<c:overlay val=\"0\"/></c:title>", rich_text(std::string(tr(t))));
   };
   out += fmt::format(
       "<c:marker val=\"1\"/><c:axId val=\"1001\"/><c:axId val=\"1002\"/></c:lineChart>"
@@ -222,6 +224,10 @@ void Sheet::number(int row, int col, double value, Style style) {
 }
 
 void Sheet::money(int row, int col, Money value, Style style) { number(row, col, value.units(), style); }
+
+void Sheet::label(int row, int col, std::string_view message, Style style) {
+  text(row, col, std::string(tr(message)), style);
+}
 
 void Sheet::text(int row, int col, std::string value, Style style) {
   // Text that a spreadsheet could mistake for a formula is marked as text.
@@ -453,7 +459,7 @@ std::string Workbook::bytes() const {
 
 Value Assumptions::input(const std::string& name, const std::string& label, double value, Style style,
                          const std::string& unit, const std::string& note) {
-  s_.text(row_, 0, label);
+  s_.label(row_, 0, label);
   s_.number(row_, 1, value, style);
   s_.text(row_, 2, unit);
   if (!note.empty()) s_.text(row_, 3, note, Style::kNote);
@@ -464,7 +470,7 @@ Value Assumptions::input(const std::string& name, const std::string& label, doub
 
 Value Assumptions::derived(const std::string& name, const std::string& label, const std::string& formula, double value,
                            Style style, const std::string& unit) {
-  s_.text(row_, 0, label);
+  s_.label(row_, 0, label);
   s_.formula(row_, 1, formula, value, style);
   s_.text(row_, 2, unit);
   s_.text(row_, 3, "=" + formula, Style::kNote);
@@ -491,21 +497,22 @@ void Assumptions::set_as(const std::string& setting) { s_.text(row_ - 1, 4, sett
 
 void Assumptions::heading(const std::string& text) {
   ++row_;
-  s_.text(row_++, 0, text, Style::kHeader);
+  s_.label(row_++, 0, text, Style::kHeader);
 }
 
 int assumptions_header(Sheet& a, const std::string& title, bool formula_notes) {
   a.text(0, 0, title, Style::kTitle);
-  a.text(1, 0,
-         formula_notes ? "Edit the yellow cells: the other sheets recalculate. Grey notes show each formula (ROUND "
-                         "rounds as gpuplan does: half to even)."
-                       : "Edit the yellow cells (here and on the other sheets): the other sheets recalculate.",
-         Style::kNote);
-  a.text(3, 0, "input", Style::kHeader);
-  a.text(3, 1, "value", Style::kHeader);
-  a.text(3, 2, "unit", Style::kHeader);
-  a.text(3, 3, "note", Style::kHeader);
-  a.text(3, 4, "gpuplan --set", Style::kHeader);
+  a.label(1, 0,
+          formula_notes
+              ? tr_noop("Edit the yellow cells: the other sheets recalculate. Grey notes show each formula "
+                        "(ROUND rounds as gpuplan does: half to even).")
+              : tr_noop("Edit the yellow cells (here and on the other sheets): the other sheets recalculate."),
+          Style::kNote);
+  a.label(3, 0, tr_noop("input"), Style::kHeader);
+  a.label(3, 1, tr_noop("value"), Style::kHeader);
+  a.label(3, 2, tr_noop("unit"), Style::kHeader);
+  a.label(3, 3, tr_noop("note"), Style::kHeader);
+  a.label(3, 4, tr_noop("gpuplan --set"), Style::kHeader);
   a.freeze(4);
   a.width(0, 44);
   a.width(1, 16);

@@ -91,6 +91,9 @@ class Sheet {
   void number(int row, int col, double value, Style style = Style::kNumber);
   void money(int row, int col, Money value, Style style = Style::kMoney);
   void text(int row, int col, std::string value, Style style = Style::kDefault);
+  /// A label (a message, marked tr_noop): text in the reader's language. Data
+  /// and flags that formulas compare ("yes") go through text(), never translated.
+  void label(int row, int col, std::string_view message, Style style = Style::kDefault);
   /// A formula (without '=') and the value gpuplan computed for it. Every
   /// ROUND(x, d) in it (d < 6) is written as round_half_even(x, d): the
   /// workbook rounds as gpuplan does.

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/commands/compare.h"
+#include "gpuplan/i18n.h"
 #include "gpuplan/cost/rent.h"
 #include "gpuplan/scenario_fields.h"
 #include "gpuplan/xlsx.h"
@@ -218,7 +219,7 @@ V field(Inputs& in, std::string_view section, std::string_view key, std::string 
 void workload_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const Workload& w = s.workload;
   x.rate = field(gen, "", "discount_rate", "discount_rate", s.discount_rate, Style::kInputPercent, "per year");
-  gen.heading("Workload");
+  gen.heading(tr_noop("Workload"));
   field(gen, "workload", "gpus", "gpus", w.gpus, Style::kInputNumber, "GPUs");
   x.u = field(gen, "workload", "utilisation", "utilisation", w.utilisation, Style::kInputPercent, "share");
   x.runs = field(gen, "workload", "runs_per_month", "runs_per_month", w.runs_per_month, Style::kInputNumber, "runs");
@@ -233,9 +234,9 @@ void buy_derived(Inputs& gen, const Scenario& s, const V& cards, const V& per_se
                  const V& base, const V& net, const V& busy_w, const V& idle_w, const V& server_w, Refs& x) {
   const OwnInputs& o = s.own;
   const int servers = servers_for(o);
-  x.servers = gen.derived("servers", "servers (cards ÷ cards per server, rounded up)",
+  x.servers = gen.derived("servers", tr_noop("servers (cards ÷ cards per server, rounded up)"),
                           fmt::format("ROUNDUP({}/{},0)", cards.ref, per_server.ref), servers, Style::kInteger);
-  x.hardware = gen.derived("hardware", "hardware (paid in month 0)",
+  x.hardware = gen.derived("hardware", tr_noop("hardware (paid in month 0)"),
                            fmt::format("{}*{}+{}*{}+{}", card_price.ref, cards.ref, base.ref, x.servers.ref, net.ref),
                            hardware_capex(o).units(), Style::kMoney);
   // Power = (busy W × cards × u + idle W × cards × (1 − u) + server W × servers) × PUE × 730 h / 1000 (compare.cc).
@@ -243,7 +244,7 @@ void buy_derived(Inputs& gen, const Scenario& s, const V& cards, const V& per_se
   const double kwh_v =
       (o.gpu_busy.value() * o.cards * u + o.gpu_idle.value() * o.cards * (1 - u) + o.server.value() * servers) * o.pue *
       kHoursPerMonth / 1000.0;
-  x.kwh = gen.derived("buy_kwh_per_month", "energy a month in service",
+  x.kwh = gen.derived("buy_kwh_per_month", tr_noop("energy a month in service"),
                       fmt::format("({0}*{1}*{2}+{3}*{1}*(1-{2})+{4}*{6})*{5}*730/1000", busy_w.ref, cards.ref, x.u.ref,
                                   idle_w.ref, server_w.ref, x.pue.ref, x.servers.ref),
                       kwh_v, Style::kNumber, "kWh");
@@ -252,7 +253,7 @@ void buy_derived(Inputs& gen, const Scenario& s, const V& cards, const V& per_se
 // What the hardware sells for at the horizon: by depreciation, or a share or an amount given.
 void resale_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const OwnInputs& o = s.own;
-  x.resale_mode = gen.input("resale_mode", "resale at the horizon: 0 by depreciation, 1 a share, 2 an amount",
+  x.resale_mode = gen.input("resale_mode", tr_noop("resale at the horizon: 0 by depreciation, 1 a share, 2 an amount"),
                             o.resale_amount  ? 2
                             : o.resale_share ? 1
                                              : 0,
@@ -268,7 +269,7 @@ void resale_inputs(Inputs& gen, const Scenario& s, Refs& x) {
 void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const OwnInputs& o = s.own;
   const std::string CUR(s.currency.code());
-  gen.heading("Buy");
+  gen.heading(tr_noop("Buy"));
   V cards;
   if (defaulted(x, "buy.cards")) {
     cards = gen.derived("cards", fmt::format("cards ({}): workload.gpus (default)", o.gpu), "gpus", o.cards,
@@ -285,7 +286,7 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   x.facility = field(gen, "buy", "facility", "facility", o.facility.units(), Style::kInputMoney, CUR);
   x.lead = field(gen, "buy", "lead_time", "lead_time_months", o.lead_time / Months(1), Style::kInputNumber, "months");
   const bool bridge_possible = s.hourly || s.monthly;
-  x.cover = gen.input("cover_by_renting", "bridge the lead time by renting (1) or pay the delay cost (0)",
+  x.cover = gen.input("cover_by_renting", tr_noop("bridge the lead time by renting (1) or pay the delay cost (0)"),
                       o.cover == LeadTimeCover::kRent && bridge_possible ? 1 : 0, Style::kInputNumber, "1 or 0");
   gen.limit(0, 1, true);
   gen.set_as("buy.lead_time_cover=rent (1) or delay_cost (0)");
@@ -300,7 +301,7 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const V busy_w = field(gen, "buy", "gpu_power", "gpu_power_w", o.gpu_busy.value(), Style::kInputNumber, "W");
   const V idle_w =
       defaulted(x, "buy.gpu_idle_power")
-          ? gen.derived("gpu_idle_power_w", "power per card, idle: 15% of TDP (default)", "0.15*gpu_power_w",
+          ? gen.derived("gpu_idle_power_w", tr_noop("power per card, idle: 15% of TDP (default)"), "0.15*gpu_power_w",
                         o.gpu_idle.value(), Style::kNumber, "W")
           : field(gen, "buy", "gpu_idle_power", "gpu_idle_power_w", o.gpu_idle.value(), Style::kInputNumber, "W");
   const V server_w = field(gen, "buy", "server_power", "server_power_w", o.server.value(), Style::kInputNumber, "W");
@@ -320,8 +321,8 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
 // on the rest (a lease's buyout beside the last one).
 void financing_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const OwnInputs& o = s.own;
-  gen.heading("Buy: financing");
-  x.financing = gen.input("financing", "how the hardware is paid: 0 cash, 1 loan, 2 lease",
+  gen.heading(tr_noop("Buy: financing"));
+  x.financing = gen.input("financing", tr_noop("how the hardware is paid: 0 cash, 1 loan, 2 lease"),
                           static_cast<int>(o.financing), Style::kInputNumber, "0, 1 or 2");
   gen.limit(0, 2, true);
   gen.set_as("buy.financing=cash (0), loan (1) or lease (2)");
@@ -343,26 +344,26 @@ void financing_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const auto pick = [&](const V& loan, const V& lease) {
     return fmt::format("CHOOSE({}+1,0,{},{})", x.financing.ref, loan.ref, lease.ref);
   };
-  x.fin_rate =
-      gen.derived("fin_rate", "financing: yearly rate", pick(loan_rate, lease_rate), t.annual_rate, Style::kPercent);
-  x.fin_term = gen.derived("fin_term", "financing: months of payments", pick(loan_term, lease_term), t.months,
+  x.fin_rate = gen.derived("fin_rate", tr_noop("financing: yearly rate"), pick(loan_rate, lease_rate), t.annual_rate,
+                           Style::kPercent);
+  x.fin_term = gen.derived("fin_term", tr_noop("financing: months of payments"), pick(loan_term, lease_term), t.months,
                            Style::kInteger, "months");
-  const V up_share = gen.derived("fin_upfront_share", "financing: share paid upfront", pick(down, lease_up),
+  const V up_share = gen.derived("fin_upfront_share", tr_noop("financing: share paid upfront"), pick(down, lease_up),
                                  t.upfront_share, Style::kPercent);
-  x.hw_r = gen.derived("hardware_rounded", "hardware, to the cent", fmt::format("ROUND({},2)", x.hardware.ref),
+  x.hw_r = gen.derived("hardware_rounded", tr_noop("hardware, to the cent"), fmt::format("ROUND({},2)", x.hardware.ref),
                        hardware_capex(o).rounded().units(), Style::kMoney);
-  x.fin_upfront = gen.derived("fin_upfront", "paid for the hardware in month 0",
+  x.fin_upfront = gen.derived("fin_upfront", tr_noop("paid for the hardware in month 0"),
                               fmt::format("IF({0}=0,{1},ROUND({1}*{2},2))", x.financing.ref, x.hw_r.ref, up_share.ref),
                               financed ? plan.upfront.units() : hardware_capex(o).rounded().units(), Style::kMoney);
-  x.financed =
-      gen.derived("financed", "financed (owed after month 0)", fmt::format("{}-{}", x.hw_r.ref, x.fin_upfront.ref),
-                  financed ? plan.balance[0].units() : 0.0, Style::kMoney);
-  x.balloon = gen.derived("fin_buyout", "lease buyout, with the last payment",
+  x.financed = gen.derived("financed", tr_noop("financed (owed after month 0)"),
+                           fmt::format("{}-{}", x.hw_r.ref, x.fin_upfront.ref),
+                           financed ? plan.balance[0].units() : 0.0, Style::kMoney);
+  x.balloon = gen.derived("fin_buyout", tr_noop("lease buyout, with the last payment"),
                           fmt::format("IF({}=2,ROUND({}*{},2),0)", x.financing.ref, x.hw_r.ref, buyout.ref),
                           plan.balloon.units(), Style::kMoney);
   // A = (P − B·v^n)·i/(1 − v^n), i = rate/12, v = 1/(1 + i); (P − B)/n at a zero rate (financing.h).
   x.payment = gen.derived(
-      "fin_payment", "level monthly payment",
+      "fin_payment", tr_noop("level monthly payment"),
       fmt::format("IF({0}=0,0,ROUND(IF({1}=0,({2}-{3})/{4},({2}-{3}*(1+{1}/12)^(-{4}))*({1}/12)/(1-(1+{1}/12)^(-{4}))),"
                   "2))",
                   x.financing.ref, x.fin_rate.ref, x.financed.ref, x.balloon.ref, x.fin_term.ref),
@@ -371,23 +372,23 @@ void financing_inputs(Inputs& gen, const Scenario& s, Refs& x) {
 
 // VAT rates and whether VAT is recovered (vat.h): apart, or a line of every total.
 void tax_inputs(Inputs& gen, const Scenario& s, Refs& x) {
-  gen.heading("VAT");
+  gen.heading(tr_noop("VAT"));
   x.vat_goods = field(gen, "tax", "vat_goods", "vat_goods", s.vat.goods, Style::kInputPercent, "share");
   x.vat_rent = field(gen, "tax", "vat_rent", "vat_rent", s.vat.rent, Style::kInputPercent, "share");
   x.vat_services = field(gen, "tax", "vat_services", "vat_services", s.vat.services, Style::kInputPercent, "share");
-  x.vat_recoverable = gen.input("vat_recoverable", "input VAT is deducted (1) or a cost in every total (0)",
+  x.vat_recoverable = gen.input("vat_recoverable", tr_noop("input VAT is deducted (1) or a cost in every total (0)"),
                                 s.vat.recoverable ? 1 : 0, Style::kInputNumber, "1 or 0");
   gen.limit(0, 1, true);
   gen.set_as("tax.vat_recoverable=true (1) or false (0)");
 }
 
 void hourly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
-  gen.heading("Rent by the hour");
+  gen.heading(tr_noop("Rent by the hour"));
   x.hr = rent_inputs(gen, "h_", s.hourly->rent, s.workload, "hourly");
-  x.h_idle_per_run = gen.input("h_idle_per_run_h", "hourly: left running after each run",
+  x.h_idle_per_run = gen.input("h_idle_per_run_h", tr_noop("hourly: left running after each run"),
                                s.hourly->idle_per_run.count(), Style::kInputNumber, "hours");
   bind_field(gen, "rent.hourly", "idle_per_run", 3600);
-  x.h_auto = gen.input("h_auto_release", "hourly: released automatically (1) or not (0)",
+  x.h_auto = gen.input("h_auto_release", tr_noop("hourly: released automatically (1) or not (0)"),
                        s.hourly->auto_release ? 1 : 0, Style::kInputNumber, "1 or 0");
   gen.limit(0, 1, true);
   gen.set_as("rent.hourly.auto_release=true (1) or false (0)");
@@ -398,63 +399,67 @@ void hourly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
 
 void monthly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const Workload& w = s.workload;
-  gen.heading("Rent by the month");
+  gen.heading(tr_noop("Rent by the month"));
   x.mr = rent_inputs(gen, "m_", *s.monthly, w, "monthly");
   const RentRefs& mr = *x.mr;
-  x.m_commit = gen.input("m_commitment_months", "monthly: committed term (0 = none)", s.monthly->commitment_months,
-                         Style::kInputNumber, "months", "months past the horizon are still owed");
+  x.m_commit =
+      gen.input("m_commitment_months", tr_noop("monthly: committed term (0 = none)"), s.monthly->commitment_months,
+                Style::kInputNumber, "months", "months past the horizon are still owed");
   gen.limit(0, 1200, true);
   gen.set_as("rent.monthly.commitment={}mo");
   x.m_upfront = field(gen, "rent.monthly", "upfront", "m_upfront", s.monthly->upfront_share, Style::kInputPercent,
                       "share of the committed compute");
   x.m_compute =
-      gen.derived("m_compute", "monthly: compute a month", fmt::format("{}*{}", mr.price.ref, mr.instances.ref),
-                  mr.price.v * mr.instances.v, Style::kMoney);
-  x.m_storage = gen.derived("m_storage", "monthly: storage a month", fmt::format("{}*dataset_gb", mr.storage.ref),
-                            mr.storage.v * w.dataset.value() / kGB, Style::kMoney);
-  x.m_egress = gen.derived("m_egress", "monthly: egress a month", fmt::format("{}*egress_gb_per_month", mr.egress.ref),
-                           mr.egress.v * w.egress_per_month.value() / kGB, Style::kMoney);
+      gen.derived("m_compute", tr_noop("monthly: compute a month"),
+                  fmt::format("{}*{}", mr.price.ref, mr.instances.ref), mr.price.v * mr.instances.v, Style::kMoney);
+  x.m_storage =
+      gen.derived("m_storage", tr_noop("monthly: storage a month"), fmt::format("{}*dataset_gb", mr.storage.ref),
+                  mr.storage.v * w.dataset.value() / kGB, Style::kMoney);
+  x.m_egress =
+      gen.derived("m_egress", tr_noop("monthly: egress a month"), fmt::format("{}*egress_gb_per_month", mr.egress.ref),
+                  mr.egress.v * w.egress_per_month.value() / kGB, Style::kMoney);
   const double bill = x.m_compute->v + x.m_storage->v + x.m_egress->v;
-  x.m_support = gen.derived("m_support_month", "monthly: support a month",
+  x.m_support = gen.derived("m_support_month", tr_noop("monthly: support a month"),
                             fmt::format("IF({0}>0,MAX(({1}+{2}+{3})*{0},{4}),0)", mr.support.ref, x.m_compute->ref,
                                         x.m_storage->ref, x.m_egress->ref, mr.support_min.ref),
                             mr.support.v > 0 ? std::max(bill * mr.support.v, mr.support_min.v) : 0.0, Style::kMoney);
 }
 
 void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x) {
-  gen.heading("Spot");
+  gen.heading(tr_noop("Spot"));
   x.sr = rent_inputs(gen, "s_", s.spot->rent, s.workload, "spot", s.spot->discount, x.hr ? &x.hr->price : nullptr,
                      &s.spot->own_keys);
   const RentRefs& sr = *x.sr;
   const SpotParams& p = s.spot->interruptions;
-  const V per_day = gen.input("s_interruptions_per_day", "spot: interruptions a day per instance",
+  const V per_day = gen.input("s_interruptions_per_day", tr_noop("spot: interruptions a day per instance"),
                               p.interruptions_per_hour * 24, Style::kInputNumber, "per day");
   bind_field(gen, "rent.spot", "interruptions_per_day");
-  const V cw = gen.input("s_checkpoint_write_h", "spot: checkpoint write", p.checkpoint_write.count() / 3600,
+  const V cw = gen.input("s_checkpoint_write_h", tr_noop("spot: checkpoint write"), p.checkpoint_write.count() / 3600,
                          Style::kInputNumber, "hours");
   bind_field(gen, "rent.spot", "checkpoint_write", 3600);
-  const V rs_ = gen.input("s_restart_h", "spot: restart", p.restart.count() / 3600, Style::kInputNumber, "hours");
+  const V rs_ =
+      gen.input("s_restart_h", tr_noop("spot: restart"), p.restart.count() / 3600, Style::kInputNumber, "hours");
   bind_field(gen, "rent.spot", "restart", 3600);
-  const V given = gen.input("s_interval_h", "spot: checkpoint interval (0 = Daly's optimum)",
+  const V given = gen.input("s_interval_h", tr_noop("spot: checkpoint interval (0 = Daly's optimum)"),
                             p.interval ? p.interval->count() / 3600 : 0.0, Style::kInputNumber, "hours");
   gen.limit(0, std::numeric_limits<double>::infinity());
   gen.set_as("rent.spot.checkpoint_interval={}h (0: auto)");
   const double lambda = p.interruptions_per_hour * sr.instances.v;
   const V lam =
-      gen.derived("s_lambda_per_h", "spot: interruptions an hour of the job (rate × instances)",
+      gen.derived("s_lambda_per_h", tr_noop("spot: interruptions an hour of the job (rate × instances)"),
                   fmt::format("{}/24*{}", per_day.ref, sr.instances.ref), lambda, Style::kPrecise, "per hour");
   // τ = sqrt(2·C·MTBF) unless given; C = 0: continuous checkpoints (τ = 0).
   const double tau = std::isfinite(ov.interval.count()) ? ov.interval.count() / 3600 : 0.0;
   // τ: given, else Daly's optimum sqrt(2CM)·[1 + (C/2M)^½/3 + (C/2M)/9] − C (M = 1/λ; C ≥ 2M: τ = M);
   // C = 0: a checkpoint every second of work.
-  const V tau_v = gen.derived("s_tau_h", "spot: checkpoint interval used",
+  const V tau_v = gen.derived("s_tau_h", tr_noop("spot: checkpoint interval used"),
                               fmt::format("IF({0}>0,{0},IF({1}>0,IF({2}=0,1/3600,IF({2}>=2/{1},1/{1},"
                                           "SQRT(2*{2}/{1})*(1+SQRT({2}*{1}/2)/3+{2}*{1}/18)-{2})),0))",
                                           given.ref, lam.ref, cw.ref),
                               tau, Style::kPrecise, "hours");
   // Daly's complete model: T/W = M·e^(R/M)·(e^((τ + C)/M) − 1)/τ; never interrupted: 1 + C/τ for a given τ, else 1.
   const V factor =
-      gen.derived("s_wall_per_work", "spot: wall time per hour of work (Daly's complete model)",
+      gen.derived("s_wall_per_work", tr_noop("spot: wall time per hour of work (Daly's complete model)"),
                   fmt::format("IF({0}=0,IF({1}>0,1+{2}/{1},1),EXP({3}*{0})*(EXP(({1}+{2})*{0})-1)/({0}*{1}))", lam.ref,
                               tau_v.ref, cw.ref, rs_.ref),
                   ov.wall_per_work, Style::kPrecise, "ratio");
@@ -462,7 +467,7 @@ void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x
   x.sp_work = hourly_parts(gen, "s_work_", sr, x.u, x.runs, one, zero, yes, "spot (work)", s.spot->rent, s.workload);
   // Billed up to the whole month (compare.cc build_spot): past it spot cannot do the work.
   const double u = s.workload.utilisation;
-  const V billed = gen.derived("s_wall_billed", "spot: wall time billed per hour of work (at most the month)",
+  const V billed = gen.derived("s_wall_billed", tr_noop("spot: wall time billed per hour of work (at most the month)"),
                                fmt::format("IF({0}>0,MIN({1},1/{0}),{1})", x.u.ref, factor.ref),
                                u > 0 ? std::min(ov.wall_per_work, 1 / u) : ov.wall_per_work, Style::kPrecise, "ratio");
   x.sp_wall = hourly_parts(gen, "s_wall_", sr, x.u, x.runs, billed, zero, yes, "spot (with interruptions)",
@@ -473,45 +478,46 @@ void hybrid_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const Workload& w = s.workload;
   const HybridInputs& y = *s.hybrid;
   const std::string CUR(s.currency.code());
-  gen.heading("Hybrid (local cards, the rest by the hour)");
-  const V share = gen.input("y_local_share", "hybrid: share of the work on local cards", y.local_share,
+  gen.heading(tr_noop("Hybrid (local cards, the rest by the hour)"));
+  const V share = gen.input("y_local_share", tr_noop("hybrid: share of the work on local cards"), y.local_share,
                             Style::kInputPercent, "share");
   bind_field(gen, "hybrid", "local_share");
   const V lc = gen.input("y_local_cards", fmt::format("hybrid: local cards ({})", y.local_gpu), y.local_cards,
                          Style::kInputNumber, "cards");
   bind_field(gen, "hybrid", "local_cards");
-  const V speed = gen.input("y_local_speed", "hybrid: work a local card does in an hour, relative to a rented card",
-                            y.local_speed, Style::kInputNumber, "ratio");
+  const V speed =
+      gen.input("y_local_speed", tr_noop("hybrid: work a local card does in an hour, relative to a rented card"),
+                y.local_speed, Style::kInputNumber, "ratio");
   bind_field(gen, "hybrid", "local_speed");
-  x.y_capex =
-      gen.input("y_local_capex", "hybrid: local hardware (month 0)", y.local_capex.units(), Style::kInputMoney, CUR);
+  x.y_capex = gen.input("y_local_capex", tr_noop("hybrid: local hardware (month 0)"), y.local_capex.units(),
+                        Style::kInputMoney, CUR);
   bind_field(gen, "hybrid", "local_capex");
-  const V lb =
-      gen.input("y_gpu_power_w", "hybrid: local GPU power busy", y.local_gpu_busy.value(), Style::kInputNumber, "W");
+  const V lb = gen.input("y_gpu_power_w", tr_noop("hybrid: local GPU power busy"), y.local_gpu_busy.value(),
+                         Style::kInputNumber, "W");
   bind_field(gen, "hybrid", "local_gpu_power");
   V li;
   if (defaulted(x, "hybrid.local_gpu_idle_power")) {
-    li = gen.derived("y_gpu_idle_power_w", "hybrid: local GPU power idle: 15% of busy (default)", "0.15*y_gpu_power_w",
-                     y.local_gpu_idle.value(), Style::kNumber, "W");
+    li = gen.derived("y_gpu_idle_power_w", tr_noop("hybrid: local GPU power idle: 15% of busy (default)"),
+                     "0.15*y_gpu_power_w", y.local_gpu_idle.value(), Style::kNumber, "W");
   } else {
-    li = gen.input("y_gpu_idle_power_w", "hybrid: local GPU power idle", y.local_gpu_idle.value(), Style::kInputNumber,
-                   "W");
+    li = gen.input("y_gpu_idle_power_w", tr_noop("hybrid: local GPU power idle"), y.local_gpu_idle.value(),
+                   Style::kInputNumber, "W");
     bind_field(gen, "hybrid", "local_gpu_idle_power");
   }
   // compare.cc build_hybrid: the share is of the work; a local card does `speed` of a rented one's.
   const double ul = std::min(1.0, y.local_share * w.gpus * w.utilisation / (y.local_cards * y.local_speed));
   const V u_local =
-      gen.derived("y_u_local", "hybrid: local cards' utilisation",
+      gen.derived("y_u_local", tr_noop("hybrid: local cards' utilisation"),
                   fmt::format("MIN(1,{}*gpus*{}/({}*{}))", share.ref, x.u.ref, lc.ref, speed.ref), ul, Style::kPercent);
   const double eff = w.utilisation > 0 ? ul * y.local_cards * y.local_speed / (w.gpus * w.utilisation) : 0.0;
   const V u_rent =
-      gen.derived("y_u_rent", "hybrid: rented utilisation",
+      gen.derived("y_u_rent", tr_noop("hybrid: rented utilisation"),
                   fmt::format("IF({0}>0,{0}*(1-{1}*{2}*{3}/(gpus*{0})),0)", x.u.ref, u_local.ref, lc.ref, speed.ref),
                   w.utilisation * (1 - eff), Style::kPercent);
   const double ykwh =
       (y.local_gpu_busy.value() * y.local_cards * ul + y.local_gpu_idle.value() * y.local_cards * (1 - ul)) *
       s.own.pue * kHoursPerMonth / 1000.0;
-  x.y_power = gen.derived("y_local_power", "hybrid: local power a month",
+  x.y_power = gen.derived("y_local_power", tr_noop("hybrid: local power a month"),
                           fmt::format("{}*({}*{}*{}+{}*{}*(1-{}))*{}*730/1000", x.tariff.ref, lb.ref, lc.ref,
                                       u_local.ref, li.ref, lc.ref, u_local.ref, x.pue.ref),
                           s.own.electricity_per_kwh.units() * ykwh, Style::kMoney);
@@ -667,13 +673,13 @@ Layout cash_flow_header(xlsx::Sheet& cf, const Comparison& c) {
   l.owed = l.interest + 2;
   l.bridge = l.interest + 3;
   l.vat = l.interest + 4;
-  cf.text(0, l.bridge, "buy: bridge rental or delay cost", Style::kHeader);
-  cf.text(0, l.interest, "buy: financing interest", Style::kHeader);
-  cf.text(0, l.principal, "buy: financing principal", Style::kHeader);
-  cf.text(0, l.owed, "buy: owed after the payment", Style::kHeader);
-  cf.text(0, 0, "month", Style::kHeader);
-  cf.text(0, l.in_service, "buy: in service", Style::kHeader);
-  cf.text(0, l.value, "buy: book value", Style::kHeader);
+  cf.label(0, l.bridge, tr_noop("buy: bridge rental or delay cost"), Style::kHeader);
+  cf.label(0, l.interest, tr_noop("buy: financing interest"), Style::kHeader);
+  cf.label(0, l.principal, tr_noop("buy: financing principal"), Style::kHeader);
+  cf.label(0, l.owed, tr_noop("buy: owed after the payment"), Style::kHeader);
+  cf.label(0, 0, tr_noop("month"), Style::kHeader);
+  cf.label(0, l.in_service, tr_noop("buy: in service"), Style::kHeader);
+  cf.label(0, l.value, tr_noop("buy: book value"), Style::kHeader);
   for (int k = 0; k < l.options; ++k) {
     const std::string& key = c.options[static_cast<std::size_t>(k)].key;
     cf.text(0, l.first + k, key, Style::kHeader);
@@ -685,7 +691,7 @@ Layout cash_flow_header(xlsx::Sheet& cf, const Comparison& c) {
     cf.text(0, l.cash_gap(k), "buy cash − " + key, Style::kHeader);
     cf.text(0, l.cash_cross(k), "crossing", Style::kHeader);
   }
-  cf.text(0, l.factor, "discount factor", Style::kHeader);
+  cf.label(0, l.factor, tr_noop("discount factor"), Style::kHeader);
   cf.freeze(1, 1);
   cf.width(0, 8);
   for (int k = 1; k < l.vat + l.options; ++k) cf.width(k, 16);
@@ -812,7 +818,7 @@ std::vector<std::vector<double>> cash_flow_sheet(xlsx::Sheet& cf, const Comparis
     }
     factor *= v;
   }
-  cf.text(l.total_row, 0, "total", Style::kHeader);
+  cf.label(l.total_row, 0, tr_noop("total"), Style::kHeader);
   for (int k = 0; k < l.options; ++k)
     cf.formula(l.total_row, l.first + k, fmt::format("SUM({}:{})", at(1, l.first + k), at(H + 1, l.first + k)),
                c.options[static_cast<std::size_t>(k)].total.units(), Style::kMoney);
@@ -825,9 +831,9 @@ std::vector<std::vector<double>> cash_flow_sheet(xlsx::Sheet& cf, const Comparis
 xlsx::LineChart cumulative_chart(const Comparison& c, const Layout& l, std::vector<std::vector<double>> cumulative,
                                  int top) {
   xlsx::LineChart ch;
-  ch.title = "Cumulative discounted cost per option (sheet Cash flow)";
-  ch.x_title = "month";
-  ch.y_title = std::string(c.scenario.currency.code()) + ", discounted";
+  ch.title = tr_noop("Cumulative discounted cost per option (sheet Cash flow)");
+  ch.x_title = tr_noop("month");
+  ch.y_title = trf("{}, discounted", c.scenario.currency.code());
   ch.data_sheet = "Cash flow";
   ch.first_row = 1;
   ch.last_row = c.scenario.horizon_months + 1;
@@ -895,8 +901,8 @@ void summary_options(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
     if (opt.available) sum.formula(r, 11, npv_if, opt.npv, Style::kMoney);
     else sum.formula_text(r, 11, npv_if, "");
     if (k > 0 && !opt.available) {  // left out of the decision: no break-even against it
-      sum.text(r, 6, "left out");
-      sum.text(r, 7, "left out");
+      sum.label(r, 6, tr_noop("left out"));
+      sum.label(r, 7, tr_noop("left out"));
       continue;
     }
     if (k == 0 || !c.options.front().available) continue;
@@ -909,7 +915,7 @@ void summary_options(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
 int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
   const int last = 3 + l.options - 1;
   int r = last + 2;
-  sum.text(r, 0, "cheapest (by NPV)", Style::kHeader);
+  sum.label(r, 0, tr_noop("cheapest (by NPV)"), Style::kHeader);
   // Buying left out (hardware after the horizon) is not a candidate.
   sum.formula_text(r, 1, fmt::format("IFERROR(INDEX(A4:A{0},MATCH(MIN(L4:L{0}),L4:L{0},0)),\"none\")", last + 1),
                    c.cheapest.empty() ? "none" : c.cheapest);
@@ -922,7 +928,7 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
     last_rent = 3 + k;
   }
   if (first_rent >= 0) {
-    sum.text(r, 0, "cheapest rental", Style::kHeader);
+    sum.label(r, 0, tr_noop("cheapest rental"), Style::kHeader);
     const std::string range = fmt::format("{}{}:{}{}", "L", first_rent + 1, "L", last_rent + 1);
     sum.formula_text(
         r, 1,
@@ -942,10 +948,11 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
       decision_month("payback month (cash alone)", "H", c.payback_month);
     }
   }
-  sum.text(r, 0, "break-even utilisation", Style::kHeader);
+  sum.label(r, 0, tr_noop("break-even utilisation"), Style::kHeader);
   if (c.break_even_utilisation) sum.number(r, 1, *c.break_even_utilisation, Style::kPercent);
-  else sum.text(r, 1, "none in 0-100%");
-  sum.text(r, 2, "computed by gpuplan (a search, not a formula): rerun it after changing assumptions", Style::kNote);
+  else sum.label(r, 1, tr_noop("none in 0-100%"));
+  sum.label(r, 2, tr_noop("computed by gpuplan (a search, not a formula): rerun it after changing assumptions"),
+            Style::kNote);
   return r + 2;
 }
 
@@ -953,20 +960,20 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
 int summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Comparison& c, const Layout& l) {
   sum.text(0, 0, fmt::format("Buy vs rent over {} months ({})", c.scenario.horizon_months, c.scenario.currency.code()),
            Style::kTitle);
-  const std::vector<std::string> heads = {"option",
-                                          "label",
-                                          "total (net)",
-                                          "NPV",
-                                          "GPU-h used",
-                                          "per used GPU-h",
-                                          "break-even month (buy vs this, net of the hardware's value)",
-                                          "payback month (buy vs this, cash alone)",
-                                          "gross (paid)",
-                                          "resale (credited at the horizon)",
-                                          "in the decision",
-                                          "NPV in the decision",
-                                          "VAT (in the total only when not recoverable)"};
-  for (std::size_t j = 0; j < heads.size(); ++j) sum.text(2, static_cast<int>(j), heads[j], Style::kHeader);
+  const std::vector<std::string> heads = {tr_noop("option"),
+                                          tr_noop("label"),
+                                          tr_noop("total (net)"),
+                                          tr_noop("NPV"),
+                                          tr_noop("GPU-h used"),
+                                          tr_noop("per used GPU-h"),
+                                          tr_noop("break-even month (buy vs this, net of the hardware's value)"),
+                                          tr_noop("payback month (buy vs this, cash alone)"),
+                                          tr_noop("gross (paid)"),
+                                          tr_noop("resale (credited at the horizon)"),
+                                          tr_noop("in the decision"),
+                                          tr_noop("NPV in the decision"),
+                                          tr_noop("VAT (in the total only when not recoverable)")};
+  for (std::size_t j = 0; j < heads.size(); ++j) sum.label(2, static_cast<int>(j), heads[j], Style::kHeader);
   sum.freeze(3);
   sum.width(0, 16);
   sum.width(1, 60);
@@ -987,9 +994,9 @@ int summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Comparison
 Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const ResolvedScenario& rs, const Comparison& c) {
   const Scenario& s = rs.scenario;
   const int first = xlsx::assumptions_header(a, fmt::format("Buy vs rent: {} ({})", s.name, s.currency.code()));
-  a.text(2, 0, "The horizon is the number of rows of Cash flow: change it with gpuplan.", Style::kNote);
+  a.label(2, 0, tr_noop("The horizon is the number of rows of Cash flow: change it with gpuplan."), Style::kNote);
   Inputs in(wb, a, first);
-  a.text(in.row(), 0, "horizon (rows of Cash flow)");
+  a.label(in.row(), 0, tr_noop("horizon (rows of Cash flow)"));
   a.number(in.row(), 1, s.horizon_months, Style::kInteger);
   a.text(in.row(), 2, "months");
   // Locked by validation: the rows are the horizon, so a typed change would leave them behind.
@@ -1017,10 +1024,11 @@ Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const ResolvedScenari
 // Every item of every option in every month, long form for a pivot table:
 // values as exported (the Cash flow sheet recalculates; this sheet does not).
 void breakdown_sheet(xlsx::Sheet& b, const Comparison& c) {
-  b.text(0, 0, "Cost breakdown month by month, as exported: edits to Assumptions do not move it (Cash flow does)",
-         Style::kNote);
-  const char* heads[] = {"option", "item", "month", "amount"};
-  for (int j = 0; j < 4; ++j) b.text(1, j, heads[j], Style::kHeader);
+  b.label(0, 0,
+          tr_noop("Cost breakdown month by month, as exported: edits to Assumptions do not move it (Cash flow does)"),
+          Style::kNote);
+  const char* heads[] = {tr_noop("option"), tr_noop("item"), tr_noop("month"), tr_noop("amount")};
+  for (int j = 0; j < 4; ++j) b.label(1, j, heads[j], Style::kHeader);
   b.freeze(2);
   b.width(0, 16);
   b.width(1, 26);
@@ -1038,8 +1046,8 @@ void breakdown_sheet(xlsx::Sheet& b, const Comparison& c) {
 
 // Every default the scenario used, with its source and how far to trust it.
 void defaults_sheet(xlsx::Sheet& d, const ResolvedScenario& rs) {
-  const char* heads[] = {"field", "value", "quality", "why and source"};
-  for (int j = 0; j < 4; ++j) d.text(0, j, heads[j], Style::kHeader);
+  const char* heads[] = {tr_noop("field"), tr_noop("value"), tr_noop("quality"), tr_noop("why and source")};
+  for (int j = 0; j < 4; ++j) d.label(0, j, heads[j], Style::kHeader);
   d.freeze(1);
   d.width(0, 32);
   d.width(1, 22);

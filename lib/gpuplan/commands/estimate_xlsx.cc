@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/commands/estimate.h"
+#include "gpuplan/i18n.h"
 #include "gpuplan/efficiency.h"
 #include "gpuplan/xlsx.h"
 
@@ -26,14 +27,16 @@ JobCells per_sample_job(xlsx::Assumptions& in, const EstimateWorkbook& d, const 
                         const xlsx::Value& batch) {
   const Job& j = d.job;
   const double k = training_flops_multiplier(j);
-  const xlsx::Value fwd = in.input("forward_flops_per_sample", "forward FLOPs per sample", j.forward_flops_per_sample,
-                                   Style::kInputNumber, "FLOPs");
-  const xlsx::Value samples = in.input("samples", "samples (× epochs)", j.samples, Style::kInputNumber, "samples");
+  const xlsx::Value fwd = in.input("forward_flops_per_sample", tr_noop("forward FLOPs per sample"),
+                                   j.forward_flops_per_sample, Style::kInputNumber, "FLOPs");
+  const xlsx::Value samples =
+      in.input("samples", tr_noop("samples (× epochs)"), j.samples, Style::kInputNumber, "samples");
   JobCells c;
-  c.step_flops = in.derived("step_flops", "FLOPs per step", fmt::format("{}*{}*{}", mult.ref, fwd.ref, batch.ref),
-                            k * j.forward_flops_per_sample * j.global_batch, Style::kNumber, "FLOPs");
-  c.steps = in.derived("steps", "steps", fmt::format("ROUNDUP({}/{}-1E-9,0)", samples.ref, batch.ref), d.estimate.steps,
-                       Style::kInteger);
+  c.step_flops =
+      in.derived("step_flops", tr_noop("FLOPs per step"), fmt::format("{}*{}*{}", mult.ref, fwd.ref, batch.ref),
+                 k * j.forward_flops_per_sample * j.global_batch, Style::kNumber, "FLOPs");
+  c.steps = in.derived("steps", tr_noop("steps"), fmt::format("ROUNDUP({}/{}-1E-9,0)", samples.ref, batch.ref),
+                       d.estimate.steps, Style::kInteger);
   return c;
 }
 
@@ -45,32 +48,34 @@ JobCells token_job(xlsx::Assumptions& in, const EstimateWorkbook& d, const xlsx:
   const double active = active_parameters(j);  // a MoE's FLOPs follow what a token passes through
   const xlsx::Value n = in.input("parameters", j.experts > 0 ? "active parameters (N, MoE)" : "parameters (N)", active,
                                  Style::kInputNumber, "parameters");
-  const xlsx::Value tokens = in.input("tokens", "tokens (D)", j.tokens, Style::kInputNumber, "tokens");
+  const xlsx::Value tokens = in.input("tokens", tr_noop("tokens (D)"), j.tokens, Style::kInputNumber, "tokens");
   const xlsx::Value seq =
-      in.input("sequence_length", "sequence length", j.sequence_length, Style::kInputNumber, "tokens");
+      in.input("sequence_length", tr_noop("sequence length"), j.sequence_length, Style::kInputNumber, "tokens");
   const double attention = e.flops_per_token - k * active;
   const xlsx::Value att =
-      in.input("attention_flops_per_token", "attention FLOPs per token", attention, Style::kInputNumber, "FLOPs",
-               "multiplier × layers × sequence × hidden (0 without the architecture)");
+      in.input("attention_flops_per_token", tr_noop("attention FLOPs per token"), attention, Style::kInputNumber,
+               "FLOPs", "multiplier × layers × sequence × hidden (0 without the architecture)");
   const xlsx::Value fpt =
-      in.derived("flops_per_token", "FLOPs per token", fmt::format("{}*{}+{}", mult.ref, n.ref, att.ref),
+      in.derived("flops_per_token", tr_noop("FLOPs per token"), fmt::format("{}*{}+{}", mult.ref, n.ref, att.ref),
                  e.flops_per_token, Style::kNumber, "FLOPs");
   JobCells c;
-  c.step_flops = in.derived("step_flops", "FLOPs per step", fmt::format("{}*{}*{}", fpt.ref, batch.ref, seq.ref),
-                            e.flops_per_token * j.global_batch * j.sequence_length, Style::kNumber, "FLOPs");
-  c.steps = in.derived("steps", "steps", fmt::format("ROUNDUP({}/({}*{})-1E-9,0)", tokens.ref, batch.ref, seq.ref),
-                       e.steps, Style::kInteger);
+  c.step_flops =
+      in.derived("step_flops", tr_noop("FLOPs per step"), fmt::format("{}*{}*{}", fpt.ref, batch.ref, seq.ref),
+                 e.flops_per_token * j.global_batch * j.sequence_length, Style::kNumber, "FLOPs");
+  c.steps =
+      in.derived("steps", tr_noop("steps"), fmt::format("ROUNDUP({}/({}*{})-1E-9,0)", tokens.ref, batch.ref, seq.ref),
+                 e.steps, Style::kInteger);
   return c;
 }
 
 JobCells job_inputs(xlsx::Assumptions& in, const EstimateWorkbook& d) {
   const Job& j = d.job;
   const bool per_sample = j.forward_flops_per_sample > 0;
-  in.heading("Job");
-  const xlsx::Value mult =
-      in.input("flops_multiplier", "training FLOPs per forward FLOP", training_flops_multiplier(j), Style::kInputNumber,
-               "×", per_sample ? "3 (4 with full recompute)" : "6 dense, 4 LoRA, +2 with full recompute");
-  const xlsx::Value batch = in.input("global_batch", "global batch", j.global_batch, Style::kInputNumber,
+  in.heading(tr_noop("Job"));
+  const xlsx::Value mult = in.input(
+      "flops_multiplier", tr_noop("training FLOPs per forward FLOP"), training_flops_multiplier(j), Style::kInputNumber,
+      "×", per_sample ? "3 (4 with full recompute)" : "6 dense, 4 LoRA, +2 with full recompute");
+  const xlsx::Value batch = in.input("global_batch", tr_noop("global batch"), j.global_batch, Style::kInputNumber,
                                      per_sample ? "samples per step" : "sequences per step");
   return per_sample ? per_sample_job(in, d, mult, batch) : token_job(in, d, mult, batch);
 }
@@ -85,29 +90,29 @@ struct TimeCells {
 xlsx::Value interruption_cells(xlsx::Assumptions& in, const EstimateWorkbook& d, const xlsx::Value& work) {
   const StepBreakdown& s = d.estimate.step;
   if (s.checkpoint_interval_steps <= 0 || s.checkpoint_write.count() <= 0)
-    return in.input("wall_per_work", "checkpoints and interruptions: wall time per unit of work", 1.0,
+    return in.input("wall_per_work", tr_noop("checkpoints and interruptions: wall time per unit of work"), 1.0,
                     Style::kInputNumber, "×", "no checkpoints");
   const xlsx::Value rate =
-      in.input("interruptions_per_hour", "interruptions an hour (hardware failures)", s.interruptions_per_hour,
+      in.input("interruptions_per_hour", tr_noop("interruptions an hour (hardware failures)"), s.interruptions_per_hour,
                Style::kInputNumber, "per hour", "GPUs ÷ cluster.gpu_mtbf");
-  const xlsx::Value c = in.input("checkpoint_write_seconds", "one checkpoint, all nodes writing",
+  const xlsx::Value c = in.input("checkpoint_write_seconds", tr_noop("one checkpoint, all nodes writing"),
                                  s.checkpoint_write.count(), Style::kInputNumber, "s");
-  const xlsx::Value r =
-      in.input("restart_seconds", "restart after an interruption", d.job.restart.count(), Style::kInputNumber, "s");
+  const xlsx::Value r = in.input("restart_seconds", tr_noop("restart after an interruption"), d.job.restart.count(),
+                                 Style::kInputNumber, "s");
   xlsx::Value tau;
   if (d.job.checkpoint_every_steps) {
-    const xlsx::Value steps = in.input("checkpoint_interval_steps", "checkpoint every", *d.job.checkpoint_every_steps,
-                                       Style::kInputNumber, "steps");
-    tau = in.derived("checkpoint_interval_seconds", "checkpoint interval (work)",
+    const xlsx::Value steps = in.input("checkpoint_interval_steps", tr_noop("checkpoint every"),
+                                       *d.job.checkpoint_every_steps, Style::kInputNumber, "steps");
+    tau = in.derived("checkpoint_interval_seconds", tr_noop("checkpoint interval (work)"),
                      fmt::format("MAX(1,{})*{}", steps.ref, work.ref), s.checkpoint_interval_steps * s.work.count(),
                      Style::kPrecise, "s");
   } else {
-    tau = in.input("checkpoint_interval_seconds", "checkpoint interval (work)",
+    tau = in.input("checkpoint_interval_seconds", tr_noop("checkpoint interval (work)"),
                    s.checkpoint_interval_steps * s.work.count(), Style::kInputNumber, "s",
                    d.job.checkpoint_every ? "as given" : "Daly's optimum for the rate (not recomputed here)");
   }
   const std::string m = fmt::format("(3600/{})", rate.ref);
-  return in.derived("wall_per_work", "checkpoints and interruptions: wall time per unit of work",
+  return in.derived("wall_per_work", tr_noop("checkpoints and interruptions: wall time per unit of work"),
                     fmt::format("IF({0}>0,{1}*EXP({2}/{1})*(EXP(({3}+{4})/{1})-1)/{3},1+{4}/{3})", rate.ref, m, r.ref,
                                 tau.ref, c.ref),
                     s.work.count() > 0 ? s.step / s.work : 1.0, Style::kPrecise, "×");
@@ -118,79 +123,80 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
   const Estimate& e = d.estimate;
   in.heading(fmt::format("Cluster: {}× {}", d.gpus, d.gpu));
   TimeCells t;
-  t.gpus = in.input("gpus", "GPUs", d.gpus, Style::kInputNumber, "GPUs",
+  t.gpus = in.input("gpus", tr_noop("GPUs"), d.gpus, Style::kInputNumber, "GPUs",
                     "locked: the per-step times below are for this count (rerun gpuplan --gpus N to change it)");
   // Communication and the layout change with the count, which no formula here redoes.
   in.limit(d.gpus, d.gpus, true);
   const xlsx::Value peak = in.input("peak_tflops", fmt::format("dense peak ({}: MFU's basis)", to_string(d.mfu_basis)),
                                     d.peak_tflops, Style::kInputNumber, "TFLOP/s per GPU");
-  const xlsx::Value mfu = in.input("mfu", "MFU", e.mfu, Style::kInputPercent, "share", e.mfu_source);
+  const xlsx::Value mfu = in.input("mfu", tr_noop("MFU"), e.mfu, Style::kInputPercent, "share", e.mfu_source);
   const xlsx::Value speedup =
-      in.input("precision_speedup", "speed-up of the precision over the basis", d.precision_speedup,
+      in.input("precision_speedup", tr_noop("speed-up of the precision over the basis"), d.precision_speedup,
                Style::kInputNumber, "×", j.precision == Precision::kFp8 ? std::string(kFp8SpeedupSource) : "");
-  const xlsx::Value data = in.input("data_seconds_per_step", "data loading per step", e.step.data.count(),
+  const xlsx::Value data = in.input("data_seconds_per_step", tr_noop("data loading per step"), e.step.data.count(),
                                     Style::kInputNumber, "s", "overlaps compute");
-  const xlsx::Value comm = in.input("allreduce_seconds_per_step", "gradient all-reduce per step",
+  const xlsx::Value comm = in.input("allreduce_seconds_per_step", tr_noop("gradient all-reduce per step"),
                                     e.step.communication.count(), Style::kInputNumber, "s");
-  const xlsx::Value bwd =
-      in.input("backward_share", "backward share of the compute", backward_share(j), Style::kInputPercent, "share");
-  const xlsx::Value overlap =
-      in.input("comm_overlap", "backward time that hides communication", d.comm_overlap, Style::kInputPercent, "share");
+  const xlsx::Value bwd = in.input("backward_share", tr_noop("backward share of the compute"), backward_share(j),
+                                   Style::kInputPercent, "share");
+  const xlsx::Value overlap = in.input("comm_overlap", tr_noop("backward time that hides communication"),
+                                       d.comm_overlap, Style::kInputPercent, "share");
   // Everything exposed but the data-parallel part: tensor and pipeline transfers, and what
   // of the expert all-to-alls and context-parallel passes the compute does not hide (at this MFU).
   const double dp_exposed =
       std::max(0.0, e.step.communication.count() - e.step.compute.count() * backward_share(j) * d.comm_overlap);
-  const xlsx::Value waited =
-      in.input("waited_seconds_per_step", "tensor-, pipeline-, expert- and context-parallel transfers per step",
-               e.step.exposed_communication.count() - dp_exposed, Style::kInputNumber, "s",
-               "waited for (expert and context parallel: the part compute does not hide)");
-  const xlsx::Value bubble_share = in.input("bubble_share", "pipeline bubble, share of the compute",
+  const xlsx::Value waited = in.input("waited_seconds_per_step",
+                                      tr_noop("tensor-, pipeline-, expert- and context-parallel transfers per step"),
+                                      e.step.exposed_communication.count() - dp_exposed, Style::kInputNumber, "s",
+                                      "waited for (expert and context parallel: the part compute does not hide)");
+  const xlsx::Value bubble_share = in.input("bubble_share", tr_noop("pipeline bubble, share of the compute"),
                                             e.step.compute.count() > 0 ? e.step.bubble / e.step.compute : 0.0,
                                             Style::kInputPercent, "share", "(stages − 1) / micro-batches");
-  t.dataset = in.input("dataset_gb", "dataset kept in storage", d.dataset_gb, Style::kInputNumber, "GB");
-  in.heading("Time (training.cc: step = (max(compute, data) + exposed communication) × checkpoints and interruptions)");
+  t.dataset = in.input("dataset_gb", tr_noop("dataset kept in storage"), d.dataset_gb, Style::kInputNumber, "GB");
+  in.heading(tr_noop(
+      "Time (training.cc: step = (max(compute, data) + exposed communication) × checkpoints and interruptions)"));
   const xlsx::Value compute =
-      in.derived("compute_seconds_per_step", "compute per step",
+      in.derived("compute_seconds_per_step", tr_noop("compute per step"),
                  fmt::format("{}/({}*{}*1E12*{}*{})", job.step_flops.ref, t.gpus.ref, peak.ref, mfu.ref, speedup.ref),
                  e.step.compute.count(), Style::kPrecise, "s");
   const xlsx::Value exposed =
-      in.derived("exposed_seconds_per_step", "exposed communication per step",
+      in.derived("exposed_seconds_per_step", tr_noop("exposed communication per step"),
                  fmt::format("MAX(0,{}-{}*{}*{})+{}", comm.ref, compute.ref, bwd.ref, overlap.ref, waited.ref),
                  e.step.exposed_communication.count(), Style::kPrecise, "s");
   const xlsx::Value work =
-      in.derived("work_seconds_per_step", "step without checkpoints and interruptions",
+      in.derived("work_seconds_per_step", tr_noop("step without checkpoints and interruptions"),
                  fmt::format("MAX({}*(1+{}),{})+{}", compute.ref, bubble_share.ref, data.ref, exposed.ref),
                  e.step.work.count(), Style::kPrecise, "s");
   const xlsx::Value stretch = interruption_cells(in, d, work);
-  const xlsx::Value step = in.derived("step_seconds", "step", fmt::format("{}*{}", work.ref, stretch.ref),
+  const xlsx::Value step = in.derived("step_seconds", tr_noop("step"), fmt::format("{}*{}", work.ref, stretch.ref),
                                       e.step.step.count(), Style::kPrecise, "s");
-  t.wall = in.derived("wall_hours", "wall time", fmt::format("{}*{}/3600", step.ref, job.steps.ref),
+  t.wall = in.derived("wall_hours", tr_noop("wall time"), fmt::format("{}*{}/3600", step.ref, job.steps.ref),
                       e.wall.count() / 3600, Style::kNumber, "hours");
-  in.derived("gpu_hours", "GPU-hours", fmt::format("{}*{}", t.wall.ref, t.gpus.ref), e.gpu_hours, Style::kNumber,
-             "GPU-hours");
+  in.derived("gpu_hours", tr_noop("GPU-hours"), fmt::format("{}*{}", t.wall.ref, t.gpus.ref), e.gpu_hours,
+             Style::kNumber, "GPU-hours");
   return t;
 }
 
 void costs_header(xlsx::Sheet& c, Currency currency) {
-  const std::vector<std::string> heads = {"offer",
-                                          "provider",
-                                          "region",
-                                          "mode",
-                                          "GPUs per instance",
-                                          "instances",
-                                          "price per instance",
-                                          "billing granularity (h)",
-                                          "minimum (h)",
-                                          "run time factor",
-                                          "run hours",
-                                          "billed instance-hours",
-                                          "storage per GB-month",
-                                          "support share",
-                                          "compute",
-                                          "storage",
-                                          "support",
+  const std::vector<std::string> heads = {tr_noop("offer"),
+                                          tr_noop("provider"),
+                                          tr_noop("region"),
+                                          tr_noop("mode"),
+                                          tr_noop("GPUs per instance"),
+                                          tr_noop("instances"),
+                                          tr_noop("price per instance"),
+                                          tr_noop("billing granularity (h)"),
+                                          tr_noop("minimum (h)"),
+                                          tr_noop("run time factor"),
+                                          tr_noop("run hours"),
+                                          tr_noop("billed instance-hours"),
+                                          tr_noop("storage per GB-month"),
+                                          tr_noop("support share"),
+                                          tr_noop("compute"),
+                                          tr_noop("storage"),
+                                          tr_noop("support"),
                                           "total " + std::string(currency.code())};
-  for (std::size_t i = 0; i < heads.size(); ++i) c.text(0, static_cast<int>(i), heads[i], Style::kHeader);
+  for (std::size_t i = 0; i < heads.size(); ++i) c.label(0, static_cast<int>(i), heads[i], Style::kHeader);
   c.freeze(1, 1);
   c.width(0, 40);
   for (int i = 1; i < static_cast<int>(heads.size()); ++i) c.width(i, 14);

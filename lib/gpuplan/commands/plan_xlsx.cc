@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/commands/plan.h"
+#include "gpuplan/i18n.h"
 #include "gpuplan/xlsx.h"
 
 namespace gpuplan {
@@ -25,48 +26,49 @@ struct Limits {
 Limits limits_inputs(xlsx::Workbook& wb, xlsx::Sheet& a, const PlanWorkbook& d) {
   xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, d.title, false));
   Limits x;
-  x.deadline = in.input("deadline_hours", "deadline (0 = none)", d.deadline_hours.value_or(0), Style::kInputNumber,
-                        "hours from now");
-  x.budget =
-      in.input("budget", "budget (0 = none)", d.budget.value_or(0), Style::kInputMoney, std::string(d.currency.code()));
-  x.dataset = in.input("dataset_gb", "dataset kept in storage during the run", d.dataset_gb, Style::kInputNumber, "GB");
-  x.confidence = in.input("confidence", "a spot plan must be on time this often", d.confidence, Style::kInputPercent,
-                          "share", "P(on time) is gpuplan's Monte Carlo");
+  x.deadline = in.input("deadline_hours", tr_noop("deadline (0 = none)"), d.deadline_hours.value_or(0),
+                        Style::kInputNumber, "hours from now");
+  x.budget = in.input("budget", tr_noop("budget (0 = none)"), d.budget.value_or(0), Style::kInputMoney,
+                      std::string(d.currency.code()));
+  x.dataset = in.input("dataset_gb", tr_noop("dataset kept in storage during the run"), d.dataset_gb,
+                       Style::kInputNumber, "GB");
+  x.confidence = in.input("confidence", tr_noop("a spot plan must be on time this often"), d.confidence,
+                          Style::kInputPercent, "share", "P(on time) is gpuplan's Monte Carlo");
   return x;
 }
 
 void plans_header(xlsx::Sheet& p, Currency currency) {
-  const std::vector<std::string> heads = {"role",
-                                          "offer",
-                                          "provider",
-                                          "region",
-                                          "gpu",
-                                          "mode",
-                                          "GPUs",
-                                          "instances / servers",
-                                          "ZeRO",
-                                          "price (instance-h; month; card)",
-                                          "granularity (h)",
-                                          "minimum (h)",
-                                          "server base",
-                                          "start h",
-                                          "run h",
-                                          "done in h",
-                                          "billed instance-hours",
-                                          "storage per GB-month",
-                                          "support share",
-                                          "compute",
-                                          "storage",
-                                          "support",
-                                          "hardware",
-                                          "power",
+  const std::vector<std::string> heads = {tr_noop("role"),
+                                          tr_noop("offer"),
+                                          tr_noop("provider"),
+                                          tr_noop("region"),
+                                          tr_noop("gpu"),
+                                          tr_noop("mode"),
+                                          tr_noop("GPUs"),
+                                          tr_noop("instances / servers"),
+                                          tr_noop("ZeRO"),
+                                          tr_noop("price (instance-h; month; card)"),
+                                          tr_noop("granularity (h)"),
+                                          tr_noop("minimum (h)"),
+                                          tr_noop("server base"),
+                                          tr_noop("start h"),
+                                          tr_noop("run h"),
+                                          tr_noop("done in h"),
+                                          tr_noop("billed instance-hours"),
+                                          tr_noop("storage per GB-month"),
+                                          tr_noop("support share"),
+                                          tr_noop("compute"),
+                                          tr_noop("storage"),
+                                          tr_noop("support"),
+                                          tr_noop("hardware"),
+                                          tr_noop("power"),
                                           "total " + std::string(currency.code()),
-                                          "on time",
-                                          "within budget",
-                                          "feasible",
-                                          "P(on time)",
-                                          "cost if feasible"};
-  for (std::size_t i = 0; i < heads.size(); ++i) p.text(0, static_cast<int>(i), heads[i], Style::kHeader);
+                                          tr_noop("on time"),
+                                          tr_noop("within budget"),
+                                          tr_noop("feasible"),
+                                          tr_noop("P(on time)"),
+                                          tr_noop("cost if feasible")};
+  for (std::size_t i = 0; i < heads.size(); ++i) p.label(0, static_cast<int>(i), heads[i], Style::kHeader);
   p.freeze(1, 1);
   p.width(0, 24);
   p.width(1, 40);
@@ -170,7 +172,7 @@ void plan_checks(xlsx::Sheet& p, int r, const PlanLine& l, const PlanWorkbook& d
 // The cheapest feasible plan of the list, as a formula over the Plans sheet.
 void plan_summary(xlsx::Sheet& sum, const PlanWorkbook& d, int last) {
   sum.text(0, 0, d.title, Style::kTitle);
-  sum.text(2, 0, "cheapest feasible plan in the list", Style::kHeader);
+  sum.label(2, 0, tr_noop("cheapest feasible plan in the list"), Style::kHeader);
   double best = -1;
   int best_row = -1;
   for (std::size_t i = 0; i < d.lines.size(); ++i)
@@ -184,7 +186,7 @@ void plan_summary(xlsx::Sheet& sum, const PlanWorkbook& d, int last) {
                                "MATCH(MIN({0}),{0},0))&\" GPUs)\")",
                                costs, last + 1),
                    b ? fmt::format("{} ({}, {} GPUs)", b->offer, b->mode, b->gpus) : "none");
-  sum.text(3, 0, "its cost", Style::kHeader);
+  sum.label(3, 0, tr_noop("its cost"), Style::kHeader);
   if (!b) sum.formula_text(3, 1, fmt::format("IF(COUNT({0})=0,\"none\",MIN({0}))", costs), "none");
   else sum.formula(3, 1, fmt::format("IF(COUNT({0})=0,\"none\",MIN({0}))", costs), best, Style::kMoney);
   sum.text(5, 0, d.recommendation, Style::kNote);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "gpuplan/commands/prices.h"
+#include "gpuplan/i18n.h"
 #include "gpuplan/xlsx.h"
 
 namespace gpuplan {
@@ -32,35 +33,35 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
              "the catalog's dated rate; see the notes of gpuplan prices");
   const auto ymd = std::chrono::year_month_day(today);
   const xlsx::Value today_v =
-      in.input("today", "today (for the stale check)",
+      in.input("today", tr_noop("today (for the stale check)"),
                xlsx::date_serial(static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
                                  static_cast<unsigned>(ymd.day())),
                Style::kInputDate, "date");
-  in.input("stale_after_days", "stale after", stale_after_days, Style::kInputNumber, "days");
-  in.input("hours_per_month", "hours in a month (SPEC: 730)", 730, Style::kNumber, "hours");
+  in.input("stale_after_days", tr_noop("stale after"), stale_after_days, Style::kInputNumber, "days");
+  in.input("hours_per_month", tr_noop("hours in a month (SPEC: 730)"), 730, Style::kNumber, "hours");
   (void)today_v;
 
-  const std::vector<std::pair<std::string, std::string>> heads = {{"offer", "offer"},
-                                                                  {"provider", "provider"},
-                                                                  {"region", "region"},
-                                                                  {"instance", "instance"},
-                                                                  {"gpu", "gpu"},
-                                                                  {"gpus", "GPUs"},
-                                                                  {"mode", "mode"},
-                                                                  {"term", "term"},
-                                                                  {"list_price", "list price"},
-                                                                  {"list_currency", "list currency"},
-                                                                  {"fx_rate", "fx rate"},
-                                                                  {"price", "price " + CUR},
-                                                                  {"per", "per"},
-                                                                  {"gpu_hour", CUR + " per GPU-hour"},
-                                                                  {"billing_granularity", "billing"},
-                                                                  {"as_of", "as_of"},
-                                                                  {"age_days", "age (days)"},
-                                                                  {"stale", "stale"},
-                                                                  {"confidence", "confidence"},
-                                                                  {"source", "source"}};
-  for (std::size_t j = 0; j < heads.size(); ++j) p.text(0, static_cast<int>(j), heads[j].second, Style::kHeader);
+  const std::vector<std::pair<std::string, std::string>> heads = {{"offer", tr_noop("offer")},
+                                                                  {"provider", tr_noop("provider")},
+                                                                  {"region", tr_noop("region")},
+                                                                  {"instance", tr_noop("instance")},
+                                                                  {"gpu", tr_noop("gpu")},
+                                                                  {"gpus", tr_noop("GPUs")},
+                                                                  {"mode", tr_noop("mode")},
+                                                                  {"term", tr_noop("term")},
+                                                                  {"list_price", tr_noop("list price")},
+                                                                  {"list_currency", tr_noop("list currency")},
+                                                                  {"fx_rate", tr_noop("fx rate")},
+                                                                  {tr_noop("price"), "price " + CUR},
+                                                                  {"per", tr_noop("per")},
+                                                                  {tr_noop("gpu_hour"), CUR + tr_noop(" per GPU-hour")},
+                                                                  {"billing_granularity", tr_noop("billing")},
+                                                                  {"as_of", tr_noop("as_of")},
+                                                                  {"age_days", tr_noop("age (days)")},
+                                                                  {"stale", tr_noop("stale")},
+                                                                  {"confidence", tr_noop("confidence")},
+                                                                  {"source", tr_noop("source")}};
+  for (std::size_t j = 0; j < heads.size(); ++j) p.label(0, static_cast<int>(j), heads[j].second, Style::kHeader);
   p.freeze(1, 1);
   const double widths[] = {34, 12, 14, 34, 14, 6, 9, 6, 12, 9, 10, 14, 7, 14, 9, 12, 10, 7, 11, 80};
   for (std::size_t j = 0; j < heads.size(); ++j) p.width(static_cast<int>(j), widths[j]);
@@ -96,7 +97,7 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
       // An undated source: no date to age from, stale by definition.
       p.text(r, 15, as_of);
       p.text(r, 16, "");
-      p.text(r, 17, "yes");
+      p.text(r, 17, "yes");  // a flag like the formulas' "yes"/"no" below, not a label
     } else {
       const auto d = std::chrono::year_month_day(parse_date(as_of));
       p.number(r, 15,

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/commands/serve.h"
+#include "gpuplan/i18n.h"
 #include "gpuplan/xlsx.h"
 
 namespace gpuplan {
@@ -46,29 +47,29 @@ std::string day_range(int col) {
 
 void add_traffic(xlsx::Assumptions& in, const ServeWorkbook& d) {
   const Traffic& t = d.traffic;
-  in.input("requests_per_second", "requests a second, day's average", t.requests_per_second, Style::kInputNumber,
-           "requests/s");
+  in.input("requests_per_second", tr_noop("requests a second, day's average"), t.requests_per_second,
+           Style::kInputNumber, "requests/s");
   in.set_as("traffic.requests_per_second={}");
-  in.input("prompt_tokens", "prompt tokens a request", t.prompt_tokens, Style::kInputNumber, "tokens");
-  in.input("output_tokens", "output tokens a request", t.output_tokens, Style::kInputNumber, "tokens");
+  in.input("prompt_tokens", tr_noop("prompt tokens a request"), t.prompt_tokens, Style::kInputNumber, "tokens");
+  in.input("output_tokens", tr_noop("output tokens a request"), t.output_tokens, Style::kInputNumber, "tokens");
   if (t.daily_profile.empty()) {
-    in.input("peak_to_average", "busiest hour over the day's average (Day: 24 ÷ it busy hours from 9:00)",
+    in.input("peak_to_average", tr_noop("busiest hour over the day's average (Day: 24 ÷ it busy hours from 9:00)"),
              t.peak_to_average, Style::kInputNumber, "×");
     in.limit(1, kHoursPerDay);
     in.set_as("traffic.peak_to_average={}");
   } else {
-    in.derived("peak_to_average", "busiest hour over the day's average (the Day sheet's profile)",
+    in.derived("peak_to_average", tr_noop("busiest hour over the day's average (the Day sheet's profile)"),
                fmt::format("MAX({0})/AVERAGE({0})", day_range(kRateCol)), t.peak_to_average, Style::kNumber, "×");
   }
-  in.input("peak_load", "share of a replica's throughput the busiest hour may use", d.peak_load, Style::kInputPercent,
-           "share");
+  in.input("peak_load", tr_noop("share of a replica's throughput the busiest hour may use"), d.peak_load,
+           Style::kInputPercent, "share");
   in.set_as("serve.peak_load={}");
-  in.input("min_replicas", "replicas hourly rentals keep up through quiet hours", d.min_replicas, Style::kInputNumber,
-           "replicas");
+  in.input("min_replicas", tr_noop("replicas hourly rentals keep up through quiet hours"), d.min_replicas,
+           Style::kInputNumber, "replicas");
   in.limit(0, kMaxReplicas, true);
   in.set_as("serve.min_replicas={}");
-  in.input("hours_per_month", "hours in a month (SPEC: 730)", kHoursPerMonth, Style::kNumber, "hours");
-  in.derived("tokens_per_month", "tokens a month at the average load",
+  in.input("hours_per_month", tr_noop("hours in a month (SPEC: 730)"), kHoursPerMonth, Style::kNumber, "hours");
+  in.derived("tokens_per_month", tr_noop("tokens a month at the average load"),
              "requests_per_second*(prompt_tokens+output_tokens)*hours_per_month*3600",
              t.requests_per_second * (t.prompt_tokens + t.output_tokens) * kHoursPerMonth * 3600, Style::kNumber,
              "tokens");
@@ -77,9 +78,9 @@ void add_traffic(xlsx::Assumptions& in, const ServeWorkbook& d) {
 // The day hour by hour: the profile as given (inputs), or the two-level day
 // peak_to_average implies as formulas of it; requests/s scaled to the average.
 void add_day(xlsx::Sheet& day, const Traffic& t) {
-  day.text(0, 0, "hour", Style::kHeader);
-  day.text(0, kRateCol, "relative rate", Style::kHeader);
-  day.text(0, kRpsCol, "requests/s", Style::kHeader);
+  day.label(0, 0, tr_noop("hour"), Style::kHeader);
+  day.label(0, kRateCol, tr_noop("relative rate"), Style::kHeader);
+  day.label(0, kRpsCol, tr_noop("requests/s"), Style::kHeader);
   day.width(kRateCol, 14);
   day.width(kRpsCol, 14);
   const auto rates = hourly_rates(t);
@@ -123,32 +124,33 @@ void add_hours_row(xlsx::Sheet& hours, int k, int r, const ServeWorkbookRow& row
 }
 
 void add_headers(xlsx::Sheet& o, xlsx::Sheet& hours, const std::string& cur) {
-  const std::vector<std::pair<std::string, double>> heads = {{"offer", 38},
-                                                             {"gpu", 12},
-                                                             {"mode", 8},
-                                                             {"GPUs an instance", 9},
-                                                             {"price " + cur, 12},
-                                                             {"per", 7},
-                                                             {"TP", 5},
-                                                             {"batch", 7},
-                                                             {"replica requests/s (model)", 14},
-                                                             {"replica output tokens/s (model)", 14},
-                                                             {"replicas", 9},
-                                                             {"instances", 9},
-                                                             {"instance-hours a day", 10},
-                                                             {cur + " a month", 14},
-                                                             {cur + " a million tokens", 14},
-                                                             {cur + " a million output tokens, full", 16},
-                                                             {"monthly + hourly: instances by the month", 12},
-                                                             {"monthly + hourly: " + cur + " an hour above them", 12},
-                                                             {"note", 60}};
+  const std::vector<std::pair<std::string, double>> heads = {
+      {tr_noop("offer"), 38},
+      {tr_noop("gpu"), 12},
+      {tr_noop("mode"), 8},
+      {tr_noop("GPUs an instance"), 9},
+      {"price " + cur, 12},
+      {tr_noop("per"), 7},
+      {tr_noop("TP"), 5},
+      {tr_noop("batch"), 7},
+      {tr_noop("replica requests/s (model)"), 14},
+      {tr_noop("replica output tokens/s (model)"), 14},
+      {tr_noop("replicas"), 9},
+      {tr_noop("instances"), 9},
+      {tr_noop("instance-hours a day"), 10},
+      {cur + tr_noop(" a month"), 14},
+      {cur + tr_noop(" a million tokens"), 14},
+      {cur + tr_noop(" a million output tokens, full"), 16},
+      {tr_noop("monthly + hourly: instances by the month"), 12},
+      {"monthly + hourly: " + cur + tr_noop(" an hour above them"), 12},
+      {tr_noop("note"), 60}};
   for (std::size_t j = 0; j < heads.size(); ++j) {
     o.text(0, static_cast<int>(j), heads[j].first, Style::kHeader);
     o.width(static_cast<int>(j), heads[j].second);
   }
   o.freeze(1, 1);
-  hours.text(0, 0, "offer", Style::kHeader);
-  hours.text(0, 1, "mode", Style::kHeader);
+  hours.label(0, 0, tr_noop("offer"), Style::kHeader);
+  hours.label(0, 1, tr_noop("mode"), Style::kHeader);
   hours.width(0, 38);
   for (int h = 0; h < kHoursPerDay; ++h) hours.text(0, 2 + h, fmt::format("{}:00", h), Style::kHeader);
   hours.freeze(1, 2);
