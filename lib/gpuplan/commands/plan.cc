@@ -182,13 +182,14 @@ using Roles = std::vector<std::pair<std::string, const PlanDetail*>>;
 
 Roles plan_roles(const PlanResult& r) {
   Roles roles;
-  for (const auto& [role, plan] : {std::pair{"recommended", &r.recommended}, std::pair{"cheapest", &r.cheapest},
-                                   std::pair{"fastest", &r.fastest}}) {
+  for (const auto& [role, plan] :
+       {std::pair{tr_noop("recommended"), &r.recommended}, std::pair{tr_noop("cheapest"), &r.cheapest},
+        std::pair{tr_noop("fastest"), &r.fastest}}) {
     if (!*plan) continue;
     const PlanDetail& d = **plan;  // named, not bound: clang 14 cannot capture bindings
     auto it = std::find_if(roles.begin(), roles.end(), [&](const auto& x) { return same(*x.second, d); });
-    if (it != roles.end()) it->first += std::string(", ") + role;
-    else roles.emplace_back(role, &d);
+    if (it != roles.end()) it->first += std::string(tr(", ")) + std::string(tr(role));
+    else roles.emplace_back(std::string(tr(role)), &d);
   }
   return roles;
 }
@@ -206,9 +207,10 @@ Table plans_table(const PlanResult& r, const PlanInputs& in, const Context& ctx)
   t.name = "plans";
   t.currency = ctx.currency;
   t.columns = plan_columns(std::string(ctx.currency.code()), ctx.currency.minor_digits());
-  t.columns.insert(t.columns.begin(), Column{"role", tr_noop("role")});
-  for (const auto& [role, plan] : {std::pair{"recommended", &r.recommended}, std::pair{"cheapest", &r.cheapest},
-                                   std::pair{"fastest", &r.fastest}}) {
+  t.columns.insert(t.columns.begin(), Column{.key = "role", .label = tr_noop("role"), .words = true});
+  for (const auto& [role, plan] :
+       {std::pair{tr_noop("recommended"), &r.recommended}, std::pair{tr_noop("cheapest"), &r.cheapest},
+        std::pair{tr_noop("fastest"), &r.fastest}}) {
     if (!*plan) continue;
     std::vector<Cell> row = plan_cells(**plan, in, ctx);
     row.insert(row.begin(), std::string(role));
@@ -235,7 +237,7 @@ Table frontier_table(const std::vector<PlanDetail>& frontier, const Roles& roles
     const std::string role = role_of(roles, d);
     std::vector<Cell> row = plan_cells(d, in, ctx);
     for (std::size_t k = names.size(); k-- > 0;)
-      row.insert(row.begin(), Cell{role.find(names[k]) != std::string::npos});
+      row.insert(row.begin(), Cell{role.find(tr(names[k])) != std::string::npos});  // roles are in the language
     t.add_row(std::move(row));
   }
   return t;
@@ -250,11 +252,13 @@ Chart frontier_chart(const std::vector<PlanDetail>& frontier, const PlanResult& 
   c.x_label = tr_noop("done in, hours");
   c.y_label = std::string(currency.code());
   c.dots = true;
-  ChartSeries line{"frontier", {}};
+  c.words = true;  // the series: the frontier and the recommendation
+  ChartSeries line{tr_noop("frontier"), {}};
   for (const PlanDetail& d : frontier) line.points.emplace_back(d.finish_hours, d.cost.units());
   std::sort(line.points.begin(), line.points.end());
   c.series.push_back(std::move(line));
-  if (r.recommended) c.series.push_back({"recommended", {{r.recommended->finish_hours, r.recommended->cost.units()}}});
+  if (r.recommended)
+    c.series.push_back({tr_noop("recommended"), {{r.recommended->finish_hours, r.recommended->cost.units()}}});
   if (in.deadline) {
     c.marker_x = in.deadline->count() / 3600;
     c.marker_label = trf("deadline {:.1f} h", *c.marker_x);
