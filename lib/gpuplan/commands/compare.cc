@@ -129,11 +129,11 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
       grid[static_cast<std::size_t>(row_of(v))][static_cast<std::size_t>(col)] = s;
     }
   }
-  std::string out =
-      fmt::format("Cumulative cost, {} (B buy, net of the hardware's book value", c.scenario.currency.code());
+  std::string others;
   for (const OptionResult& o : c.options)
-    if (o.key != "buy") out += fmt::format(", {} {}", symbol(o.key), o.key);
-  out += ")\n";
+    if (o.key != "buy") others += fmt::format("{}{} {}", tr(", "), symbol(o.key), tr(o.key));
+  std::string out =
+      trf("Cumulative cost, {} (B buy, net of the hardware's book value{})", c.scenario.currency.code(), others) + "\n";
   for (int r = 0; r < height; ++r) {
     const double value = hi - (hi - lo) * r / (height - 1);
     const bool label = r == 0 || r == height - 1 || r == height / 2;
@@ -144,21 +144,16 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
   }
   out += std::string(static_cast<std::size_t>(label_w) + 1, ' ') + "+" +
          std::string(static_cast<std::size_t>(plot_w), '-') + "\n";
-  std::string axis(static_cast<std::size_t>(plot_w) + 10, ' ');
-  const auto put = [&](int col, const std::string& text) {
-    for (std::size_t k = 0; k < text.size() && static_cast<std::size_t>(col) + k < axis.size(); ++k)
-      axis[static_cast<std::size_t>(col) + k] = text[k];
-  };
-  put(0, "0");
-  const std::string end = fmt::format("{} months", months);
-  put(std::max(0, plot_w - static_cast<int>(end.size())), end);
-  std::string axis_line = std::string(static_cast<std::size_t>(label_w) + 2, ' ') + axis;
-  while (!axis_line.empty() && axis_line.back() == ' ') axis_line.pop_back();
-  out += axis_line + "\n";
+  // "0" under the axis's start, the horizon ending under its end (by screen width: Chinese is wide).
+  const std::string end = trf("{} months", months);
+  const int gap = std::max(1, plot_w - 1 - static_cast<int>(display_width(end)));
+  out += std::string(static_cast<std::size_t>(label_w) + 2, ' ') + "0" +
+         std::string(static_cast<std::size_t>(gap), ' ') + end + "\n";
   if (c.break_even_month)
-    out +=
-        fmt::format("{}':' counting the hardware's value, owning is ahead of {} from month {:.1f}\n",
-                    std::string(static_cast<std::size_t>(label_w) + 2, ' '), c.break_even_versus, *c.break_even_month);
+    out += std::string(static_cast<std::size_t>(label_w) + 2, ' ') +
+           trf("':' counting the hardware's value, owning is ahead of {} from month {:.1f}", tr(c.break_even_versus),
+               *c.break_even_month) +
+           "\n";
   return out;
 }
 
