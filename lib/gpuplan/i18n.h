@@ -37,7 +37,7 @@ std::string_view tr(std::string_view msgid);
 constexpr const char* tr_noop(const char* msgid) { return msgid; }
 
 /// tr() then fmt::format; the English text is checked at compile time, and a
-/// test checks that every translation has the same placeholders.
+/// test checks that every translation takes the same arguments and formats.
 template <typename... Args>
 std::string trf(fmt::format_string<Args...> msgid, Args&&... args) {
   const fmt::string_view id = msgid;
