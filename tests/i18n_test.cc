@@ -17,7 +17,9 @@
 #include "gpuplan/commands/sensitivity.h"
 #include "gpuplan/commands/serve.h"
 #include "gpuplan/i18n.h"
+#include "gpuplan/job.h"
 #include "gpuplan/report.h"
+#include "gpuplan/scenario.h"
 
 using namespace gpuplan;
 
@@ -194,6 +196,43 @@ TEST_CASE("every label, table title and chart text people see has a Chinese tran
   for (const Report& r : reports) {
     INFO(r.command << ": " << r.title);
     CHECK(untranslated(r) == std::vector<std::string>{});
+  }
+}
+
+// Whether the text holds a character wider than one column (a CJK one).
+bool has_wide(std::string_view s) {
+  const auto code_points = std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; });
+  return display_width(s) > static_cast<std::size_t>(code_points);
+}
+
+TEST_CASE("a default's reason reads in Chinese and its quality does not change with the language", "[i18n]") {
+  const Context ctx = builtin();
+  for (const char* f : {"qingdao-8xa100.yaml", "startup-4090-spot.yaml", "qingdao-hybrid.yaml"}) {
+    INFO(f);
+    const ResolvedScenario en = load_scenario(example(f), {}, ctx);
+    const InLanguage zh(Language::kChinese);
+    const ResolvedScenario cn = load_scenario(example(f), {}, ctx);
+    REQUIRE(cn.defaults.size() == en.defaults.size());
+    REQUIRE(!en.defaults.empty());
+    for (std::size_t i = 0; i < en.defaults.size(); ++i) {
+      INFO(en.defaults[i].field << ": " << en.defaults[i].why << " / " << cn.defaults[i].why);
+      CHECK(cn.defaults[i].field == en.defaults[i].field);
+      CHECK(cn.defaults[i].quality == en.defaults[i].quality);
+      CHECK(has_wide(cn.defaults[i].why));
+      CHECK(!has_wide(en.defaults[i].why.substr(0, 12)));
+    }
+    // The echo (JSON) is English: a machine reads it.
+    CHECK(en.defaults_used.front().starts_with("region = CN (default market"));
+  }
+  for (const char* f :
+       {"finetune-7b-a100.yaml", "llama2-7b-pretrain.yaml", "moe-gpt-oss-120b.yaml", "vision-4090.yaml"}) {
+    INFO(f);
+    const InLanguage zh(Language::kChinese);
+    const ResolvedJob cn = load_job(example(f), {}, ctx);
+    for (const std::string& line : cn.defaults_used) {
+      INFO(line);
+      CHECK(has_wide(line.substr(line.find(" = "))));
+    }
   }
 }
 

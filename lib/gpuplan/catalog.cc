@@ -196,8 +196,14 @@ bool is_stale(const Provenance& p, Date today, std::chrono::days stale_after) {
 }
 
 std::string cite(const Provenance& p) {
-  return fmt::format("{}, as_of {}{}{}", p.source, format_date(p.as_of), p.confidence.empty() ? "" : ", confidence ",
-                     p.confidence);
+  const std::string date = p.as_of ? format_date(p.as_of) : std::string(tr("unknown"));
+  if (p.confidence.empty()) return trf("{}, as_of {}", p.source, date);
+  // One message a rating: "confidence low" reads as a whole in every language.
+  std::string rating = p.confidence == "low"      ? std::string(tr("confidence low"))
+                       : p.confidence == "medium" ? std::string(tr("confidence medium"))
+                       : p.confidence == "high"   ? std::string(tr("confidence high"))
+                                                  : fmt::format("confidence {}", p.confidence);
+  return trf("{}, as_of {}, {}", p.source, date, rating);
 }
 
 std::string_view intern(std::string_view text) {

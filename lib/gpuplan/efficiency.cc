@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuplan/i18n.h"
 #include "gpuplan/training.h"
 
 namespace gpuplan {
@@ -30,8 +31,8 @@ MfuDefault cuda_mfu(const Gpu& gpu, const Job& job) {
   // (DualPipe, DeepEP, FP8 DeepGEMM) implies 34%, NeMo on the same model 25%.
   if (job.experts > 0)
     return {0.30, 0.22, 0.35,
-            "median of 6 published MoE runs on H100/H800 (tests/data/published-runs.yaml); 16th-84th percentile "
-            "22-35%"};
+            tr_noop("median of 6 published MoE runs on H100/H800 (tests/data/published-runs.yaml); 16th-84th "
+                    "percentile 22-35%")};
   // From tests/data/published-runs.yaml: the MFU at which gpuplan reproduces
   // each published run (`validate_runs` prints it, and its test keeps this
   // value within 2 points of the median). 39 dense runs on A100, H100 and
@@ -49,15 +50,18 @@ MfuDefault cuda_mfu(const Gpu& gpu, const Job& job) {
   // close to the 1.36x the model applies. The stack, not the scale or the
   // precision, moves it.
   if (gpu.form_factor == "consumer")
-    return {0.40, 0.30, 0.50,
-            "assumption for consumer GPUs: three quarters of the data-centre default (GDDR memory, no published "
-            "runs in gpuplan's table); calibrate with `gpuplan fit mfu`"};
+    return {
+        0.40, 0.30, 0.50,
+        tr_noop("assumption for consumer GPUs: three quarters of the data-centre default (GDDR memory, no published "
+                "runs in gpuplan's table); calibrate with `gpuplan fit mfu`")};
   const char* source =
       gpu.form_factor == "sxm"
-          ? "median of 39 published runs on A100/H100/H800 (tests/data/published-runs.yaml); 16th-84th percentile "
-            "45-66%"
-          : "the SXM cards' median of 39 published runs (tests/data/published-runs.yaml; none on PCIe cards): "
-            "16th-84th percentile 45-66%";
+          ? tr_noop(
+                "median of 39 published runs on A100/H100/H800 (tests/data/published-runs.yaml); 16th-84th "
+                "percentile 45-66%")
+          : tr_noop(
+                "the SXM cards' median of 39 published runs (tests/data/published-runs.yaml; none on PCIe "
+                "cards): 16th-84th percentile 45-66%");
   return {0.54, 0.45, 0.66, source};
 }
 
@@ -70,10 +74,10 @@ MfuDefault default_mfu(const Gpu& gpu, const Job& job) {
   // CANN) the same figure is only a guess, and its low end is left wide open:
   // half the value, so that a plan's margin covers a stack that does worse.
   d.low = d.value / 2;
-  d.source = fmt::format(
-      "assumption: not calibrated on {} (all of gpuplan's published runs are on CUDA); the CUDA default ({}), the "
-      "band's low end at half the value; measure a trial run and use `gpuplan fit mfu`",
-      gpu.software, d.source);
+  d.source =
+      trf("assumption: not calibrated on {} (all of gpuplan's published runs are on CUDA); the CUDA default ({}), the "
+          "band's low end at half the value; measure a trial run and use `gpuplan fit mfu`",
+          gpu.software, tr(d.source));
   return d;
 }
 

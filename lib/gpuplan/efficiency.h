@@ -17,6 +17,7 @@
 #include <string>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/i18n.h"
 
 namespace gpuplan {
 
@@ -29,9 +30,9 @@ struct Job;
 /// FP8 blog, 2024). The median, 1.36×; small models gain less (1.16× at 8B
 /// with tensor parallel, torchtitan).
 inline constexpr double kFp8Speedup = 1.36;
-inline constexpr std::string_view kFp8SpeedupSource =
-    "median of published FP8/BF16 step-time ratios on H100, 1.16-1.62x (NVIDIA dgxc-benchmarking Llama 3 70B "
-    "pre-train/SFT/LoRA; torchtitan; Databricks 2024)";
+inline constexpr std::string_view kFp8SpeedupSource = tr_noop(
+    "median of published FP8/BF16 step-time ratios on H100, 1.16-1.62x (NVIDIA dgxc-benchmarking Llama 3 "
+    "70B pre-train/SFT/LoRA; torchtitan; Databricks 2024)");
 
 /// The dense peak (TFLOP/s) MFU is counted against: bf16 for bf16/fp16/fp8
 /// jobs (fp16's own when a card has no bf16), else the precision's own; 0 when

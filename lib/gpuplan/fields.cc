@@ -150,10 +150,17 @@ std::string_view choice_name(std::span<const Choice> choices, int value) {
   return {};
 }
 
-void DefaultNotes::add(std::string_view field, std::string_view value, std::string_view why) {
-  lines.push_back(fmt::format("{} = {} ({})", field, value, why));
-  entries.push_back({std::string(field), std::string(value), std::string(why), std::string(default_quality(why))});
+void DefaultNotes::add(std::string_view field, std::string_view value, std::string_view why,
+                       std::string_view why_english) {
+  lines.push_back(trf("{} = {} ({})", field, value, why));
+  const std::string_view quality = default_quality(why_english.empty() ? why : why_english);
+  entries.push_back({std::string(field), std::string(value), std::string(why), std::string(quality)});
 }
+
+// The qualities for people, looked up as kQualityContext + quality.
+[[maybe_unused]] constexpr const char* kQualityWords[] = {
+    tr_noop("default quality: assumption"), tr_noop("default quality: default"), tr_noop("default quality: low"),
+    tr_noop("default quality: medium"),     tr_noop("default quality: high"),    tr_noop("default quality: sourced")};
 
 std::string_view default_quality(std::string_view why) {
   // A sourced figure scaled by an assumed share is an assumption: the weakest part wins.

@@ -271,8 +271,19 @@ struct DefaultNotes {
   std::vector<std::string> lines{};
   std::vector<DefaultUsed> entries{};
   std::vector<std::string> defaulted{};  ///< every field a row's default filled, named or not
-  void add(std::string_view field, std::string_view value, std::string_view why);
+  /// `why` in the reader's language; `why_english` the same reason in English
+  /// (its quality is read from it) when the reader's language is another.
+  void add(std::string_view field, std::string_view value, std::string_view why, std::string_view why_english = {});
 };
+
+/// The text `why()` builds, built in English, when the reader's language is
+/// another ("" when it is English): what a default's quality is read from.
+template <class Build>
+std::string in_english(Build&& why) {
+  if (language() == Language::kEnglish) return {};
+  const LanguageScope english(Language::kEnglish);
+  return why();
+}
 
 /// How far a default can be trusted, read from its reason: "assumption" (also
 /// when a sourced figure is scaled by an assumed share);
@@ -281,6 +292,10 @@ struct DefaultNotes {
 /// calls itself weak, is stale, or is for another region); else "sourced" (a
 /// source without a rating).
 std::string_view default_quality(std::string_view why);
+
+/// What a quality is looked up as for people ("default quality: low" → 可信度低):
+/// "low" alone means a lower bound elsewhere (Column::context).
+inline constexpr const char* kQualityContext = "default quality: ";
 
 /// "section.key" (or "key" at the top level).
 std::string field_path(std::string_view section, std::string_view key);
@@ -318,10 +333,17 @@ std::vector<MissingField> apply_defaults(Root& r, const Section<Root>& section, 
     const Field<Root>& f = section.rows[i];
     if ((i < given.size() && given[i]) || (f.applies && !f.applies(r, ctx)) || !f.at.set || f.by_hand) continue;
     std::optional<Fallback> fb = f.derive ? f.derive(r, ctx) : std::nullopt;
+    const bool derived = fb.has_value();
+    // The quality is read from the English reason: derived once more in English
+    // (before the value is set, which a derivation may read).
+    const std::string english =
+        in_english([&] { return derived ? f.derive(r, ctx).value_or(Fallback{}).why : std::string(f.why); });
+    if (derived)
+      fb->why = std::string(tr(fb->why));  // a fixed reason (tr_noop); a built one is in the reader's language
     if (!fb && !f.fallback.empty()) {
       const std::string text(f.fallback);
       const Value v = parse_field(f, text, ctx);
-      fb = Fallback{v, shown_default(f.kind, v, text), std::string(f.why)};
+      fb = Fallback{v, shown_default(f.kind, v, text), std::string(tr(f.why))};
     }
     if (!fb) {
       if (!f.missing.empty()) missing.push_back({field_path(section.name, f.key), std::string(tr(f.missing))});
@@ -329,7 +351,8 @@ std::vector<MissingField> apply_defaults(Root& r, const Section<Root>& section, 
     }
     f.at.set(r, fb->value);
     notes.defaulted.push_back(field_path(section.name, f.key));
-    if (!f.noted || f.noted(r, ctx)) notes.add(field_path(section.name, f.key), fb->shown, fb->why);
+    if (f.noted && !f.noted(r, ctx)) continue;
+    notes.add(field_path(section.name, f.key), fb->shown, fb->why, english);
   }
   return missing;
 }

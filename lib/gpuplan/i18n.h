@@ -26,6 +26,19 @@ enum class Language { kEnglish, kChinese };
 void set_language(Language language);
 Language language();
 
+/// Sets a language until the end of a scope (for text that must be English
+/// whatever the reader's language, e.g. to classify a default's reason).
+class LanguageScope {
+ public:
+  explicit LanguageScope(Language l) : saved_(language()) { set_language(l); }
+  ~LanguageScope() { set_language(saved_); }
+  LanguageScope(const LanguageScope&) = delete;
+  LanguageScope& operator=(const LanguageScope&) = delete;
+
+ private:
+  Language saved_;
+};
+
 /// "en" / "zh" (also "zh_CN", "zh-TW", "english"…); throws std::invalid_argument otherwise.
 Language parse_language(std::string_view name);
 /// POSIX precedence for messages: LC_ALL, else LC_MESSAGES, else LANG (the first

@@ -49,14 +49,15 @@ constexpr Choice kRecompute[] = {{"none", static_cast<int>(Recompute::kNone)},
 std::optional<Fallback> gradient_precision(const ResolvedJob& r, const FieldContext&) {
   if (r.job.precision == Precision::kFp16)
     return Fallback{static_cast<int>(Precision::kFp16), "fp16",
-                    "default for fp16 jobs: fp16 gradients (ZeRO's 16 bytes a parameter)"};
-  return Fallback{static_cast<int>(Precision::kFp32), "fp32",
-                  "default: gradients accumulated and reduced in fp32 (Megatron-LM's main_grad; 18 bytes a parameter)"};
+                    tr_noop("default for fp16 jobs: fp16 gradients (ZeRO's 16 bytes a parameter)")};
+  return Fallback{
+      static_cast<int>(Precision::kFp32), "fp32",
+      tr_noop("default: gradients accumulated and reduced in fp32 (Megatron-LM's main_grad; 18 bytes a parameter)")};
 }
 
 std::optional<Fallback> global_batch(const ResolvedJob& r, const FieldContext&) {
   const double batch = is_vision_job(r.job) ? 256 : 128;
-  return Fallback{batch, fmt::format("{:g}", batch), "default, sequences (samples) per step"};
+  return Fallback{batch, fmt::format("{:g}", batch), tr_noop("default, sequences (samples) per step")};
 }
 
 // The text as written, once parse_layout accepts it.
@@ -79,7 +80,7 @@ constexpr F kJob[] = {
      .at = job<&Job::parameters>,
      .range = {0, 1e15, true},  // far beyond any real run (~2e12): absurd inputs are refused by name
      .fallback = "7B",
-     .why = "default",
+     .why = tr_noop("default"),
      .applies = &language_model,
      .vary = true,
      .varies = &not_vision,
@@ -108,8 +109,8 @@ constexpr F kJob[] = {
      .at = job<&Job::expert_overlap>,
      .range = {0, 1},
      .fallback = "0%",
-     .why = "default: the all-to-alls are waited for, as Megatron-Core's token dispatcher does; DeepSeek-V3's "
-            "DualPipe hides them behind compute (100%)",
+     .why = tr_noop("default: the all-to-alls are waited for, as Megatron-Core's token dispatcher does; DeepSeek-V3's "
+                    "DualPipe hides them behind compute (100%)"),
      .applies = &language_model,
      .noted = [](const ResolvedJob& r, const FieldContext&) { return r.job.experts > 0; },
      .label = tr_noop("MoE: share of the compute that hides the expert all-to-alls")},
@@ -119,7 +120,7 @@ constexpr F kJob[] = {
      .at = job<&Job::tokens>,
      .range = {0, 1e17, true},
      .fallback = "2B",
-     .why = "default: a fine-tuning corpus",
+     .why = tr_noop("default: a fine-tuning corpus"),
      .vary = true,
      .varies = &not_vision,
      .by_hand = true,
@@ -141,7 +142,7 @@ constexpr F kJob[] = {
      .kind = K::kChoice,
      .at = job<&Job::method>,
      .fallback = "full_finetune",
-     .why = "default",
+     .why = tr_noop("default"),
      .choices = kMethods,
      .label = tr_noop("pretrain, full fine-tune or LoRA")},
     {.key = "lora_trainable",
@@ -149,7 +150,7 @@ constexpr F kJob[] = {
      .at = job<&Job::lora_trainable>,
      .range = {1e-6, 1},
      .fallback = "0.5%",
-     .why = "assumption: rank-16 adapters on a 7B model train about 0.5% of the parameters",
+     .why = tr_noop("assumption: rank-16 adapters on a 7B model train about 0.5% of the parameters"),
      .noted = [](const ResolvedJob& r, const FieldContext&) { return r.job.method == Method::kLora; },
      .echo = {.skip = true},
      .label = tr_noop("LoRA: trainable share of the parameters")},
@@ -157,7 +158,7 @@ constexpr F kJob[] = {
      .kind = K::kChoice,
      .at = job<&Job::precision>,
      .fallback = "bf16",
-     .why = "default: mixed precision",
+     .why = tr_noop("default: mixed precision"),
      .choices = kPrecisions,
      .label = tr_noop("training precision")},
     {.key = "optimizer",
@@ -178,7 +179,7 @@ constexpr F kJob[] = {
      .kind = K::kChoice,
      .at = job<&Job::optimizer_moments>,
      .fallback = "fp32",
-     .why = "default: AdamW's moments in fp32 (ZeRO's 12 bytes a parameter with the fp32 master copy)",
+     .why = tr_noop("default: AdamW's moments in fp32 (ZeRO's 12 bytes a parameter with the fp32 master copy)"),
      .noted = &never,
      .choices = kMomentPrecisions,
      .label = tr_noop("optimizer moments kept in (bf16: DeepSeek-V3 §3.3.3; the master weights stay fp32)")},
@@ -187,13 +188,14 @@ constexpr F kJob[] = {
      .at = job<&Job::zero_stage>,
      .range = {0, 3},
      .fallback = "0",
-     .why = "default: plain data parallelism",
+     .why = tr_noop("default: plain data parallelism"),
      .label = tr_noop("ZeRO stage (0–3)")},
     {.key = "recompute",
      .kind = K::kChoice,
      .at = job<&Job::recompute>,
      .fallback = "selective",
-     .why = "default: FlashAttention-style kernels keep no attention matrices (Korthikanti et al. 2022's 34·s·b·h)",
+     .why = tr_noop(
+         "default: FlashAttention-style kernels keep no attention matrices (Korthikanti et al. 2022's 34·s·b·h)"),
      .noted = &language_model,
      .choices = kRecompute,
      .label = tr_noop("activation recompute")},
@@ -208,7 +210,7 @@ constexpr F kJob[] = {
      .at = job<&Job::sequence_length>,
      .range = {0, 1e8, true},
      .fallback = "4096",
-     .why = "default",
+     .why = tr_noop("default"),
      .applies = &language_model,
      .label = tr_noop("tokens per sequence")},
     {.key = "micro_batch",
@@ -299,7 +301,7 @@ std::optional<Fallback> read_bandwidth(const ResolvedJob& r, const FieldContext&
   const std::string tier(choice_name(kTiers, r.data_storage));
   const BytesPerSecond b = storage_read_bandwidth(tier);
   return Fallback{b, fmt::format("{:g}MB/s", b.value() / 1e6),
-                  "assumption for " + tier + " (local NVMe ≈ 5× a network disk, per the article)"};
+                  trf("assumption for {} (local NVMe ≈ 5× a network disk, per the article)", tier)};
 }
 
 constexpr F kData[] = {
@@ -312,7 +314,7 @@ constexpr F kData[] = {
      .kind = K::kChoice,
      .at = member<&ResolvedJob::data_storage>(),
      .fallback = "local_nvme",
-     .why = "default",
+     .why = tr_noop("default"),
      .noted = &reads_samples,
      .choices = kTiers,
      .label = tr_noop("where the data is read from")},
@@ -381,14 +383,14 @@ struct CheckpointTier {
   std::string_view why;
 };
 constexpr CheckpointTier kCheckpointTiers[] = {
-    {"local_nvme", 2e9, 0, "assumption: a data-centre NVMe SSD writes about 2 GB/s; each node its own"},
-    {"network_disk", 400e6, 0, "assumption: a cloud block volume, 400 MB/s per node (as data.storage)"},
+    {"local_nvme", 2e9, 0, tr_noop("assumption: a data-centre NVMe SSD writes about 2 GB/s; each node its own")},
+    {"network_disk", 400e6, 0, tr_noop("assumption: a cloud block volume, 400 MB/s per node (as data.storage)")},
     {"object_storage", 1e9, 1.25e9,
-     "assumption: 1 GB/s per node; 10 Gbit/s in all is an Alibaba Cloud OSS bucket's limit in mainland China "
-     "regions (Alibaba Cloud docs, 'troubleshoot bandwidth or QPS overrun', 2024; raised on request)"},
+     tr_noop("assumption: 1 GB/s per node; 10 Gbit/s in all is an Alibaba Cloud OSS bucket's limit in mainland China "
+             "regions (Alibaba Cloud docs, 'troubleshoot bandwidth or QPS overrun', 2024; raised on request)")},
     {"parallel_fs", 2e9, 2e12,
-     "assumption: 2 GB/s per node; 2 TB/s in all is the sustained rate of the file system Llama 3 checkpointed "
-     "to on 16K GPUs (Dubey et al. 2024, §3.3.1)"},
+     tr_noop("assumption: 2 GB/s per node; 2 TB/s in all is the sustained rate of the file system Llama 3 checkpointed "
+             "to on 16K GPUs (Dubey et al. 2024, §3.3.1)")},
 };
 constexpr Choice kCheckpointStorage[] = {
     {"local_nvme", 0}, {"network_disk", 1}, {"object_storage", 2}, {"parallel_fs", 3}};
@@ -398,9 +400,9 @@ constexpr Choice kCheckpointStorage[] = {
 std::optional<Fallback> checkpoint_storage(const ResolvedJob& r, const FieldContext& ctx) {
   if (!ctx.for_plan && r.cluster.gpus > r.cluster.gpus_per_node)
     return Fallback{3, "parallel_fs",
-                    "several nodes: the shared parallel file system multi-node training clusters have (CPFS, "
-                    "Lustre, GPFS, WEKA; Llama 3's Tectonic)"};
-  return Fallback{2, "object_storage", "the article: \"同时把checkpoint写到对象存储里\""};
+                    tr_noop("several nodes: the shared parallel file system multi-node training clusters have (CPFS, "
+                            "Lustre, GPFS, WEKA; Llama 3's Tectonic)")};
+  return Fallback{2, "object_storage", tr_noop("the article: \"同时把checkpoint写到对象存储里\"")};
 }
 
 const CheckpointTier& checkpoint_tier(const ResolvedJob& r) {
@@ -442,7 +444,7 @@ constexpr F kCheckpoint[] = {
      .kind = K::kText,
      .at = {&interval, &set_interval},
      .derive = [](const ResolvedJob&, const FieldContext&) -> std::optional<Fallback> {
-       return Fallback{Seconds(1800), "30min", "the article: \"每隔半小时同步一次\" (every half hour)"};
+       return Fallback{Seconds(1800), "30min", tr_noop("the article: \"每隔半小时同步一次\" (every half hour)")};
      },
      .parse = &parse_interval,
      .echo = {.skip = true},
@@ -458,7 +460,7 @@ Value parse_gpu(const std::string& t, const FieldContext& ctx) {
 }
 bool estimating(const ResolvedJob&, const FieldContext& ctx) { return !ctx.for_plan; }
 std::optional<Fallback> default_gpu(const ResolvedJob&, const FieldContext& ctx) {
-  if (const Gpu* g = ctx.catalog->find_gpu("A100-80G")) return Fallback{g->id, g->id, "default"};
+  if (const Gpu* g = ctx.catalog->find_gpu("A100-80G")) return Fallback{g->id, g->id, tr_noop("default")};
   return std::nullopt;
 }
 
@@ -477,9 +479,9 @@ Value parse_network(const std::string& t, const FieldContext&) {
 }
 std::optional<Fallback> default_network(const ResolvedJob& r, const FieldContext& ctx) {
   if (r.cluster.network_bandwidth.value() > 0) return std::nullopt;  // given as a bandwidth
-  return Fallback{
-      std::string("eth_25g"), "eth_25g",
-      ctx.for_plan ? "assumption: 25 GbE between the servers of a purchase" : "assumption: 25 GbE between nodes"};
+  return Fallback{std::string("eth_25g"), "eth_25g",
+                  ctx.for_plan ? tr_noop("assumption: 25 GbE between the servers of a purchase")
+                               : tr_noop("assumption: 25 GbE between nodes")};
 }
 bool multi_node(const ResolvedJob& r, const FieldContext& ctx) {
   return ctx.for_plan || r.cluster.gpus > r.cluster.gpus_per_node;
@@ -501,7 +503,7 @@ constexpr F kCluster[] = {
      .at = cluster<&Cluster::gpus>,
      .range = {1, 100000},
      .fallback = "8",
-     .why = "default",
+     .why = tr_noop("default"),
      .applies = &estimating,
      .label = tr_noop("GPUs in the job")},
     {.key = "gpus_per_node",
@@ -509,7 +511,7 @@ constexpr F kCluster[] = {
      .at = cluster<&Cluster::gpus_per_node>,
      .range = {1, 64},
      .fallback = "8",
-     .why = "default: an 8-GPU server (HGX board, NVLink inside)",
+     .why = tr_noop("default: an 8-GPU server (HGX board, NVLink inside)"),
      .noted = &several_gpus,
      .label = tr_noop("GPUs per node (instance)")},
     {.key = "network",
@@ -533,8 +535,9 @@ constexpr F kCluster[] = {
      .at = job<&Job::gpu_mtbf>,
      .range = {0, kInf, true},
      .fallback = "2111d",
-     .why = "Llama 3 (Dubey et al. 2024, §3.3.4): 419 unexpected interruptions in 54 days on 16,384 H100s, one per "
-            "2,111 GPU-days",
+     .why = tr_noop(
+         "Llama 3 (Dubey et al. 2024, §3.3.4): 419 unexpected interruptions in 54 days on 16,384 H100s, one per "
+         "2,111 GPU-days"),
      .vary = true,
      .label = tr_noop("mean time between interruptions per GPU (a job of n GPUs: n times as often)")},
     {.key = "restart",
@@ -542,7 +545,7 @@ constexpr F kCluster[] = {
      .at = job<&Job::restart>,
      .range = {0, kInf},
      .fallback = "10min",
-     .why = "assumption: reschedule, reload the last checkpoint, warm up",
+     .why = tr_noop("assumption: reschedule, reload the last checkpoint, warm up"),
      .vary = true,
      .label = tr_noop("time lost to each restart after an interruption (also spot)")},
     {.key = "comm_overlap",
@@ -550,7 +553,7 @@ constexpr F kCluster[] = {
      .at = cluster<&Cluster::comm_overlap>,
      .range = {0, 1},
      .fallback = "50%",
-     .why = "assumption: half the backward pass hides gradient all-reduce",
+     .why = tr_noop("assumption: half the backward pass hides gradient all-reduce"),
      .noted = &several_gpus,
      .vary = true,
      .label = tr_noop("share of the backward pass that hides communication")},
@@ -579,7 +582,7 @@ constexpr F kCost[] = {
      .at = member<&ResolvedJob::upload_bandwidth>(),
      .range = {0, kInf, true},
      .fallback = "100MB/s",
-     .why = "the article's minimum acceptable upload rate (百兆每秒)",
+     .why = tr_noop("the article's minimum acceptable upload rate (百兆每秒)"),
      .noted = [](const ResolvedJob& r, const FieldContext& ctx) { return ctx.for_plan && r.dataset.value() > 0; },
      .vary = true,
      .label = tr_noop("upload rate to the provider")},
@@ -634,7 +637,7 @@ constexpr F kPlan[] = {
      .at = plan<&PlanSettings::max_gpus>,
      .range = {1, 65536},
      .fallback = "1024",
-     .why = "default",
+     .why = tr_noop("default"),
      .label = tr_noop("the most cards considered")},
     {.key = "objective",
      .kind = K::kChoice,
@@ -648,7 +651,7 @@ constexpr F kPlan[] = {
      .at = plan<&PlanSettings::confidence>,
      .range = {0.01, 1},
      .fallback = "90%",
-     .why = "default: a plan must meet the deadline 9 times in 10, over MFU uncertainty and spot reclaims",
+     .why = tr_noop("default: a plan must meet the deadline 9 times in 10, over MFU uncertainty and spot reclaims"),
      .noted = [](const ResolvedJob& r, const FieldContext&) { return r.plan.deadline.has_value(); },
      .label = tr_noop("how often a plan must meet the deadline")},
     {.key = "gpus",
@@ -664,7 +667,7 @@ constexpr F kPlan[] = {
      .kind = K::kText,
      .at = plan<&PlanSettings::market>,
      .fallback = "CN",
-     .why = "default: purchase prices and operating costs for China",
+     .why = tr_noop("default: purchase prices and operating costs for China"),
      .noted = [](const ResolvedJob& r, const FieldContext&) { return r.plan.include_buy; },
      .parse = &parse_market,
      .label = tr_noop("region of purchase prices and operating costs")},

@@ -397,6 +397,14 @@ void add_defaults_notes(Report& report, const std::vector<std::string>& defaults
   for (const auto& d : defaults) report.notes.push_back("  " + d);
 }
 
+std::string translate_word(const Column& column, std::string_view text) {
+  if (column.context != nullptr) {
+    const std::string key = column.context + std::string(text);
+    if (has_translation(key)) return std::string(tr(key));
+  }
+  return std::string(tr(text));
+}
+
 std::string cell_text(const Cell& cell, const Column& column) { return pretty(cell, column); }
 bool cell_is_number(const Cell& cell) { return is_numeric(cell); }
 std::vector<std::size_t> shown_columns(const Table& table) { return brief_columns(table); }
@@ -430,7 +438,8 @@ Report for_reader(const Report& report) {
     for (Column& c : t.columns) c.label = translate_label(c.label);
     for (auto& row : t.rows)
       for (std::size_t j = 0; j < row.size() && j < t.columns.size(); ++j)
-        if (auto* text = std::get_if<std::string>(&row[j]); text != nullptr && t.columns[j].words) translate(*text);
+        if (auto* text = std::get_if<std::string>(&row[j]); text != nullptr && t.columns[j].words)
+          *text = translate_word(t.columns[j], *text);
   }
   for (Chart& c : r.charts) {
     for (std::string* s : {&c.title, &c.x_label, &c.y_label, &c.marker_label}) translate(*s);

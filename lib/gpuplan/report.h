@@ -33,7 +33,13 @@ struct Column {
   bool brief = true;     ///< shown in the terminal table and Markdown (CSV/JSON show all).
   bool numeric = false;  ///< right-aligned even when no cell has a number (a column of "-")
   bool words = false;    ///< its text cells are messages ("power"), translated for people; else data (names, ids)
+  /// With words: each cell is looked up as context + text first, for a word
+  /// whose translation depends on the column ("default quality: low").
+  const char* context = nullptr;
 };
+
+/// A word cell of `column` in the reader's language (see Column::context).
+std::string translate_word(const Column& column, std::string_view text);
 
 struct Table {
   std::string name{};   ///< JSON key of the rows: "offers".

@@ -182,8 +182,15 @@ class Resolver {
     for (const MissingField& m : apply_defaults(s_, sec, d_.given[section_index(section)], ctx_, notes_))
       report_(m.field, m.message);
   }
-  void note(const std::string& field, const std::string& value, const std::string& why) {
-    notes_.add(field, value, why);
+  /// A default named with its reason, `why()` built in the reader's language
+  /// (and in English, which its quality is read from).
+  template <class Build>
+  void note(const std::string& field, const std::string& value, Build&& why) {
+    notes_.add(field, value, why(), in_english(why));
+  }
+  /// A default named with a field row's reason.
+  void note(const std::string& field, const std::string& value, const Field<Scenario>& row) {
+    notes_.add(field, value, tr(row.why), row.why);
   }
   void fail(const std::string& field, const std::string& message) { report_(field, message); }
   Money convert(Money m) const { return ctx_.fx->convert(m); }
@@ -363,26 +370,27 @@ bool cheapest_default(Resolver& rv, const RentRequest& q, const std::string& fie
   const Offer* o = cheapest_offer(rv, gpu, mode, rv.draft().shared.providers, q.commitment);
   if (!o) {
     if (q.priced()) return false;  // a price needs no offer: an instance in no catalog
-    const std::string where =
-        fmt::format(" in {} (rent.regions; any: anywhere)", regions_text(rv.scenario().rent_regions));
-    rv.note(field, "none",
-            q.commitment
-                ? fmt::format("the catalog has no {} commitment for {}{}", format_duration(*q.commitment), gpu, where)
-                : fmt::format("the catalog has no {} offer for {}{}", to_string(mode), gpu, where));
+    rv.note(field, "none", [&] {
+      const std::string where = trf(" in {} (rent.regions; any: anywhere)", regions_text(rv.scenario().rent_regions));
+      return q.commitment ? trf("the catalog has no {} commitment for {}{}", format_duration(*q.commitment), gpu, where)
+                          : trf("the catalog has no {} offer for {}{}", tr(to_string(mode)), gpu, where);
+    });
     return false;
   }
   if (q.commitment) {
     const auto p = commitment_monthly(*o, *q.commitment);
     fill_from_offer(rv, r, *o, BillingMode::kHourly);
     r.price = rv.convert(p->amount);
-    rv.note(field + ".offer", o->id,
-            fmt::format("cheapest {} commitment per GPU-hour for {} in the catalog: {}", format_duration(*q.commitment),
-                        gpu, cite(p->provenance)));
+    rv.note(field + ".offer", o->id, [&] {
+      return trf("cheapest {} commitment per GPU-hour for {} in the catalog: {}", format_duration(*q.commitment), gpu,
+                 cite(p->provenance));
+    });
   } else {
     fill_from_offer(rv, r, *o, mode);
-    rv.note(field + ".offer", o->id,
-            fmt::format("cheapest {} price per GPU-hour for {} in the catalog: {}", to_string(mode), gpu,
-                        cite(o->price(mode)->provenance)));
+    rv.note(field + ".offer", o->id, [&] {
+      return trf("cheapest {} price per GPU-hour for {} in the catalog: {}", tr(to_string(mode)), gpu,
+                 cite(o->price(mode)->provenance));
+    });
   }
   return true;
 }
@@ -455,7 +463,7 @@ Seconds provisioning(Resolver& rv) {
   if (sh.provisioning) return *sh.provisioning;
   const Field<Scenario>& row = *find_field(scenario_section("rent").rows, "provisioning");
   const Value v = parse_field(row, std::string(row.fallback), rv.context());
-  rv.note("rent.provisioning", std::string(row.fallback), std::string(row.why));
+  rv.note("rent.provisioning", std::string(row.fallback), row);
   return std::get<Seconds>(v);
 }
 
@@ -493,7 +501,7 @@ std::vector<std::string> rent_regions(Resolver& rv) {
   const RentShared& sh = rv.draft().shared;
   if (sh.regions) return *sh.regions;
   const Field<Scenario>& row = *find_field(scenario_section("rent").rows, "regions");
-  rv.note("rent.regions", rv.scenario().region, std::string(row.why));
+  rv.note("rent.regions", rv.scenario().region, row);
   return {rv.scenario().region};
 }
 
@@ -501,15 +509,17 @@ std::vector<std::string> rent_regions(Resolver& rv) {
 // prices named as evidence (never applied: a past cut need not repeat).
 void price_trend_default(Resolver& rv, const RentInputs* hourly, const RentInputs* monthly) {
   const Field<Scenario>& row = *find_field(scenario_section("rent").rows, "price_trend");
-  std::string why(row.why);
-  for (const auto& [rent, mode] :
-       {std::pair{hourly, BillingMode::kHourly}, std::pair{monthly, BillingMode::kMonthly}}) {
-    const Offer* o = rent && !rent->offer.empty() ? rv.catalog().find_offer(rent->offer) : nullptr;
-    if (const std::optional<PriceTrend> t = o ? price_trend(*o, mode) : std::nullopt)
-      why += fmt::format("; the rented offer's own: {} {} {:+.1f}% a year from {} to {}, not applied", o->id,
-                         to_string(mode), t->yearly * 100, format_date(t->from), format_date(t->to));
-  }
-  rv.note("rent.price_trend", std::string(row.fallback), why);
+  rv.note("rent.price_trend", std::string(row.fallback), [&] {
+    std::string why(tr(row.why));
+    for (const auto& [rent, mode] :
+         {std::pair{hourly, BillingMode::kHourly}, std::pair{monthly, BillingMode::kMonthly}}) {
+      const Offer* o = rent && !rent->offer.empty() ? rv.catalog().find_offer(rent->offer) : nullptr;
+      if (const std::optional<PriceTrend> t = o ? price_trend(*o, mode) : std::nullopt)
+        why += trf("; the rented offer's own: {} {} {:+.1f}% a year from {} to {}, not applied", o->id,
+                   tr(to_string(mode)), t->yearly * 100, format_date(t->from), format_date(t->to));
+    }
+    return why;
+  });
 }
 
 void resolve_rent(Resolver& rv) {
@@ -533,7 +543,7 @@ void resolve_rent(Resolver& rv) {
   if (spot && d.spot.discount) spot = spot_from_discount(rv, d.spot);
   if (spot) apply_add_ons(d.spot.add_ons, s.spot->rent);
   if (spot && s.spot->rent.offer.empty() && s.spot->rent.price.micros() == 0) {
-    rv.note("rent.spot", "none", fmt::format("the catalog has no spot offer for {}", s.own.gpu));
+    rv.note("rent.spot", "none", [&] { return trf("the catalog has no spot offer for {}", s.own.gpu); });
     spot = false;
   }
   if (!spot) s.spot.reset();

@@ -52,7 +52,7 @@ constexpr F kTop[] = {
      .kind = K::kText,
      .at = in<&Scenario::region>,
      .fallback = "CN",
-     .why = "default market for catalog defaults: the first users are in Qingdao",
+     .why = tr_noop("default market for catalog defaults: the first users are in Qingdao"),
      .parse = &parse_market,
      .echo = {.skip = true},
      .label = tr_noop("market for catalog purchase prices and operating costs")},
@@ -68,7 +68,7 @@ constexpr F kTop[] = {
      .at = in<&Scenario::horizon_months>,
      .range = {1, 240},
      .fallback = "24mo",
-     .why = "default",
+     .why = tr_noop("default"),
      .parse = &parse_months,
      .echo = {.key = "horizon_months"},
      .vary = true,
@@ -79,7 +79,7 @@ constexpr F kTop[] = {
      .at = in<&Scenario::discount_rate>,
      .range = {0, 1},
      .fallback = "0%",
-     .why = "default: no cost of capital; set yours to discount the cash flows",
+     .why = tr_noop("default: no cost of capital; set yours to discount the cash flows"),
      .vary = true,
      .label = tr_noop("discount rate (annual)")},
 };
@@ -92,14 +92,14 @@ constexpr F kWorkload[] = {
      .at = workload<&Workload::gpus>,
      .range = {1, 100000},
      .fallback = "8",
-     .why = "default: the article's 8-card A100 server",
+     .why = tr_noop("default: the article's 8-card A100 server"),
      .label = tr_noop("GPUs busy while training")},
     {.key = "utilisation",
      .kind = K::kShare,
      .at = workload<&Workload::utilisation>,
      .range = {0, 1},
      .fallback = "50%",
-     .why = "assumption: cards busy half of the time; the decision turns on it",
+     .why = tr_noop("assumption: cards busy half of the time; the decision turns on it"),
      .vary = true,
      .label = tr_noop("utilisation (busy share of each month)")},
     {.key = "runs_per_month",
@@ -107,7 +107,7 @@ constexpr F kWorkload[] = {
      .at = workload<&Workload::runs_per_month>,
      .range = {1, 100000},
      .fallback = "10",
-     .why = "assumption",
+     .why = tr_noop("assumption"),
      .vary = true,
      .whole = true,
      .label = tr_noop("training runs a month")},
@@ -116,7 +116,7 @@ constexpr F kWorkload[] = {
      .at = workload<&Workload::dataset>,
      .range = {0},
      .fallback = "500GB",
-     .why = "assumption: the article's \"几百GB\" (hundreds of GB) of data",
+     .why = tr_noop("assumption: the article's \"几百GB\" (hundreds of GB) of data"),
      .echo = {.key = "dataset_gb", .divisor = kGB},
      .vary = true,
      .label = tr_noop("dataset kept in storage while renting")},
@@ -125,7 +125,7 @@ constexpr F kWorkload[] = {
      .at = workload<&Workload::egress_per_month>,
      .range = {0},
      .fallback = "100GB",
-     .why = "assumption: checkpoints and results downloaded",
+     .why = tr_noop("assumption: checkpoints and results downloaded"),
      .echo = {.key = "egress_per_month_gb", .divisor = kGB},
      .vary = true,
      .label = tr_noop("downloaded a month")},
@@ -134,7 +134,7 @@ constexpr F kWorkload[] = {
      .at = workload<&Workload::upload_bandwidth>,
      .range = {0, std::numeric_limits<double>::infinity(), true},
      .fallback = "100MB/s",
-     .why = "the article's minimum acceptable upload rate (百兆每秒)",
+     .why = tr_noop("the article's minimum acceptable upload rate (百兆每秒)"),
      .echo = {.key = "upload_bandwidth_mb_s", .divisor = 1e6},
      .vary = true,
      .label = tr_noop("upload rate to the provider")},
@@ -159,9 +159,9 @@ std::optional<Fallback> default_gpu(const Scenario& s, const FieldContext& ctx) 
   if (id_equals(s.region, "CN"))
     if (const Gpu* g = ctx.catalog->find_gpu("A800-80G"))
       return Fallback{g->id, g->id,
-                      "default for region CN: the A100's China version (A100 exports to China are restricted "
-                      "since 2022; the A800 since 2023-11-17, so new cards come from in-country stock)"};
-  if (const Gpu* g = ctx.catalog->find_gpu("A100-80G")) return Fallback{g->id, g->id, "default"};
+                      tr_noop("default for region CN: the A100's China version (A100 exports to China are restricted "
+                              "since 2022; the A800 since 2023-11-17, so new cards come from in-country stock)")};
+  if (const Gpu* g = ctx.catalog->find_gpu("A100-80G")) return Fallback{g->id, g->id, tr_noop("default")};
   return std::nullopt;
 }
 
@@ -175,11 +175,11 @@ std::string caveats(const FieldContext& ctx, const Provenance& p, std::string_vi
                     std::string_view region) {
   std::string out;
   const auto age = age_days(p, ctx.today);
-  if (!age) out += ", undated: the source gives no date";
+  if (!age) out += tr(", undated: the source gives no date");
   else if (static_cast<double>(*age) > std::chrono::duration_cast<Days>(ctx.stale_after).count())
-    out += fmt::format(", stale: {} days old", *age);
+    out += trf(", stale: {} days old", *age);
   if (!record_region.empty() && !id_equals(record_region, region))
-    out += fmt::format(", from region {}, not {}", record_region, region);
+    out += trf(", from region {}, not {}", record_region, region);
   return out;
 }
 
@@ -187,9 +187,9 @@ std::optional<Fallback> purchase(const Scenario& s, const FieldContext& ctx, Pur
   const Purchase* p = find_purchase(*ctx.catalog, kind, gpu, s.region);
   if (!p) return std::nullopt;
   const Money m = ctx.fx->convert(p->price.amount);
-  return Fallback{m, fmt::format("{}", m),
-                  fmt::format("catalog purchase {}: {}{}", p->id, cite(p->provenance),
-                              caveats(ctx, p->provenance, p->region, s.region))};
+  return Fallback{
+      m, fmt::format("{}", m),
+      trf("catalog purchase {}: {}{}", p->id, cite(p->provenance), caveats(ctx, p->provenance, p->region, s.region))};
 }
 std::optional<Fallback> card_price(const Scenario& s, const FieldContext& ctx) {
   return purchase(s, ctx, PurchaseKind::kCard, s.own.gpu);
@@ -207,11 +207,11 @@ std::optional<Fallback> complete_server_base(const Scenario& s, const FieldConte
   if (!(cards < whole)) return std::nullopt;
   const Money base = whole - cards;
   return Fallback{base, fmt::format("{}", base),
-                  fmt::format("complete {}-GPU server {} at {} less {} × card {}, so that cards and base add up to "
-                              "the server's price: {}{}; {}{}",
-                              server->gpus, server->id, to_pretty_string(whole), server->gpus, card->id,
-                              cite(server->provenance), caveats(ctx, server->provenance, "", s.region),
-                              cite(card->provenance), caveats(ctx, card->provenance, "", s.region))};
+                  trf("complete {}-GPU server {} at {} less {} × card {}, so that cards and base add up to "
+                      "the server's price: {}{}; {}{}",
+                      server->gpus, server->id, to_pretty_string(whole), server->gpus, card->id,
+                      cite(server->provenance), caveats(ctx, server->provenance, "", s.region), cite(card->provenance),
+                      caveats(ctx, card->provenance, "", s.region))};
 }
 
 std::optional<Fallback> server_base(const Scenario& s, const FieldContext& ctx) {
@@ -226,9 +226,9 @@ const OperatingCost* operating(const Scenario& s, const FieldContext& ctx, Opera
 std::string from_record(const OperatingCost& c, std::string_view extra = "", std::string_view converted = "",
                         std::string_view region = "") {
   const std::string other = !region.empty() && !c.region.empty() && !id_equals(c.region, region)
-                                ? fmt::format(", from region {}, not {}", c.region, region)
+                                ? trf(", from region {}, not {}", c.region, region)
                                 : "";
-  return fmt::format("catalog {}{}{}: {}{}", c.id, extra, converted, cite(c.provenance), other);
+  return trf("catalog {}{}{}: {}{}", c.id, extra, converted, cite(c.provenance), other);
 }
 std::optional<Fallback> duration_record(const Scenario& s, const FieldContext& ctx, OperatingKind kind) {
   const OperatingCost* c = operating(s, ctx, kind);
@@ -260,7 +260,7 @@ std::optional<Fallback> money_record(const Scenario& s, const FieldContext& ctx,
   const std::string converted =
       c->money->currency() == m.currency()
           ? ""
-          : fmt::format(", converted from {} {}", to_plain_string(*c->money, -1), c->money->currency().code());
+          : trf(", converted from {} {}", to_plain_string(*c->money, -1), c->money->currency().code());
   return Fallback{m, fmt::format("{} {}", to_plain_string(m, -1), m.currency().code()),
                   from_record(*c, extra, converted, s.region)};
 }
@@ -268,16 +268,17 @@ std::optional<Fallback> electricity(const Scenario& s, const FieldContext& ctx) 
   return money_record(s, ctx, OperatingKind::kElectricityPerKwh, 1.0, "");
 }
 std::optional<Fallback> operations(const Scenario& s, const FieldContext& ctx) {
-  return money_record(s, ctx, OperatingKind::kOperationsPerMonth, 0.5, " × 0.5 (assumption: half an engineer's time)");
+  return money_record(s, ctx, OperatingKind::kOperationsPerMonth, 0.5,
+                      tr(" × 0.5 (assumption: half an engineer's time)"));
 }
 std::optional<Fallback> gpu_tdp(const Scenario& s, const FieldContext& ctx) {
   const Gpu* g = ctx.catalog->find_gpu(s.own.gpu);
   if (!g) return std::nullopt;
-  return Fallback{g->tdp, fmt::format("{:g}W", g->tdp.value()), fmt::format("{} TDP: {}", g->id, cite(g->provenance))};
+  return Fallback{g->tdp, fmt::format("{:g}W", g->tdp.value()), trf("{} TDP: {}", g->id, cite(g->provenance))};
 }
 std::optional<Fallback> idle_power(const Scenario& s, const FieldContext&) {
   const Watts idle = s.own.gpu_busy * 0.15;
-  return Fallback{idle, fmt::format("{:g}W", idle.value()), "assumption: 15% of TDP when idle"};
+  return Fallback{idle, fmt::format("{:g}W", idle.value()), tr_noop("assumption: 15% of TDP when idle")};
 }
 
 constexpr Choice kFinancing[] = {{"cash", static_cast<int>(Financing::kCash)},
@@ -309,7 +310,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::cards_per_server>,
      .range = {1, 64},
      .fallback = "8",
-     .why = "the article's 8-card server (HGX/DGX and most Chinese AI servers hold 8)",
+     .why = tr_noop("the article's 8-card server (HGX/DGX and most Chinese AI servers hold 8)"),
      .label = tr_noop("cards per server (server base, power, operations and colocation are per server)")},
     {.key = "card_price",
      .kind = K::kMoney,
@@ -324,7 +325,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::server_base>,
      .range = {0},
      .fallback = "0",
-     .why = "no server_base price in the catalog: set buy.server_base",
+     .why = tr_noop("no server_base price in the catalog: set buy.server_base"),
      .derive = &server_base,
      .vary = true,
      .label = tr_noop("server without GPUs (chassis, CPUs, memory, NVMe), per server")},
@@ -333,7 +334,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::network>,
      .range = {0},
      .fallback = "0",
-     .why = "assumption: one server, no switch fabric",
+     .why = tr_noop("assumption: one server, no switch fabric"),
      .vary = true,
      .label = tr_noop("switches and NICs")},
     {.key = "facility",
@@ -341,7 +342,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::facility>,
      .range = {0},
      .fallback = "0",
-     .why = "assumption: the room, cooling and power already exist",
+     .why = tr_noop("assumption: the room, cooling and power already exist"),
      .vary = true,
      .label = tr_noop("room, cooling and power upgrades (sunk)")},
     {.key = "lead_time",
@@ -349,7 +350,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::lead_time>,
      .range = {0},
      .fallback = "2mo",
-     .why = "the article: procurement \"拖两个月\" (drags on two months)",
+     .why = tr_noop("the article: procurement \"拖两个月\" (drags on two months)"),
      .derive = &lead_time,
      .echo = {.key = "lead_time_months", .divisor = kMonthSeconds},
      .vary = true,
@@ -358,7 +359,8 @@ constexpr F kBuy[] = {
      .kind = K::kChoice,
      .at = buy<&OwnInputs::cover>,
      .fallback = "rent",
-     .why = "default: rent until the hardware arrives (by the hour or a monthly package, whichever costs less)",
+     .why =
+         tr_noop("default: rent until the hardware arrives (by the hour or a monthly package, whichever costs less)"),
      .choices = kCovers,
      .label = tr_noop("the lead time: rent meanwhile, or a delay cost")},
     {.key = "delay_cost_per_month",
@@ -373,7 +375,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::useful_life>,
      .range = {0, std::numeric_limits<double>::infinity(), true},
      .fallback = "3y",
-     .why = "assumption: three years of straight-line depreciation (the catalog has no useful-life record)",
+     .why = tr_noop("assumption: three years of straight-line depreciation (the catalog has no useful-life record)"),
      .derive = &useful_life,
      .echo = {.key = "useful_life_months", .divisor = kMonthSeconds},
      .vary = true,
@@ -383,7 +385,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::residual_share>,
      .range = {0, 1},
      .fallback = "0%",
-     .why = "assumption: no resale value (the catalog has no residual-value record)",
+     .why = tr_noop("assumption: no resale value (the catalog has no residual-value record)"),
      .derive = &residual_value,
      .vary = true,
      .label = tr_noop("resale value at the end of the useful life")},
@@ -392,9 +394,9 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::card_price_trend>,
      .range = {-0.9, 1},
      .fallback = "0%",
-     .why =
+     .why = tr_noop(
          "default: no change assumed; the catalog's CN H100 card prices fell about 13% a year from 2023-06 to 2025-02 "
-         "(the manual shows the records)",
+         "(the manual shows the records)"),
      .vary = true,
      .spread = 0.1,
      .label = tr_noop("yearly change of new-card prices: moves the hardware's resale value")},
@@ -431,7 +433,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::server>,
      .range = {0},
      .fallback = "1500W",
-     .why = "assumption: CPUs, memory, fans, NICs and storage of an 8-GPU server",
+     .why = tr_noop("assumption: CPUs, memory, fans, NICs and storage of an 8-GPU server"),
      .echo = {.key = "server_power_w"},
      .vary = true,
      .label = tr_noop("power of the rest of a server (per server)")},
@@ -440,7 +442,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::pue>,
      .range = {1, 5},
      .fallback = "1.5",
-     .why = "assumption: a typical enterprise server room (the catalog has no PUE record)",
+     .why = tr_noop("assumption: a typical enterprise server room (the catalog has no PUE record)"),
      .derive = &pue,
      .vary = true,
      .label = tr_noop("PUE (facility power ÷ IT power)")},
@@ -449,7 +451,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::electricity_per_kwh>,
      .range = {0},
      .fallback = "0",
-     .why = "not in the catalog",
+     .why = tr_noop("not in the catalog"),
      .derive = &electricity,
      .echo = {.money_decimals = -1},
      .vary = true,
@@ -459,7 +461,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::operations_per_month>,
      .range = {0},
      .fallback = "0",
-     .why = "not in the catalog",
+     .why = tr_noop("not in the catalog"),
      .derive = &operations,
      .vary = true,
      .label = tr_noop("operations (staff) a month, per server")},
@@ -468,14 +470,14 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::colocation_per_month>,
      .range = {0},
      .fallback = "0",
-     .why = "assumption: the team's own server room",
+     .why = tr_noop("assumption: the team's own server room"),
      .vary = true,
      .label = tr_noop("colocation a month, per server")},
     {.key = "financing",
      .kind = K::kChoice,
      .at = buy<&OwnInputs::financing>,
      .fallback = "cash",
-     .why = "default: the hardware is paid in full at purchase",
+     .why = tr_noop("default: the hardware is paid in full at purchase"),
      .choices = kFinancing,
      .label = tr_noop("how the hardware is paid: cash, loan or lease (the facility is paid in cash)")},
     {.key = "loan_rate",
@@ -483,9 +485,10 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::loan_rate>,
      .range = {0, 1},
      .fallback = "3%",
-     .why = "China's one-year loan prime rate (LPR), 3.0% since 2025-05 (National Interbank Funding Center, "
-            "reported by Xinhua 2025-09-22, en.people.cn/n3/2025/0922/c90000-20369329.html); a bank lends to a firm "
-            "at the LPR plus its margin: confidence medium",
+     .why = tr_noop(
+         "China's one-year loan prime rate (LPR), 3.0% since 2025-05 (National Interbank Funding Center, "
+         "reported by Xinhua 2025-09-22, en.people.cn/n3/2025/0922/c90000-20369329.html); a bank lends to a firm "
+         "at the LPR plus its margin: confidence medium"),
      .noted = &by_loan,
      .vary = true,
      .varies = [](const Scenario& s) { return s.own.financing == Financing::kLoan; },
@@ -495,7 +498,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::loan_term_months>,
      .range = {1, 240},
      .fallback = "3y",
-     .why = "assumption: repaid over three years, the default useful life",
+     .why = tr_noop("assumption: repaid over three years, the default useful life"),
      .noted = &by_loan,
      .parse = &parse_months,
      .echo = {.key = "loan_term_months"},
@@ -505,7 +508,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::down_payment>,
      .range = {0, 1},
      .fallback = "30%",
-     .why = "assumption: banks commonly lend up to 70% of the equipment's price",
+     .why = tr_noop("assumption: banks commonly lend up to 70% of the equipment's price"),
      .noted = &by_loan,
      .label = tr_noop("loan: share of the hardware paid at purchase")},
     {.key = "lease_rate",
@@ -513,8 +516,9 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::lease_rate>,
      .range = {0, 1},
      .fallback = "6%",
-     .why = "assumption: the loan prime rate plus about 3 points, a finance lessor's margin; ask the lessor for the "
-            "rate implicit in its quote",
+     .why = tr_noop(
+         "assumption: the loan prime rate plus about 3 points, a finance lessor's margin; ask the lessor for the "
+         "rate implicit in its quote"),
      .noted = &by_lease,
      .vary = true,
      .varies = [](const Scenario& s) { return s.own.financing == Financing::kLease; },
@@ -524,7 +528,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::lease_term_months>,
      .range = {1, 240},
      .fallback = "3y",
-     .why = "assumption: three years, the default useful life",
+     .why = tr_noop("assumption: three years, the default useful life"),
      .noted = &by_lease,
      .parse = &parse_months,
      .echo = {.key = "lease_term_months"},
@@ -534,7 +538,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::lease_upfront>,
      .range = {0, 1},
      .fallback = "10%",
-     .why = "assumption: a first payment (首付) of about a tenth",
+     .why = tr_noop("assumption: a first payment (首付) of about a tenth"),
      .noted = &by_lease,
      .label = tr_noop("lease: share of the hardware paid at signing")},
     {.key = "lease_buyout",
@@ -542,7 +546,7 @@ constexpr F kBuy[] = {
      .at = buy<&OwnInputs::lease_buyout>,
      .range = {0, 1},
      .fallback = "0%",
-     .why = "assumption: a nominal buyout price (名义货价) at the end of the term",
+     .why = tr_noop("assumption: a nominal buyout price (名义货价) at the end of the term"),
      .noted = &by_lease,
      .label = tr_noop("lease: share of the hardware paid at the end of the term to own it")},
 };
@@ -558,7 +562,7 @@ constexpr F kRent[] = {
      .at = in<&Scenario::rent_price_trend>,
      .range = {-0.9, 1},
      .fallback = "0%",
-     .why = "default: no change assumed (gpuplan prices --history shows the catalog's dated prices)",
+     .why = tr_noop("default: no change assumed (gpuplan prices --history shows the catalog's dated prices)"),
      .vary = true,
      .spread = 0.1,
      .by_hand = true,
@@ -566,8 +570,8 @@ constexpr F kRent[] = {
     {.key = "regions",
      .kind = K::kList,
      .fallback = "the scenario's region",
-     .why = "default for data residency: the article's teams often may not move their data out of the country; "
-            "rent.regions: any compares every offer",
+     .why = tr_noop("default for data residency: the article's teams often may not move their data out of the country; "
+                    "rent.regions: any compares every offer"),
      .label = tr_noop("where rented nodes may be: countries (CN) or provider regions (cn-northwest-1); any: anywhere")},
     {.key = "storage_per_gb_month",
      .kind = K::kMoney,
@@ -585,7 +589,7 @@ constexpr F kRent[] = {
      .kind = K::kDuration,
      .range = {0},
      .fallback = "15min",
-     .why = "the article: a rented instance is ready within 15 minutes",
+     .why = tr_noop("the article: a rented instance is ready within 15 minutes"),
      .label = tr_noop("order to a usable instance")},
     {.key = "hourly", .kind = K::kText, .label = tr_noop("on-demand (by the hour)")},
     {.key = "monthly", .kind = K::kText, .label = tr_noop("monthly package")},
@@ -662,7 +666,7 @@ constexpr F kHourlyOwn[] = {
      .at = hourly<&HourlyInputs::idle_per_run>,
      .range = {0},
      .fallback = "0.5h",
-     .why = "assumption: the forgotten instance (set auto_release: true)",
+     .why = tr_noop("assumption: the forgotten instance (set auto_release: true)"),
      .noted = [](const Scenario& s, const FieldContext&) { return !s.hourly->auto_release; },
      .echo = {.key = "idle_per_run_h", .divisor = 3600},
      .vary = true,
@@ -685,7 +689,7 @@ constexpr F kMonthlyOwn[] = {
      .at = member<&Scenario::monthly, &RentInputs::upfront_share>(),
      .range = {0, 1},
      .fallback = "0%",
-     .why = "default: committed months paid month by month",
+     .why = tr_noop("default: committed months paid month by month"),
      .noted = &never,
      .label = tr_noop("share of the committed term's compute paid in month 0 (100%: all upfront)")},
 };
@@ -720,7 +724,7 @@ constexpr F kSpotOwn[] = {
      .at = member<&Scenario::spot, &SpotInputs::interruptions, &SpotParams::checkpoint_write>(),
      .range = {0},
      .fallback = "5min",
-     .why = "assumption",
+     .why = tr_noop("assumption"),
      .echo = {.key = "checkpoint_write_s"},
      .label = tr_noop("time to write a checkpoint")},
     {.key = "restart",
@@ -728,7 +732,7 @@ constexpr F kSpotOwn[] = {
      .at = member<&Scenario::spot, &SpotInputs::interruptions, &SpotParams::restart>(),
      .range = {0},
      .fallback = "10min",
-     .why = "assumption",
+     .why = tr_noop("assumption"),
      .echo = {.key = "restart_s"},
      .label = tr_noop("time to restart after an interruption")},
     {.key = "checkpoint_interval",
@@ -748,34 +752,36 @@ constexpr auto kSpot = join(kModeKeys, kHourPrices, kSpotOwn);
 template <auto M>
 constexpr Access<Scenario> vat = member<&Scenario::vat, M>();
 
-constexpr std::string_view kVatLaw =
+constexpr const char* kVatLaw = tr_noop(
     "VAT Law of the PRC, in force 2026-01-01, keeps the 13%/9%/6% rates (vatupdate.com/2024/12/29, citing Yicai; "
-    "avalara.com China VAT rates, 2025-12-24)";
+    "avalara.com China VAT rates, 2025-12-24)");
 
 // China's rate for the class in the scenario's region; elsewhere none is assumed, and said.
 std::optional<Fallback> china_rate(const Scenario& s, double rate, std::string_view why) {
   if (!id_equals(s.region, "CN"))
     return Fallback{0.0, "0%",
-                    fmt::format("default: no VAT rate known for region {}; set tax.vat_* to yours (a sales tax is "
-                                "not VAT)",
-                                s.region)};
-  return Fallback{rate, fmt::format("{:g}%", rate * 100), fmt::format("{}; {}", why, kVatLaw)};
+                    trf("default: no VAT rate known for region {}; set tax.vat_* to yours (a sales tax is "
+                        "not VAT)",
+                        s.region)};
+  return Fallback{rate, fmt::format("{:g}%", rate * 100), trf("{}; {}", tr(why), tr(kVatLaw))};
 }
 std::optional<Fallback> vat_goods(const Scenario& s, const FieldContext&) {
   return china_rate(s, 0.13,
-                    "China: goods, electricity and leasing of tangible movables (finance leases too) 13% since "
-                    "2019-04-01 (MOF/STA/GACC Announcement 2019 No. 39)");
+                    tr_noop("China: goods, electricity and leasing of tangible movables (finance leases too) 13% since "
+                            "2019-04-01 (MOF/STA/GACC Announcement 2019 No. 39)"));
 }
 std::optional<Fallback> vat_rent(const Scenario& s, const FieldContext&) {
-  return china_rate(s, 0.06,
-                    "China: cloud GPU rental invoiced as an information-technology service 6% (Caishui [2016] No. "
-                    "36); a provider invoicing bare servers as leasing of tangible movables charges 13%: confidence "
-                    "medium");
+  return china_rate(
+      s, 0.06,
+      tr_noop("China: cloud GPU rental invoiced as an information-technology service 6% (Caishui [2016] No. "
+              "36); a provider invoicing bare servers as leasing of tangible movables charges 13%: confidence "
+              "medium"));
 }
 std::optional<Fallback> vat_services(const Scenario& s, const FieldContext&) {
-  return china_rate(s, 0.06,
-                    "China: IDC colocation (value-added telecom) and outsourced operations (modern services) 6% "
-                    "(Caishui [2016] No. 36); in-house staff carry no VAT: set 0");
+  return china_rate(
+      s, 0.06,
+      tr_noop("China: IDC colocation (value-added telecom) and outsourced operations (modern services) 6% "
+              "(Caishui [2016] No. 36); in-house staff carry no VAT: set 0"));
 }
 
 constexpr F kTax[] = {
@@ -807,32 +813,34 @@ constexpr F kTax[] = {
      .kind = K::kBool,
      .at = vat<&VatInputs::prices_include_vat>,
      .fallback = "false",
-     .why = "default: every price (given or from the catalog) is taken as excluding VAT; set true when yours include "
-            "it (含税)",
+     .why = tr_noop(
+         "default: every price (given or from the catalog) is taken as excluding VAT; set true when yours include "
+         "it (含税)"),
      .label = tr_noop("the prices given include VAT (the model takes them less it)")},
     {.key = "vat_recoverable",
      .kind = K::kBool,
      .at = vat<&VatInputs::recoverable>,
      .fallback = "true",
-     .why = "default: a general VAT taxpayer (一般纳税人) deducts input VAT, so it is paid and recovered, not a cost; "
-            "a small-scale taxpayer (小规模纳税人) cannot: set false",
+     .why = tr_noop(
+         "default: a general VAT taxpayer (一般纳税人) deducts input VAT, so it is paid and recovered, not a cost; "
+         "a small-scale taxpayer (小规模纳税人) cannot: set false"),
      .label = tr_noop("input VAT is deducted (false: VAT is a cost, added to every total as its own line)")},
 };
 
 // ---- hybrid ----
 
 std::optional<Fallback> local_gpu(const Scenario& s, const FieldContext&) {
-  return Fallback{s.own.gpu, s.own.gpu, "default: buy.gpu"};
+  return Fallback{s.own.gpu, s.own.gpu, tr_noop("default: buy.gpu")};
 }
 
 std::optional<Fallback> local_tdp(const Scenario& s, const FieldContext& ctx) {
   const Gpu* g = ctx.catalog->find_gpu(s.hybrid->local_gpu);
   if (!g) return std::nullopt;
-  return Fallback{g->tdp, fmt::format("{:g}W", g->tdp.value()), fmt::format("{} TDP: {}", g->id, cite(g->provenance))};
+  return Fallback{g->tdp, fmt::format("{:g}W", g->tdp.value()), trf("{} TDP: {}", g->id, cite(g->provenance))};
 }
 std::optional<Fallback> local_idle(const Scenario& s, const FieldContext&) {
   const Watts idle = s.hybrid->local_gpu_busy * 0.15;
-  return Fallback{idle, fmt::format("{:g}W", idle.value()), "assumption: 15% of TDP when idle"};
+  return Fallback{idle, fmt::format("{:g}W", idle.value()), tr_noop("assumption: 15% of TDP when idle")};
 }
 
 // The rented card of the hybrid's hourly part: its offer's GPU, else buy.gpu.
@@ -860,9 +868,9 @@ std::optional<Fallback> local_speed(const Scenario& s, const FieldContext& ctx) 
   if (!p) return std::nullopt;
   const double l = local->dense_tflops.at(*p), r = rented->dense_tflops.at(*p);
   return Fallback{l / r, fmt::format("{:.3g}", l / r),
-                  fmt::format("catalog dense {} peaks: {} {:g} ÷ {} {:g} TFLOP/s (peaks, not measured speed: measure "
-                              "both cards on your job and set hybrid.local_speed)",
-                              to_string(*p), local->id, l, rented->id, r)};
+                  trf("catalog dense {} peaks: {} {:g} ÷ {} {:g} TFLOP/s (peaks, not measured speed: measure "
+                      "both cards on your job and set hybrid.local_speed)",
+                      to_string(*p), local->id, l, rented->id, r)};
 }
 
 constexpr F kHybrid[] = {
@@ -871,7 +879,7 @@ constexpr F kHybrid[] = {
      .at = hybrid<&HybridInputs::local_share>,
      .range = {0, 1},
      .fallback = "30%",
-     .why = "default",
+     .why = tr_noop("default"),
      .vary = true,
      .label = tr_noop("share of the work on local cards (in rented-card GPU-hours; capped by their capacity)")},
     {.key = "local_cards",
@@ -879,14 +887,14 @@ constexpr F kHybrid[] = {
      .at = hybrid<&HybridInputs::local_cards>,
      .range = {1, 100000},
      .fallback = "2",
-     .why = "default",
+     .why = tr_noop("default"),
      .label = tr_noop("local cards")},
     {.key = "local_capex",
      .kind = K::kMoney,
      .at = hybrid<&HybridInputs::local_capex>,
      .range = {0},
      .fallback = "0",
-     .why = "default: the local cards are already owned",
+     .why = tr_noop("default: the local cards are already owned"),
      .label = tr_noop("price of the local cards (0: already owned)")},
     {.key = "local_gpu",
      .kind = K::kText,
@@ -900,7 +908,7 @@ constexpr F kHybrid[] = {
      .at = hybrid<&HybridInputs::local_speed>,
      .range = {0, 100, true},
      .fallback = "1",
-     .why = "assumption: as fast as the rented card (the catalog has no common precision for both)",
+     .why = tr_noop("assumption: as fast as the rented card (the catalog has no common precision for both)"),
      .derive = &local_speed,
      .vary = true,
      .label = tr_noop("work a local card does in an hour, relative to a rented card")},

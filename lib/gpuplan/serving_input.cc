@@ -40,7 +40,8 @@ constexpr Choice kCache[] = {{"bf16", static_cast<int>(Storage::kBf16)},
 // With no model section, the model is Llama 2 7B (Touvron et al. 2023,
 // Table 1; its config.json: 32 layers, 4,096 wide, 32 heads, no GQA): one
 // model section's defaults, all or none, so a 70B file never gets 7B's shape.
-constexpr std::string_view kBuiltInModel = "default: Llama 2 7B (Touvron et al. 2023; Hugging Face config.json)";
+constexpr std::string_view kBuiltInModel =
+    tr_noop("default: Llama 2 7B (Touvron et al. 2023; Hugging Face config.json)");
 template <std::string_view const& Text>
 std::optional<Fallback> built_in(const ResolvedServing& r, const FieldContext&) {
   if (r.model_given) return std::nullopt;
@@ -62,19 +63,22 @@ std::optional<Fallback> decode_bandwidth(const ResolvedServing& r, const FieldCo
   switch (r.serving.model.weights) {
     case Storage::kBf16:
     case Storage::kFp16:
-      return Fallback{0.68, "68%",
-                      "gpt-fast: Llama 2 7B bf16 on A100-80GB at batch 1, 104.9 tokens/s = 1,397 GB/s of 2,039 "
-                      "(pytorch-labs/gpt-fast README @d2c5d82); torchao 70% (A100), 57% (H100); llama.cpp 82% (RTX "
-                      "4090); TensorRT-LLM 55-60% with tensor parallel (Databricks 2023)"};
+      return Fallback{
+          0.68, "68%",
+          tr_noop("gpt-fast: Llama 2 7B bf16 on A100-80GB at batch 1, 104.9 tokens/s = 1,397 GB/s of 2,039 "
+                  "(pytorch-labs/gpt-fast README @d2c5d82); torchao 70% (A100), 57% (H100); llama.cpp 82% (RTX "
+                  "4090); TensorRT-LLM 55-60% with tensor parallel (Databricks 2023)")};
     case Storage::kFp8:
     case Storage::kInt8:
-      return Fallback{0.55, "55%",
-                      "8-bit weight-only at batch 1: gpt-fast int8 52%, torchao int8wo 55-56% on A100 (45% H100, "
-                      "float8wo 40%) (pytorch/ao quantization README @fd6e4b1)"};
+      return Fallback{
+          0.55, "55%",
+          tr_noop("8-bit weight-only at batch 1: gpt-fast int8 52%, torchao int8wo 55-56% on A100 (45% H100, "
+                  "float8wo 40%) (pytorch/ao quantization README @fd6e4b1)")};
     case Storage::kInt4:
-      return Fallback{0.40, "40%",
-                      "4-bit weight-only at batch 1: gpt-fast int4 42%, torchao int4wo-64 37% on A100 (pytorch/ao "
-                      "quantization README @fd6e4b1)"};
+      return Fallback{
+          0.40, "40%",
+          tr_noop("4-bit weight-only at batch 1: gpt-fast int4 42%, torchao int4wo-64 37% on A100 (pytorch/ao "
+                  "quantization README @fd6e4b1)")};
   }
   return std::nullopt;
 }
@@ -91,15 +95,16 @@ double profile_peak(const std::vector<double>& p) {
 std::optional<Fallback> peak_of_profile(const ResolvedServing& r, const FieldContext&) {
   const double p = profile_peak(r.serving.traffic.daily_profile);
   if (!(p >= 1)) return std::nullopt;
-  return Fallback{p, fmt::format("{:.4g}", p), "from traffic.daily_profile: its busiest hour over its mean"};
+  return Fallback{p, fmt::format("{:.4g}", p), tr_noop("from traffic.daily_profile: its busiest hour over its mean")};
 }
 // Without a 95th percentile every request is as long as the mean: stated, since percentile targets then see no tail.
 template <auto Mean>
 std::optional<Fallback> no_spread(const ResolvedServing& r, const FieldContext&) {
   const double mean = r.serving.traffic.*Mean;
-  return Fallback{mean, fmt::format("{:g}", mean),
-                  "default: the mean, every request as long (give the 95th percentile of your requests' lengths: a "
-                  "percentile target then sees the long ones)"};
+  return Fallback{
+      mean, fmt::format("{:g}", mean),
+      tr_noop("default: the mean, every request as long (give the 95th percentile of your requests' lengths: a "
+              "percentile target then sees the long ones)")};
 }
 
 // A day's tokens are that many requests of the mean lengths, spread over 86,400 seconds.
@@ -111,9 +116,9 @@ std::optional<Fallback> rate_of_tokens(const ResolvedServing& r, const FieldCont
   if (!t.tokens_per_day) return std::nullopt;
   const double rps = rate_of(t, *t.tokens_per_day);
   return Fallback{rps, fmt::format("{:.6g}", rps),
-                  fmt::format("from traffic.tokens_per_day: {:.10g} ÷ ({:g} prompt + {:g} output tokens a request) "
-                              "÷ 86,400 s",
-                              *t.tokens_per_day, t.prompt_tokens, t.output_tokens)};
+                  trf("from traffic.tokens_per_day: {:.10g} ÷ ({:g} prompt + {:g} output tokens a request) "
+                      "÷ 86,400 s",
+                      *t.tokens_per_day, t.prompt_tokens, t.output_tokens)};
 }
 
 // Sensitivity varies the peak only where it shapes the day.
@@ -200,14 +205,14 @@ constexpr F kModel[] = {
      .kind = K::kChoice,
      .at = model<&ServedModel::weights>,
      .fallback = "bf16",
-     .why = "default: the weights as trained",
+     .why = tr_noop("default: the weights as trained"),
      .choices = kWeights,
      .label = tr_noop("how weights are stored (int8/int4: weight-only, computed in bf16)")},
     {.key = "kv_cache",
      .kind = K::kChoice,
      .at = model<&ServedModel::kv_cache>,
      .fallback = "bf16",
-     .why = "default: the activations' type (vLLM's kv_cache_dtype auto)",
+     .why = tr_noop("default: the activations' type (vLLM's kv_cache_dtype auto)"),
      .choices = kCache,
      .label = tr_noop("how the KV cache is stored")},
 };
@@ -218,7 +223,7 @@ constexpr F kTraffic[] = {
      .at = traffic<&Traffic::prompt_tokens>,
      .range = {1, 1e7},
      .fallback = "1000",
-     .why = "assumption: a question with a page of context",
+     .why = tr_noop("assumption: a question with a page of context"),
      .vary = true,
      .label = tr_noop("prompt tokens a request (mean)")},
     {.key = "output_tokens",
@@ -226,7 +231,7 @@ constexpr F kTraffic[] = {
      .at = traffic<&Traffic::output_tokens>,
      .range = {1, 1e7},
      .fallback = "300",
-     .why = "assumption: a reply of a few paragraphs",
+     .why = tr_noop("assumption: a reply of a few paragraphs"),
      .vary = true,
      .label = tr_noop("output tokens a request (mean)")},
     {.key = "prompt_tokens_p95",
@@ -252,7 +257,7 @@ constexpr F kTraffic[] = {
      .at = traffic<&Traffic::requests_per_second>,
      .range = {0, 1e7, true},
      .fallback = "0.1",
-     .why = "assumption: about 200 staff sending 40 requests a day each (8,640 a day)",
+     .why = tr_noop("assumption: about 200 staff sending 40 requests a day each (8,640 a day)"),
      .derive = &rate_of_tokens,
      .vary = true,
      .label = tr_noop("requests a second, averaged over the day (with tokens_per_day: that ÷ the tokens of a request ÷ "
@@ -268,7 +273,7 @@ constexpr F kTraffic[] = {
      .at = traffic<&Traffic::peak_to_average>,
      .range = {1, 24},
      .fallback = "3",
-     .why = "assumption: a working day's requests come in about 8 of the 24 hours",
+     .why = tr_noop("assumption: a working day's requests come in about 8 of the 24 hours"),
      .derive = &peak_of_profile,
      .vary = true,
      .varies = &no_profile,
@@ -283,7 +288,7 @@ constexpr F kTargets[] = {
      .at = targets<&ServiceTargets::time_to_first_token>,
      .range = {0, 3600, true},
      .fallback = "2s",
-     .why = "assumption: an answer that starts within 2 seconds feels interactive",
+     .why = tr_noop("assumption: an answer that starts within 2 seconds feels interactive"),
      .echo = {.key = "time_to_first_token_s"},
      .label = tr_noop("time until the first output token")},
     {.key = "time_per_output_token",
@@ -291,7 +296,7 @@ constexpr F kTargets[] = {
      .at = targets<&ServiceTargets::time_per_output_token>,
      .range = {0, 60, true},
      .fallback = "100ms",
-     .why = "assumption: 10 tokens a second, faster than people read (about 5 words a second)",
+     .why = tr_noop("assumption: 10 tokens a second, faster than people read (about 5 words a second)"),
      .echo = {.key = "time_per_output_token_s"},
      .label = tr_noop("a request's mean time between output tokens")},
     {.key = "percentile",
@@ -299,8 +304,8 @@ constexpr F kTargets[] = {
      .at = targets<&ServiceTargets::percentile>,
      .range = {50, 99.99},
      .fallback = "50",
-     .why = "default: the median request meets the targets; service-level objectives often name the 90th, 95th "
-            "or 99th percentile",
+     .why = tr_noop("default: the median request meets the targets; service-level objectives often name the 90th, 95th "
+                    "or 99th percentile"),
      .label = tr_noop("the targets hold for this percentage of requests, 50 to 99.99 (95, not 0.95; 50: the median)")},
 };
 
@@ -312,7 +317,7 @@ constexpr F kServe[] = {
      .kind = K::kText,
      .at = serve<&Serving::market>,
      .fallback = "CN",
-     .why = "default: the team buys and rents from China (export controls, purchase prices, operating costs)",
+     .why = tr_noop("default: the team buys and rents from China (export controls, purchase prices, operating costs)"),
      .parse = &parse_market,
      .label = tr_noop("where the team buys and rents from")},
     {.key = "prefill_mfu",
@@ -320,8 +325,9 @@ constexpr F kServe[] = {
      .at = efficiency<&ServingEfficiency::prefill_mfu>,
      .range = {0, 1, true},
      .fallback = "50%",
-     .why = "assumption inside the published 35-69%: TensorRT-LLM v0.5's first-token latency for Llama 2 7B on "
-            "A100 implies 69% at a 2,048-token prompt and 35% at 128; Databricks 2023, MPT-7B at 512 tokens, 48%",
+     .why =
+         tr_noop("assumption inside the published 35-69%: TensorRT-LLM v0.5's first-token latency for Llama 2 7B on "
+                 "A100 implies 69% at a 2,048-token prompt and 35% at 128; Databricks 2023, MPT-7B at 512 tokens, 48%"),
      .vary = true,
      .label = tr_noop("share of the dense bf16 peak reached on prompts")},
     {.key = "decode_bandwidth",
@@ -336,7 +342,8 @@ constexpr F kServe[] = {
      .at = efficiency<&ServingEfficiency::memory_share>,
      .range = {0, 1, true},
      .fallback = "90%",
-     .why = "vLLM's default gpu_memory_utilization (0.9): the rest is left to activations and the CUDA context",
+     .why =
+         tr_noop("vLLM's default gpu_memory_utilization (0.9): the rest is left to activations and the CUDA context"),
      .vary = true,
      .label = tr_noop("share of each card's memory for weights and KV cache")},
     {.key = "peak_load",
@@ -344,8 +351,8 @@ constexpr F kServe[] = {
      .at = efficiency<&ServingEfficiency::peak_load>,
      .range = {0, 1, true},
      .fallback = "80%",
-     .why = "assumption: at most 80% of a replica's throughput in the busiest hour leaves room for bursts "
-            "(no queueing model)",
+     .why = tr_noop("assumption: at most 80% of a replica's throughput in the busiest hour leaves room for bursts "
+                    "(no queueing model)"),
      .vary = true,
      .label = tr_noop("share of a replica's throughput the busiest hour may use")},
     {.key = "min_replicas",
@@ -353,15 +360,16 @@ constexpr F kServe[] = {
      .at = serve<&Serving::min_replicas>,
      .range = {0, kMaxReplicas},
      .fallback = "1",
-     .why = "assumption: one replica stays up through quiet hours, so a request at night is answered (0: hourly "
-            "rentals stop when no requests come)",
+     .why =
+         tr_noop("assumption: one replica stays up through quiet hours, so a request at night is answered (0: hourly "
+                 "rentals stop when no requests come)"),
      .label = tr_noop("replicas hourly rentals keep up when the day's load needs fewer")},
     {.key = "spot",
      .kind = K::kBool,
      .at = serve<&Serving::spot>,
      .fallback = "false",
-     .why = "default: a reclaimed spot instance loses the requests in flight and the latency targets until a "
-            "replacement has loaded the model; true prices spot offers too",
+     .why = tr_noop("default: a reclaimed spot instance loses the requests in flight and the latency targets until a "
+                    "replacement has loaded the model; true prices spot offers too"),
      .label = tr_noop("price spot instances too (reclaims break the latency targets)")},
 };
 
@@ -393,18 +401,18 @@ const ApiOffer* api_offer(const ResolvedServing& r, const FieldContext& ctx) {
 
 // Its source and date, and how old the price is: API prices move often.
 std::string api_why(const ApiOffer& a, const Price& p, const FieldContext& ctx) {
-  std::string why = fmt::format("catalog api {}: {}", a.id, cite(p.provenance));
+  std::string why = trf("catalog api {}: {}", a.id, cite(p.provenance));
   const auto age = age_days(p.provenance, ctx.today);
-  if (!age) why += ", undated: the source gives no date";
+  if (!age) why += tr(", undated: the source gives no date");
   else if (static_cast<double>(*age) > std::chrono::duration_cast<Days>(ctx.stale_after).count())
-    why += fmt::format(", stale: {} days old", *age);
+    why += trf(", stale: {} days old", *age);
   return why;
 }
 
 std::optional<Fallback> api_name(const ResolvedServing& r, const FieldContext& ctx) {
   const ApiOffer* a = api_offer(r, ctx);
   if (!a) return std::nullopt;
-  return Fallback{a->name, a->name, fmt::format("catalog api {}: {} serving {}", a->id, a->provider, a->model)};
+  return Fallback{a->name, a->name, trf("catalog api {}: {} serving {}", a->id, a->provider, a->model)};
 }
 
 template <Price ApiOffer::*Which>

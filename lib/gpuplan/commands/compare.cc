@@ -321,7 +321,7 @@ Table defaults_table(const ResolvedScenario& rs, bool shown) {
   t.text = shown;
   t.columns = {{"field", tr_noop("field")},
                {"value", tr_noop("value")},
-               {"quality", tr_noop("quality")},
+               {.key = "quality", .label = tr_noop("quality"), .words = true, .context = kQualityContext},
                {"why", tr_noop("why and source")}};
   for (const DefaultUsed& d : rs.defaults) t.add_row({d.field, d.value, d.quality, d.why});
   return t;

@@ -1057,7 +1057,7 @@ void defaults_sheet(xlsx::Sheet& d, const ResolvedScenario& rs) {
   for (const DefaultUsed& u : rs.defaults) {
     d.text(r, 0, u.field);
     d.text(r, 1, u.value);
-    d.text(r, 2, u.quality);
+    d.text(r, 2, translate_word({.key = "quality", .label = "", .words = true, .context = kQualityContext}, u.quality));
     d.text(r, 3, u.why);
     ++r;
   }

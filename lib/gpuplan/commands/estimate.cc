@@ -545,7 +545,7 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
             "{}). A measured MFU (gpuplan fit mfu) narrows it.",
             band->mfu.high * 100, human_seconds(band->fast.wall), to_pretty_string(band->cheapest_fast->rounded(), 0),
             ctx.currency.code(), band->mfu.low * 100, human_seconds(band->slow.wall),
-            to_pretty_string(band->cheapest_slow->rounded(), 0), ctx.currency.code(), band->mfu.source));
+            to_pretty_string(band->cheapest_slow->rounded(), 0), ctx.currency.code(), tr(band->mfu.source)));
   return out;
 }
 

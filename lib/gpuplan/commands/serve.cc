@@ -281,10 +281,12 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   const int cards = z.replicas * z.shape.tp;
   const double busy = busy_share(s, z.shape, z.run, z.replicas);
   std::vector<std::string> sets = {"region=" + s.market, "buy.gpu=" + g.gpu->id, fmt::format("buy.cards={}", cards),
-                                   fmt::format("workload.gpus={}", cards), fmt::format("workload.utilisation={:.6f}", busy)};
+                                   fmt::format("workload.gpus={}", cards),
+                                   fmt::format("workload.utilisation={:.6f}", busy)};
   if (rented_month) {
     sets.push_back("buy.lead_time_cover=delay_cost");
-    sets.push_back(fmt::format("buy.delay_cost_per_month={:.6f} {}", rented_month->units(), rented_month->currency().code()));
+    sets.push_back(
+        fmt::format("buy.delay_cost_per_month={:.6f} {}", rented_month->units(), rented_month->currency().code()));
   }
   ResolvedScenario rs;
   try {

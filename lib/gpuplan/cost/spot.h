@@ -20,14 +20,15 @@
 #include <optional>
 #include <string_view>
 
+#include "gpuplan/i18n.h"
 #include "gpuplan/units.h"
 
 namespace gpuplan {
 
 /// Why one interruption a day per instance is the default rate (named wherever it is used).
-inline constexpr std::string_view kSpotRateAssumption =
+inline constexpr std::string_view kSpotRateAssumption = tr_noop(
     "assumption, per instance: GCP preemptible VMs run at most 24 h (gcp_preempt); no source gives GPU spot "
-    "interruption rates";
+    "interruption rates");
 
 struct SpotParams {
   double interruptions_per_hour = 0.0;  ///< λ
