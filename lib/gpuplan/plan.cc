@@ -223,9 +223,9 @@ std::string money_text(Money m) { return fmt::format("{} {}", to_pretty_string(m
 
 std::string label(const PlanDetail& d) {
   const PlanSource& s = *d.source;
-  if (!s.offer) return fmt::format("buy {}× {}", d.config.gpus, s.gpu->id);
-  return fmt::format("{}× {} on {} {} ({})", d.config.gpus, s.gpu->id, s.offer->provider, s.offer->region,
-                     to_string(d.config.mode));
+  if (!s.offer) return trf("buy {}× {}", d.config.gpus, s.gpu->id);
+  return trf("{}× {} on {} {} ({})", d.config.gpus, s.gpu->id, s.offer->provider, s.offer->region,
+             tr(to_string(d.config.mode)));
 }
 
 bool before(const PlanConfig& a, const PlanConfig& b, Objective o) {
@@ -256,19 +256,19 @@ std::string_view to_string(PlanMode m) {
 std::string_view to_string(Rejection r) {
   switch (r) {
     case Rejection::kPrecision:
-      return "no tensor rate for the precision";
+      return tr_noop("no tensor rate for the precision");
     case Rejection::kMemory:
-      return "does not fit in memory with any layout";
+      return tr_noop("does not fit in memory with any layout");
     case Rejection::kBatch:
-      return "no layout gives every data-parallel rank a micro-batch";
+      return tr_noop("no layout gives every data-parallel rank a micro-batch");
     case Rejection::kJoin:
-      return "more instances than the offer lets one job join";
+      return tr_noop("more instances than the offer lets one job join");
     case Rejection::kRange:
-      return "cost beyond a trillion";
+      return tr_noop("cost beyond a trillion");
     case Rejection::kDeadline:
-      return "misses the deadline";
+      return tr_noop("misses the deadline");
     case Rejection::kBudget:
-      return "over budget";
+      return tr_noop("over budget");
   }
   return "?";
 }
@@ -593,8 +593,8 @@ struct CheapestCard {
   double rate = std::numeric_limits<double>::infinity();
   std::optional<PlanConfig> best{};
   std::string text(Currency currency) const {
-    return fmt::format("{} on {} at {:.2f} {}/GPU-h ({})", source->gpu->id, source->offer->provider, rate,
-                       currency.code(), to_string(mode));
+    return trf("{} on {} at {:.2f} {}/GPU-h ({})", source->gpu->id, source->offer->provider, rate, currency.code(),
+               tr(to_string(mode)));
   }
 };
 
@@ -672,7 +672,7 @@ std::string recommendation(const Search& s, const PlanResult& r, const std::opti
         "MFU is never certain){}.",
         in.confidence * 100,
         risky && risky->on_time ? trf(" (the first passed over, {}, {:.1f}%; {} uncertainty dominates)", label(*risky),
-                                      risky->on_time->probability * 100, risky->on_time->dominant())
+                                      risky->on_time->probability * 100, tr(risky->on_time->dominant()))
                                 : "",
         in.allow_spot ? tr(", or leave out --allow-spot") : "");
   }
@@ -685,10 +685,10 @@ std::string recommendation(const Search& s, const PlanResult& r, const std::opti
       trf("Recommended: {}, done in {} for {}: {}{}{}.", label(d), hours_text(d.finish_hours), money_text(d.cost), why,
           limits.empty() ? "" : tr(" that "), fmt::format("{}", fmt::join(limits, tr(" and "))));
   if (risky && risky->on_time)
-    sentence += fmt::format(
-        " Cheaper, {} meets the deadline with only {:.1f}% probability (below the {:g}% required; {} "
-        "uncertainty dominates).",
-        label(*risky), risky->on_time->probability * 100, in.confidence * 100, risky->on_time->dominant());
+    sentence +=
+        trf(" Cheaper, {} meets the deadline with only {:.1f}% probability (below the {:g}% required; {} "
+            "uncertainty dominates).",
+            label(*risky), risky->on_time->probability * 100, in.confidence * 100, tr(risky->on_time->dominant()));
   if (cheap.source && &r.sources[d.config.source] != cheap.source)
     sentence += cheap.best
                     ? trf(" The cheapest card per hour, {}, {}.", cheap.text(s.currency), why_not(s, r, *cheap.best))

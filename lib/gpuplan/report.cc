@@ -402,7 +402,19 @@ std::string translate_word(const Column& column, std::string_view text) {
     const std::string key = column.context + std::string(text);
     if (has_translation(key)) return std::string(tr(key));
   }
-  return std::string(tr(text));
+  if (has_translation(text) || text.empty()) return std::string(tr(text));
+  // Words joined by '+', each with a term after a space ("monthly 1y+hourly"):
+  // each word translated, the terms kept.
+  std::string out;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find('+', start), text.size());
+    const std::string_view part = text.substr(start, end - start);
+    const std::size_t space = std::min(part.find(' '), part.size());
+    out += std::string(tr(part.substr(0, space))) + std::string(part.substr(space));
+    if (end < text.size()) out += '+';
+    start = end + 1;
+  }
+  return out;
 }
 
 std::string cell_text(const Cell& cell, const Column& column) { return pretty(cell, column); }

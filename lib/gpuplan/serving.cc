@@ -1,4 +1,5 @@
 #include "gpuplan/serving.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <array>
@@ -45,11 +46,11 @@ double bytes_per_value(Storage s) {
 std::string_view to_string(BatchLimit l) {
   switch (l) {
     case BatchLimit::kMemory:
-      return "memory";
+      return tr_noop("memory");
     case BatchLimit::kTimePerToken:
-      return "time per output token";
+      return tr_noop("time per output token");
     case BatchLimit::kTimeToFirstToken:
-      return "time to first token";
+      return tr_noop("time to first token");
     case BatchLimit::kNone:
       return "none";
   }

@@ -855,7 +855,15 @@ std::string parallel_text(const Layout& l) {
 }
 
 std::string to_string(const Layout& l) {
-  return fmt::format("{}, ZeRO-{}, {} recompute", parallel_text(l), l.zero, to_string(l.recompute));
+  switch (l.recompute) {
+    case Recompute::kNone:
+      return trf("{}, ZeRO-{}, none recompute", parallel_text(l), l.zero);
+    case Recompute::kSelective:
+      return trf("{}, ZeRO-{}, selective recompute", parallel_text(l), l.zero);
+    case Recompute::kFull:
+      return trf("{}, ZeRO-{}, full recompute", parallel_text(l), l.zero);
+  }
+  return fmt::format("{}, ZeRO-{}, ? recompute", parallel_text(l), l.zero);
 }
 
 LayoutPin parse_layout(std::string_view text) {

@@ -237,9 +237,9 @@ std::string cannot_run(const OfferShape& shape, int instances, const std::option
   if (instances > shape.shape.max_instances)
     return shape.shape.fabric == "none"
                ? trf("needs {} instances; single instances cannot be joined{}", instances,
-                     shape.assumed.empty() ? "" : " (assumed: the catalog states no fabric)")
+                     shape.assumed.empty() ? "" : tr(" (assumed: the catalog states no fabric)"))
                : trf("needs {} instances; the offer lets one job join {}", instances, shape.shape.max_instances);
-  if (!choice) return "no layout gives every data-parallel rank a micro-batch";
+  if (!choice) return std::string(tr("no layout gives every data-parallel rank a micro-batch"));
   if (!choice->memory.fits)
     return trf("does not fit even with TP/PP/ZeRO-3: {:.1f} GB per GPU at best", choice->memory.total.value() / kGB);
   return {};
@@ -271,7 +271,7 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
         st.work.count() * model.steps() * spot_overhead(model.interruptions(st, rate)).wall_per_work / 3600.0;
     out.spot = true;
     add_cost_row(out, o, prices, BillingMode::kSpot, spot_h, n, wall_h, dataset_gb, layout,
-                 fmt::format("+{:.1f}% time for spot reclaims", (spot_h / run_h - 1) * 100));
+                 trf("+{:.1f}% time for spot reclaims", (spot_h / run_h - 1) * 100));
   }
   if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, run_h, n, wall_h, dataset_gb, layout, "");
 }

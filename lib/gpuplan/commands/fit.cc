@@ -69,9 +69,10 @@ std::string scaling_chart(const ScalingSample& sample, const std::vector<std::pa
           [static_cast<std::size_t>(col)] = c;
   for (const auto& g : sample.groups())
     grid[static_cast<std::size_t>(row_of(g.mean))][static_cast<std::size_t>(col_of(g.gpus))] = '*';
-  std::string out = "Throughput against GPUs (* measured mean";
-  for (const auto& [c, f] : fits) out += fmt::format(", {} {}", c, f->model == ScalingModel::kUsl ? "USL" : "Amdahl");
-  out += ")\n";
+  std::string legend;
+  for (const auto& [c, f] : fits)
+    legend += fmt::format(", {} {}", c, f->model == ScalingModel::kUsl ? "USL" : "Amdahl");
+  std::string out = trf("Throughput against GPUs (* measured mean{})", legend) + "\n";
   for (int r = 0; r < h; ++r) {
     const bool show = r == 0 || r == h - 1 || r == h / 2;
     const double v = y_max * (h - 1 - r) / (h - 1);
@@ -470,17 +471,17 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
       trf("Training progress from {} ({} rows, {} warm-up rows dropped)", in.file, steps.size(), p.warmup_points);
   Table rate;
   rate.name = "rate";
-  rate.columns = {{"quantity", tr_noop("quantity")},
+  rate.columns = {{.key = "quantity", .label = tr_noop("quantity"), .words = true},
                   {"value", tr_noop("value"), 4},
                   {"low", tr_noop("low"), 4},
                   {"high", tr_noop("high"), 4},
                   {"unit", tr_noop("unit")}};
   const double b = p.seconds_per_step, se = p.se_seconds_per_step;
-  rate.add_row({std::string("seconds per step"), b, b - tq * se, b + tq * se, std::string("s")});
-  rate.add_row({std::string("steps per second"), 1 / b, 1 / (b + tq * se),
+  rate.add_row({std::string(tr_noop("seconds per step")), b, b - tq * se, b + tq * se, std::string("s")});
+  rate.add_row({std::string(tr_noop("steps per second")), 1 / b, 1 / (b + tq * se),
                 b - tq * se > 0 ? Cell{1 / (b - tq * se)} : Cell{}, std::string("1/s")});
-  rate.add_row({std::string("last step"), p.last_step, Cell{}, Cell{}, std::string("step")});
-  rate.add_row({std::string("elapsed at last step"), p.last_elapsed / 3600, Cell{}, Cell{}, std::string("h")});
+  rate.add_row({std::string(tr_noop("last step")), p.last_step, Cell{}, Cell{}, std::string("step")});
+  rate.add_row({std::string(tr_noop("elapsed at last step")), p.last_elapsed / 3600, Cell{}, Cell{}, std::string("h")});
   rep.tables.push_back(std::move(rate));
   std::optional<double> total;
   if (q.total_steps) total = flag_number("--total-steps", *q.total_steps);

@@ -75,10 +75,11 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
   in["filters"]["gpu"] = std::move(f);
   rep.inputs = std::move(in);
   rep.tables.push_back(std::move(t));
-  rep.notes.push_back(ctx.catalog_note() +
-                      ". '-' = not supported or not in any source. NVLink is total bidirectional per GPU. mem GB "
-                      "is 10^9 bytes of what a job can allocate (nvidia-smi's total where the catalog has one): a "
-                      "card sold as 80GB holds 80 GiB, 85.9 GB.");
+  rep.notes.push_back(
+      trf("{}. '-' = not supported or not in any source. NVLink is total bidirectional per GPU. mem "
+          "GB is 10^9 bytes of what a job can allocate (nvidia-smi's total where the catalog has one): "
+          "a card sold as 80GB holds 80 GiB, 85.9 GB.",
+          ctx.catalog_note()));
   bool restricted = false, other_stack = false;  // over the rows shown
   for (const Gpu& g : ctx.catalog().gpus) {
     if (!shown(g)) continue;

@@ -65,11 +65,11 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
   else if (const auto& p = s.offer->price(billing(d.config.mode))) priced = &p->provenance;
   if (priced && is_stale(*priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after)))
     note = priced->as_of ? trf("stale price (as_of {})", format_date(priced->as_of))
-                         : std::string("undated price (as_of unknown)");
+                         : std::string(tr("undated price (as_of unknown)"));
   for (const auto& n : d.notes) note += (note.empty() ? "" : "; ") + n;
   if (d.spot && d.work_hours > 0)  // reclaims on top of what the same cards take on demand
-    note += fmt::format("{}+{:.1f}% time for spot reclaims", note.empty() ? "" : "; ",
-                        (d.wall_hours / d.work_hours - 1) * 100);
+    note +=
+        (note.empty() ? "" : "; ") + trf("+{:.1f}% time for spot reclaims", (d.wall_hours / d.work_hours - 1) * 100);
   Cell probability{};
   if (d.on_time) probability = d.on_time->probability;
   const auto money_or_empty = [](bool has, Money m) { return has ? Cell{m} : Cell{}; };
@@ -309,13 +309,14 @@ Table rejections_table(const PlanResult& r) {
   Table t;
   t.name = "rejections";
   t.title = trf("Why the {} configurations failed (first reason each)", group_thousands(std::to_string(r.evaluated)));
-  t.columns = {{"reason", tr_noop("reason")}, {"configurations", tr_noop("configurations")}};
+  t.columns = {{.key = "reason", .label = tr_noop("reason"), .words = true},
+               {"configurations", tr_noop("configurations")}};
   for (int i = 0; i < kRejectionCount; ++i)
     if (const auto n = r.rejected[static_cast<std::size_t>(i)])
       t.add_row({std::string(to_string(static_cast<Rejection>(i))), static_cast<std::int64_t>(n)});
   if (!r.feasible.empty() && !r.recommended)
-    t.add_row(
-        {std::string("below the required confidence of being on time"), static_cast<std::int64_t>(r.feasible.size())});
+    t.add_row({std::string(tr_noop("below the required confidence of being on time")),
+               static_cast<std::int64_t>(r.feasible.size())});
   return t;
 }
 
@@ -419,19 +420,18 @@ void infeasible_notes(Report& rep, const PlanInputs& in, const PlanResult& r, Cu
 
 // What P(on time) counts, and for the recommendation which uncertainty dominates.
 std::string on_time_note(const PlanInputs& in, const PlanResult& r) {
-  std::string out =
-      in.job.mfu ? "P(on time): the MFU is given, so taken as exact"
-                 : "P(on time): the chance of finishing by the deadline with the default MFU uncertain (lognormal, its "
-                   "band the 16th-84th percentile of published runs)";
+  std::string out(in.job.mfu ? tr("P(on time): the MFU is given, so taken as exact")
+                             : tr("P(on time): the chance of finishing by the deadline with the default MFU uncertain "
+                                  "(lognormal, its band the 16th-84th percentile of published runs)"));
   if (in.allow_spot)
-    out += fmt::format("; spot plans draw it with reclaims in {} simulated runs (seed {})", in.trials, in.seed);
-  out += ".";
+    out += trf("; spot plans draw it with reclaims in {} simulated runs (seed {})", in.trials, in.seed);
+  out += tr(".");
   if (r.recommended && r.recommended->on_time) {
     const OnTime& t = *r.recommended->on_time;
-    out += fmt::format(" Recommended plan: {:.3f}; the MFU's uncertainty alone {:.3f}", t.probability, t.mfu_only);
-    if (t.spot_only) out += fmt::format(", reclaims alone {:.3f}", *t.spot_only);
-    out += t.dominant() == "neither" ? ": neither makes it likely to be late."
-                                     : fmt::format(": {} uncertainty dominates.", t.dominant());
+    out += trf(" Recommended plan: {:.3f}; the MFU's uncertainty alone {:.3f}", t.probability, t.mfu_only);
+    if (t.spot_only) out += trf(", reclaims alone {:.3f}", *t.spot_only);
+    out += t.dominant() == "neither" ? std::string(tr(": neither makes it likely to be late."))
+                                     : trf(": {} uncertainty dominates.", tr(t.dominant()));
   }
   return out;
 }
@@ -442,12 +442,12 @@ void search_notes(Report& rep, const PlanInputs& in, const PlanResult& r) {
       trf("Searched {} configurations ({} offers{} × 1–{} GPUs × billing modes): {} feasible, {} on the frontier.",
           group_thousands(std::to_string(r.evaluated)),
           std::count_if(r.sources.begin(), r.sources.end(), [](const auto& s) { return s.offer != nullptr; }),
-          in.include_buy ? " and buying" : "", in.max_gpus, group_thousands(std::to_string(r.feasible.size())),
+          in.include_buy ? tr(" and buying") : "", in.max_gpus, group_thousands(std::to_string(r.feasible.size())),
           r.frontier.size()));
   std::vector<std::string> counts;
   for (int i = 0; i < kRejectionCount; ++i)
     if (const auto n = r.rejected[static_cast<std::size_t>(i)])
-      counts.push_back(fmt::format("{} {}", group_thousands(std::to_string(n)), to_string(static_cast<Rejection>(i))));
+      counts.push_back(trf("{} {}", group_thousands(std::to_string(n)), tr(to_string(static_cast<Rejection>(i)))));
   if (!counts.empty()) rep.notes.push_back(trf("Rejected: {}.", fmt::join(counts, "; ")));
   if (r.frontier.size() > 12)
     rep.notes.push_back(

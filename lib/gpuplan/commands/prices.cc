@@ -360,15 +360,14 @@ Report prices_report(const Context& ctx, const PricesQuery& q) {
   rep.tables.push_back(std::move(t));
   rep.extra = Json::object();
   rep.extra["fx_rates_used"] = fx.used_json();
-  rep.notes.push_back(ctx.catalog_note() + ". Per GPU-hour = price / GPUs (monthly: / 730 h).");
+  rep.notes.push_back(trf("{}. Per GPU-hour = price / GPUs (monthly: / 730 h).", ctx.catalog_note()));
   for (auto& n : fx.notes()) rep.notes.push_back(std::move(n));
   if (stale_rows > 0)
     rep.notes.push_back(trf("{} of {} prices are stale: priced more than {} days before {}{}.", stale_rows, rows.size(),
                             stale_days, format_date(ctx.today),
-                            undated_rows == 0 ? std::string()
-                                              : fmt::format(", or undated ({}: their sources give no date, "
-                                                            "as_of unknown)",
-                                                            undated_rows)));
+                            undated_rows == 0
+                                ? std::string()
+                                : trf(", or undated ({}: their sources give no date, as_of unknown)", undated_rows)));
   rep.notes.push_back(std::string(
       tr("joins: what links an offer's instances into one job, per instance (single: one job cannot span them; ?: "
          "assumed, the catalog states no network).")));

@@ -146,7 +146,7 @@ Subject job_subject_of(const Context& ctx, const SensitivityQuery& q, const Curr
   sub.metric_label = time ? std::string(tr("the recommended plan's time to finish (hours)"))
                           : trf("the recommended plan's cost ({})", ctx.currency.code());
   sub.name = rp.inputs.job.name.empty() ? rp.source : rp.inputs.job.name;
-  sub.decision_what = "the recommended GPU, provider and billing mode";
+  sub.decision_what = tr_noop("the recommended GPU, provider and billing mode");
   sub.source = rp.source;
   sub.defaults = rp.defaults_used;
   sub.echo = ctx.echo();
@@ -164,7 +164,7 @@ Subject scenario_subject_of(const Context& ctx, const SensitivityQuery& q) {
   sub.metric_label = trf("NPV of {} (cheapest at the base) minus the next cheapest option ({})",
                          sub.inputs.winner.empty() ? tr("the option") : tr(sub.inputs.winner), sub.currency.code());
   sub.name = rs.scenario.name;
-  sub.decision_what = "the cheapest option";
+  sub.decision_what = tr_noop("the cheapest option");
   sub.source = rs.source;
   sub.defaults = rs.defaults_used;
   sub.fx_notes = rs.fx_notes;
@@ -235,13 +235,13 @@ void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, do
                        const std::optional<CurrencyConverter>& fx) {
   rep.notes.push_back(trf("Base: {} = {}; decision ({}): {}.", sub.metric_label,
                           s.base.metric ? group_thousands(fmt::format("{:.{}f}", *s.base.metric, kDigits)) : "none",
-                          sub.decision_what, s.base.decision));
+                          tr(sub.decision_what), tr(s.base.decision)));
   std::vector<std::string> flipping;
   for (const Swing& w : s.ranked)
     if (w.flips && w.flip_value)
-      flipping.push_back(fmt::format("{} at {} (base {})", s.inputs[w.input].name,
-                                     format_value(s.inputs[w.input].kind, *w.flip_value),
-                                     format_value(s.inputs[w.input].kind, s.inputs[w.input].base)));
+      flipping.push_back(trf("{} at {} (base {})", s.inputs[w.input].name,
+                             format_value(s.inputs[w.input].kind, *w.flip_value),
+                             format_value(s.inputs[w.input].kind, s.inputs[w.input].base)));
   if (flipping.empty()) rep.notes.push_back(trf("No input flips the decision within ±{:g}%.", range * 100));
   else rep.notes.push_back(trf("Flip the decision within ±{:g}%: {}.", range * 100, fmt::join(flipping, "; ")));
   if (!sub.job)
@@ -256,7 +256,7 @@ void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, do
                        "one input moves at a time.")));
   if (!s.not_varied.empty())
     rep.notes.push_back(trf("Not varied (zero in the base case): {}.", fmt::join(s.not_varied, ", ")));
-  rep.notes.push_back(trf("{}: {}. {}", sub.job ? "Job" : "Scenario", sub.source, ctx.catalog_note()));
+  rep.notes.push_back(trf("{}: {}. {}", sub.job ? tr("Job") : tr("Scenario"), sub.source, ctx.catalog_note()));
   for (const auto& w : sub.warnings) rep.warnings.push_back(w);
   if (fx)
     for (auto& n : fx->notes()) rep.notes.push_back(std::move(n));

@@ -67,7 +67,7 @@ Table gpu_table(const std::vector<GpuRow>& rows, const ServiceTargets& t, const 
                 {"kv_cache_gb", tr_noop("KV GB"), 1},
                 {"max_batch", tr_noop("max batch"), 0, false},
                 {"batch", tr_noop("batch"), 0, true, true},
-                {"batch_limit", tr_noop("limited by")},
+                {.key = "batch_limit", .label = tr_noop("limited by"), .words = true},
                 {"prefill_s", tr_noop("prefill s"), 3, false},
                 {"decode_step_ms", tr_noop("step ms"), 1, false},
                 {"decode_bound", tr_noop("decode bound"), 0, false},
@@ -187,12 +187,17 @@ std::string money_text(const Money& m, int decimals) {
   return fmt::format("{} {}", to_pretty_string(m.rounded(), decimals), m.currency().code());
 }
 
+// A billing mode as people read it: "monthly 1y+hourly" → 包月 1y+按小时.
+std::string mode_shown(std::string_view mode) {
+  return translate_word({.key = "mode", .label = "", .words = true}, mode);
+}
+
 // How the row runs through the day, for its note.
 std::string day_text(const RentalQuote& q) {
   const auto [lo, hi] = std::minmax_element(q.by_hour.begin(), q.by_hour.end());
   if (q.mixed())
-    return fmt::format("{} by the month, up to {} more by the hour at {} ({} instance-hours a day)", q.base,
-                       *hi - q.base, money_text(q.rise_price, 2), rise_hours(q.by_hour, q.base));
+    return trf("{} by the month, up to {} more by the hour at {} ({} instance-hours a day)", q.base, *hi - q.base,
+               money_text(q.rise_price, 2), rise_hours(q.by_hour, q.base));
   if (*lo == *hi) return trf("follows the day: {} running all day", *hi);
   return trf("follows the day: {} to {} running, {} instance-hours a day", *lo, *hi, q.instance_hours());
 }
@@ -221,10 +226,9 @@ void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
     r.note = trf("committed for {} months: owed for the whole term, whatever the load", q.commitment_months) +
              (r.note.empty() ? "" : "; " + r.note);
   if (q.mode == BillingMode::kSpot)
-    r.note =
-        "spot: a reclaim loses its replica's requests in flight, and the latency targets until a replacement "
-        "has loaded the model (no spares priced); " +
-        r.note;
+    r.note = std::string(tr("spot: a reclaim loses its replica's requests in flight, and the latency targets until "
+                            "a replacement has loaded the model (no spares priced); ")) +
+             r.note;
   r.one_instance = q.mixed() ? std::min(by_month, by_hour) : monthly ? by_month : by_hour;
   const double hours = q.mode == BillingMode::kMonthly ? kHoursPerMonth : 1.0;
   per_million(r, s, static_cast<double>(r.gpus_per_instance / q.plan.shape.tp), hours);
@@ -232,7 +236,7 @@ void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
   if (const double per_rps = api_per_rps(s); per_rps > 0) {
     if (const auto rps = api_break_even(s, q, per_rps)) r.api_break_even = significant(*rps);
     else
-      r.note += fmt::format(
+      r.note += trf(
           "{}the API stays cheaper as the load grows: a request/s more costs {} a month rented, {} "
           "by the API",
           r.note.empty() ? "" : "; ", money_text(money_of(r.month_per_rps, r), 0), money_text(money_of(per_rps, r), 0));
@@ -258,7 +262,7 @@ std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx
           !is_stale(priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after)))
         continue;
       r.stale = priced.as_of ? trf("stale price (as_of {})", format_date(priced.as_of))
-                             : std::string("undated price (as_of unknown)");
+                             : std::string(tr("undated price (as_of unknown)"));
       r.note = r.stale + (r.note.empty() ? "" : "; " + r.note);
     }
     add_caveat(r, rental_caveat(ctx.catalog(), "rent", o.id, s.market));
@@ -298,15 +302,15 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   const auto buy =
       std::find_if(c.options.begin(), c.options.end(), [](const OptionResult& o) { return o.key == "buy"; });
   if (buy == c.options.end()) return std::nullopt;
-  CostRow r{"buy " + g.gpu->id, "", rs.scenario.region, g.gpu->id, "own", cards, std::nullopt, z};
+  CostRow r{trf("buy {}", g.gpu->id), "", rs.scenario.region, g.gpu->id, tr_noop("own"), cards, std::nullopt, z};
   r.sized.instances = 1;
   if (!plausible(r, buy->total.units() / rs.scenario.horizon_months)) return r;
   r.monthly = buy->total.scaled(1.0 / rs.scenario.horizon_months);
   per_million(r, s, z.replicas, kHoursPerMonth);
   owned_break_even(r, s);
   r.note = trf("compare's buy option over {} months at {:.0f}% busy{}", rs.scenario.horizon_months, busy * 100,
-               rented_month ? fmt::format(", the {:.1f}-month lead time served by the cheapest rental",
-                                          rs.scenario.own.lead_time / Months(1))
+               rented_month ? trf(", the {:.1f}-month lead time served by the cheapest rental",
+                                  rs.scenario.own.lead_time / Months(1))
                             : ", no rental to serve the lead time: it costs nothing here");
   add_caveat(r, purchase_caveat(ctx.catalog(), g.gpu->id, s.market));
   return r;
@@ -353,9 +357,9 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
       {"region", tr_noop("region"), 0, false},
       {"gpu", tr_noop("gpu")},
       {"gpus_per_instance", tr_noop("GPUs/inst")},
-      {"mode", tr_noop("mode")},
+      {.key = "mode", .label = tr_noop("mode"), .words = true},
       {"price", tr_noop("price"), -1, false},
-      {"per", tr_noop("per"), 0, false},
+      {.key = "per", .label = tr_noop("per"), .decimals = 0, .brief = false, .words = true},
       {"tp", tr_noop("TP")},
       {"batch", tr_noop("batch"), 0, true, true},
       {"replicas", tr_noop("replicas"), 0, true, true},
@@ -372,26 +376,27 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
     const ReplicaPlan& z = r.sized;
     const auto whole = [](long long v) { return Cell{static_cast<std::int64_t>(v)}; };
     const auto money = [](const std::optional<Money>& m) { return m ? Cell{*m} : Cell{}; };
-    tb.add_row({r.option,
-                r.provider.empty() ? Cell{} : Cell{r.provider},
-                r.region,
-                r.gpu,
-                whole(r.gpus_per_instance),
-                r.mode,
-                money(r.price),
-                r.price ? Cell{std::string(r.mode.starts_with("monthly") ? "month" : "hour")} : Cell{},
-                whole(z.shape.tp),
-                if_met(z, whole(z.run.batch)),
-                if_met(z, whole(z.replicas)),
-                if_met(z, whole(z.instances)),
-                instance_hours(r),
-                by_month(r),
-                money(r.monthly),
-                money(r.per_million),
-                money(r.per_million_output),
-                r.api_break_even ? Cell{*r.api_break_even} : Cell{},
-                r.as_of.empty() ? Cell{} : Cell{r.as_of},
-                r.note});
+    tb.add_row(
+        {r.option,
+         r.provider.empty() ? Cell{} : Cell{r.provider},
+         r.region,
+         r.gpu,
+         whole(r.gpus_per_instance),
+         r.mode,
+         money(r.price),
+         r.price ? Cell{std::string(r.mode.starts_with("monthly") ? tr_noop("month") : tr_noop("hour"))} : Cell{},
+         whole(z.shape.tp),
+         if_met(z, whole(z.run.batch)),
+         if_met(z, whole(z.replicas)),
+         if_met(z, whole(z.instances)),
+         instance_hours(r),
+         by_month(r),
+         money(r.monthly),
+         money(r.per_million),
+         money(r.per_million_output),
+         r.api_break_even ? Cell{*r.api_break_even} : Cell{},
+         r.as_of.empty() ? Cell{} : Cell{r.as_of},
+         r.note});
   }
   return tb;
 }
@@ -400,16 +405,16 @@ Table cost_table(const std::vector<CostRow>& rows, Currency cur) {
 
 // "2000" or "2000 (95% up to 6000)".
 std::string length_text(double mean, double p95) {
-  return p95 > mean ? fmt::format("{:g} (95% up to {:g})", mean, p95) : fmt::format("{:g}", mean);
+  return p95 > mean ? trf("{:g} (95% up to {:g})", mean, p95) : fmt::format("{:g}", mean);
 }
 
 std::string for_whom(double percentile) {
-  return percentile == 50 ? std::string("the median request") : fmt::format("{:g}% of requests", percentile);
+  return percentile == 50 ? std::string(tr("the median request")) : trf("{:g}% of requests", percentile);
 }
 
 std::string title(const Serving& s) {
   const Traffic& t = s.traffic;
-  const std::string day = t.tokens_per_day ? fmt::format("{:.10g} tokens a day = ", *t.tokens_per_day) : "";
+  const std::string day = t.tokens_per_day ? trf("{:.10g} tokens a day = ", *t.tokens_per_day) : "";
   return trf(
       "Serving {}: {}{:.3g} requests/s ({:.3g} in the busiest hour), {} prompt + {} output tokens; "
       "targets: first token within {:g} s, {:g} ms a token, for {}",
@@ -424,12 +429,11 @@ std::string lengths_note(const Serving& s) {
   const Traffic& t = s.traffic;
   const std::string at = trf("TTFT and TPOT are for {}", for_whom(s.targets.percentile));
   if (!(t.prompt_tokens_p95 > t.prompt_tokens) && !(t.output_tokens_p95 > t.output_tokens))
-    return at +
-           ": every request is taken as the mean length (give traffic.prompt_tokens_p95 and "
-           "output_tokens_p95 for lengths that vary).";
+    return at + std::string(tr(": every request is taken as the mean length (give traffic.prompt_tokens_p95 and "
+                               "output_tokens_p95 for lengths that vary)."));
   const Lengths p = prompt_lengths(t), o = output_lengths(t);
   const double q = s.targets.percentile / 100;
-  return fmt::format(
+  return trf(
       "{}. Lengths lognormal from the mean and the 95th percentile: prompts median {:.0f}, {:g}th percentile {:.0f}; "
       "replies median {:.0f}, {:g}th percentile {:.0f}. TTFT = the prompt at the percentile, after the step in "
       "flight; TPOT = a request's mean gap (a step plus the prompts of the newcomers during its reply, their count "
@@ -452,32 +456,32 @@ void rent_against_api(Report& rep, const CostRow& r, double api_per_rps) {
     rep.notes.push_back(
         trf("Renting {} {} costs less than the API at every load from {:.3g} requests/s on average (re-sized for each "
             "load, the day's shape kept; below it the API is cheaper at some loads).",
-            r.option, r.mode, *r.api_break_even));
+            r.option, mode_shown(r.mode), *r.api_break_even));
     return;
   }
   rep.notes.push_back(trf(
       "Renting {} {} does not beat the API for good at any load: a request/s more on average costs about {} a month "
       "rented, its instances full, against {} by the API.",
-      r.option, r.mode, money(r.month_per_rps), money(api_per_rps)));
+      r.option, mode_shown(r.mode), money(r.month_per_rps), money(api_per_rps)));
 }
 
 void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& rows, const CurrencyConverter& fx) {
   const CostRow* rent = cheapest(rows, false);
   const CostRow* own = cheapest(rows, true);
-  const auto count = [](long long n, std::string_view one) {
-    return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s");
-  };
+  const auto instances = [](long long n) { return n == 1 ? trf("{} instance", n) : trf("{} instances", n); };
+  const auto cards = [](long long n) { return n == 1 ? trf("{} card", n) : trf("{} cards", n); };
   if (rent)
-    rep.notes.push_back(trf(
-        "Cheapest rental: {} {} ({}), {}{} of {} {}: {} a month, {} a million tokens at the average load{}{}.",
-        rent->option, rent->mode, rent->provider,
-        std::adjacent_find(rent->by_hour.begin(), rent->by_hour.end(), std::not_equal_to<>()) != rent->by_hour.end()
-            ? "up to "
-            : "",
-        count(rent->sized.instances, "instance"), rent->gpus_per_instance, rent->gpu, money_text(*rent->monthly, 0),
-        money_text(*rent->per_million, 2),
-        rent->stale.empty() ? "" : "; its " + rent->stale + ": confirm it before relying on it",
-        rent->mode == "spot" ? "; spot: a reclaim loses the requests in flight (serve.spot=false leaves it out)" : ""));
+    rep.notes.push_back(
+        trf("Cheapest rental: {} {} ({}), {}{} of {} {}: {} a month, {} a million tokens at the average load{}{}.",
+            rent->option, mode_shown(rent->mode), rent->provider,
+            std::adjacent_find(rent->by_hour.begin(), rent->by_hour.end(), std::not_equal_to<>()) != rent->by_hour.end()
+                ? tr("up to ")
+                : "",
+            instances(rent->sized.instances), rent->gpus_per_instance, rent->gpu, money_text(*rent->monthly, 0),
+            money_text(*rent->per_million, 2),
+            rent->stale.empty() ? "" : trf("; its {}: confirm it before relying on it", rent->stale),
+            rent->mode == "spot" ? tr("; spot: a reclaim loses the requests in flight (serve.spot=false leaves it out)")
+                                 : ""));
   else if (std::any_of(rows.begin(), rows.end(),
                        [](const CostRow& r) { return r.mode != "own" && r.sized.sized() && !r.monthly; }))
     rep.notes.push_back(std::string(
@@ -490,13 +494,13 @@ void decision_notes(Report& rep, const Serving& s, const std::vector<CostRow>& r
             kMaxReplicas));
   else rep.notes.push_back(std::string(tr("No rental offer of the search meets the targets.")));
   if (own)
-    rep.notes.push_back(trf("Cheapest to own: {} of {}: {} a month ({}).", count(own->gpus_per_instance, "card"),
-                            own->gpu, money_text(*own->monthly, 0), own->note));
+    rep.notes.push_back(trf("Cheapest to own: {} of {}: {} a month ({}).", cards(own->gpus_per_instance), own->gpu,
+                            money_text(*own->monthly, 0), own->note));
   // What the report names as cheapest must say when the market cannot plainly have it.
   for (const CostRow* r : {rent, own})
     if (r && r->caveat && r->caveat->status == Availability::kRestricted)
-      rep.warnings.push_back(trf("{} is the cheapest {}, and {}", r->option, r->mode == "own" ? "way to own" : "rental",
-                                 r->caveat->detail));
+      rep.warnings.push_back(trf("{} is the cheapest {}, and {}", r->option,
+                                 r->mode == "own" ? tr("way to own") : tr("rental"), r->caveat->detail));
   if (!s.api.input_per_million || !s.api.output_per_million) return;
   const Money in = *s.api.input_per_million, out = *s.api.output_per_million;
   const Traffic& t = s.traffic;
@@ -544,11 +548,11 @@ std::string day_note(const Serving& s) {
     return trf("The day (traffic.daily_profile, requests/s from 0:00 to 23:00): {}.", rates);
   }
   const double busy = kHoursPerDay / t.peak_to_average;
-  const std::string own = "give traffic.daily_profile, 24 numbers, for your own day";
+  const std::string own(tr("give traffic.daily_profile, 24 numbers, for your own day"));
   if (busy >= kHoursPerDay - 1e-9)
     return trf("The day: flat, {:.3g} requests/s every hour (traffic.peak_to_average 1; {}).", t.requests_per_second,
                own);
-  const auto hours = [](double h) { return fmt::format("{:.3g} hour{}", h, h == 1 ? "" : "s"); };
+  const auto hours = [](double h) { return h == 1 ? trf("{:.3g} hour", h) : trf("{:.3g} hours", h); };
   return trf(
       "The day: {} busy from {}:00 at {:.3g} requests/s, the other {} without requests (traffic.peak_to_average "
       "{:g}; {}).",
@@ -563,14 +567,14 @@ std::string api_hint(const Serving& s, const Catalog& c) {
   const double n = s.model.parameters;
   for (const ApiOffer& a : c.apis)
     if (a.parameters >= n / 2 && a.parameters <= n * 2)
-      near.push_back(fmt::format("{} ({}, {}/{} {} a million tokens in/out, as_of {})", a.id, a.model,
-                                 to_pretty_string(a.input.amount, 2), to_pretty_string(a.output.amount, 2),
-                                 a.currency.code(), format_date(a.input.provenance.as_of)));
+      near.push_back(trf("{} ({}, {}/{} {} a million tokens in/out, as_of {})", a.id, a.model,
+                         to_pretty_string(a.input.amount, 2), to_pretty_string(a.output.amount, 2), a.currency.code(),
+                         format_date(a.input.provenance.as_of)));
   if (near.empty())
     return trf(
         "No API compared: the catalog prices {} APIs (api.offer=ID; the manual lists them), none of a model "
         "of about {}; or give api.input_price_per_million and api.output_price_per_million.",
-        c.apis.size(), fmt::format("{:.3g}B parameters", n / 1e9));
+        c.apis.size(), trf("{:.3g}B parameters", n / 1e9));
   return trf("No API compared: api.offer=ID weighs one of the catalog's for a model of about this size: {}.",
              fmt::join(near, "; "));
 }
