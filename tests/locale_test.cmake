@@ -17,6 +17,13 @@ set(ENV{NO_COLOR} 1)
 unset(ENV{COLUMNS})  # tables at full width, whatever the terminal
 set(ENV{GPUPLAN_TODAY} 2026-12-02)
 set(commands
+  # Usage errors and bad input: in the reader's language, English when the output is for a machine.
+  "compare --bogus"
+  "compare --format csv --bogus"
+  "comapre"
+  "compare examples/qingdao-8xa100.yaml --set horizon=24parsecs"
+  "compare examples/qingdao-8xa100.yaml --set horizon=24parsecs --format json"
+  "estimate examples/finetune-7b-a100.yaml --set cluster.gpu=Z9"
   "prices"
   "prices --format csv"
   "prices --gpu A100 --format json --currency USD"
@@ -67,8 +74,13 @@ foreach(cmd IN LISTS commands)
       string(APPEND failed "gpuplan ${cmd}: LC_ALL=${loc} differs from --lang en (see ${WORK}/locale_${n}_*)\n")
     elseif(NOT machine AND loc STREQUAL "zh_CN.UTF-8")
       file(READ ${WORK}/locale_${n}_${loc}.out text)
-      if(NOT text STREQUAL "" AND NOT text MATCHES "[一-龥]")  # a refused input prints nothing here
-        string(APPEND failed "gpuplan ${cmd}: LC_ALL=${loc} prints no Chinese (see ${WORK}/locale_${n}_${loc}.out)\n")
+      set(stream out)
+      if(text STREQUAL "")  # a refused input: its message is for people too
+        file(READ ${WORK}/locale_${n}_${loc}.err text)
+        set(stream err)
+      endif()
+      if(NOT text MATCHES "[一-龥]")
+        string(APPEND failed "gpuplan ${cmd}: LC_ALL=${loc} prints no Chinese (see ${WORK}/locale_${n}_${loc}.${stream})\n")
       endif()
     elseif(NOT machine AND NOT h STREQUAL reference)
       string(APPEND failed "gpuplan ${cmd}: LC_ALL=${loc} differs from --lang en (see ${WORK}/locale_${n}_*)\n")

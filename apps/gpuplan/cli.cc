@@ -192,28 +192,26 @@ void add_global_options(CLI::App& app, Flags& f) {
       "  4  nothing feasible: plan found no configuration within the deadline and the budget\n"
       "\nEvery subcommand has --help with examples. Documentation: doc/manual.md; man gpuplan.");
   app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION);
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return fmt::format("gpuplan: {}\nRun with --help for more information.\n", e.what());
-  });
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) { return usage_message(*a, e); });
   app.add_option("--catalog", f.global.catalog_files,
                  "catalog YAML merged over the built-in one by id (repeatable; later wins)");
   app.add_flag("--no-default-catalog", f.global.no_default_catalog, "start from an empty catalog");
   app.add_option("--currency", f.global.currency,
                  "display currency (default: the scenario's, else CNY), converted with the catalog's dated FX rates");
   app.add_option("--format", f.format, "output format")
-      ->check(CLI::IsMember({"table", "csv", "tsv", "json", "md", "xlsx", "yaml", "html", "svg"}))
+      ->check(one_of({"table", "csv", "tsv", "json", "md", "xlsx", "yaml", "html", "svg"}))
       ->capture_default_str();
   app.add_option("-o,--output", f.output,
                  "write to FILE (whole or not at all); - is stdout; without --format, the name's extension "
                  "(.csv .tsv .json .md .xlsx .html .svg) picks the format")
       ->capture_default_str();
   app.add_option("--color", f.color, "colour on a terminal: auto, always, never (NO_COLOR is honoured)")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->check(one_of({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_option("--lang", f.lang,
                  "language of tables, notes, reports and messages: en or zh (default: from LC_ALL, LC_MESSAGES, "
                  "LANG; zh_* is Chinese); CSV, TSV, JSON, YAML and --field are always English")
-      ->check(CLI::IsMember({"en", "zh"}));
+      ->check(one_of({"en", "zh"}));
   app.add_flag("-q,--quiet", f.quiet, "no notes under tables, nothing but the result");
   app.add_option("--field", f.fields,
                  "print one value of the JSON result, e.g. break_even.month, options.0.total or options.*.total "
@@ -257,8 +255,8 @@ const Command* invoked_command(const CLI::App& app, int argc, char** argv, std::
     if (std::find(names.begin(), names.end(), word) == names.end()) {
       if (found && found->run) break;  // a positional argument of the command
       const std::string_view near = gpuplan::nearest(word, names);
-      *misspelt = fmt::format("'{}' is not a {}subcommand{}", word, path.empty() ? "" : path + " ",
-                              near.empty() ? "" : fmt::format("; did you mean '{}'?", near));
+      *misspelt = gpuplan::trf("'{}' is not a {}subcommand{}", word, path.empty() ? "" : path + " ",
+                               near.empty() ? "" : gpuplan::trf("; did you mean '{}'?", near));
       return nullptr;
     }
     path = path.empty() ? std::string(word) : path + " " + std::string(word);
@@ -266,6 +264,56 @@ const Command* invoked_command(const CLI::App& app, int argc, char** argv, std::
       if (c.path == path) found = &c;
   }
   return found;
+}
+
+void choose_usage_language(int argc, char** argv) {
+  std::string lang, format, output;
+  bool field = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    const std::string_view next = i + 1 < argc ? std::string_view(argv[i + 1]) : std::string_view();
+    for (auto [flag, into] : {std::pair{std::string_view("--lang"), &lang},
+                              {"--format", &format},
+                              {"--output", &output},
+                              {"-o", &output}}) {
+      if (a == flag) *into = next;
+      else if (a.starts_with(flag) && a.size() > flag.size() && a[flag.size()] == '=')
+        *into = a.substr(flag.size() + 1);
+    }
+    field = field || a == "--field" || a.starts_with("--field=");
+  }
+  if (format.empty())
+    for (const char* ext : {".csv", ".tsv", ".json", ".yaml"})
+      if (output.ends_with(ext)) format = std::string(ext + 1);
+  gpuplan::Language l =
+      gpuplan::language_from_environment(std::getenv("LC_ALL"), std::getenv("LC_MESSAGES"), std::getenv("LANG"));
+  try {
+    if (!lang.empty()) l = gpuplan::parse_language(lang);
+  } catch (const std::invalid_argument&) {
+    // CLI11 refuses it in a moment, in the environment's language.
+  }
+  const bool machine = field || format == "csv" || format == "tsv" || format == "json" || format == "yaml";
+  gpuplan::set_language(machine ? gpuplan::Language::kEnglish : l);
+}
+
+CLI::Validator one_of(std::vector<std::string> allowed) {
+  const std::string list = fmt::format("{}", fmt::join(allowed, ","));
+  return CLI::Validator(
+      [allowed = std::move(allowed), list](std::string& value) -> std::string {
+        if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return {};
+        return gpuplan::trf("{} not in {{{}}}", value, list);
+      },
+      "{" + list + "}");
+}
+
+std::string usage_message(const CLI::App& app, const CLI::Error& e) {
+  std::string what = e.what();
+  // Where CLI11's own words can be said from what it parsed, say them in the reader's language.
+  if (gpuplan::language() != gpuplan::Language::kEnglish && dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    std::vector<std::string> extra = app.remaining(true);
+    what = gpuplan::trf("not expected: {}", fmt::join(extra, " "));
+  }
+  return gpuplan::trf("gpuplan: {}\nRun with --help for more information.\n", what);
 }
 
 int run(const CLI::App& app, const std::vector<CLI::App*>& subs, Flags& f) {

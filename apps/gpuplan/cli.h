@@ -86,6 +86,17 @@ std::vector<CLI::App*> add_commands(CLI::App& app, Flags& f, const Command* want
 /// name suggested, returned as the message to print.
 const Command* invoked_command(const CLI::App& app, int argc, char** argv, std::string* misspelt);
 
+/// The language of usage errors, set before the command line is parsed: --lang
+/// when given, else the environment; English when the output is for a machine
+/// (--format csv/tsv/json/yaml, an -o name with that extension, --field).
+void choose_usage_language(int argc, char** argv);
+
+/// A flag's allowed values (CLI11's IsMember, its message in the reader's language).
+CLI::Validator one_of(std::vector<std::string> allowed);
+
+/// What CLI11's parse error says, in the reader's language where gpuplan can say it.
+std::string usage_message(const CLI::App& app, const CLI::Error& e);
+
 /// Runs the parsed command and prints its result; maps every outcome to an exit code.
 int run(const CLI::App& app, const std::vector<CLI::App*>& subs, Flags& f);
 

@@ -100,7 +100,7 @@ void plan_flags(CLI::App& sub, gpuplan::PlanQuery& q) {
   sub.add_option("--provider", q.providers, "providers to consider (default: all)")->delimiter(',');
   sub.add_option("--region", q.regions, "regions to consider (default: all)")->delimiter(',');
   sub.add_option("--max-gpus", q.max_gpus, "the most cards to consider (default 1024)");
-  sub.add_option("--objective", q.objective, "cost (default) or time")->check(CLI::IsMember({"cost", "time"}));
+  sub.add_option("--objective", q.objective, "cost (default) or time")->check(cli::one_of({"cost", "time"}));
   sub.add_option("--confidence", q.confidence,
                  "a plan must meet the deadline this often, over MFU uncertainty and spot (default 90%)");
   sub.add_option("--mfu", q.mfu, "model FLOPs utilisation on every GPU, e.g. 40% (from `gpuplan fit mfu`)");
@@ -148,9 +148,9 @@ void prices_options(CLI::App& sub, Flags& f) {
   sub.add_option("--region", f.prices.regions, "region")->delimiter(',');
   sub.add_option("--mode", f.prices.modes, "billing mode: hourly, monthly, spot")
       ->delimiter(',')
-      ->check(CLI::IsMember({"hourly", "monthly", "spot"}));
+      ->check(cli::one_of({"hourly", "monthly", "spot"}));
   sub.add_option("--sort", f.prices.sort, "sort key: gpu_hour (default), price, provider, gpu, as_of")
-      ->check(CLI::IsMember(gpuplan::kPriceSortKeys));
+      ->check(cli::one_of(gpuplan::kPriceSortKeys));
   sub.add_flag("--stale", f.prices.stale_only,
                "only prices older than --stale-after, and undated ones (as_of: unknown)");
   sub.add_flag("--history", f.prices.history,
@@ -195,7 +195,7 @@ Outcome check_run(const Flags& f) {
 void import_options(CLI::App& sub, Flags& f) {
   sub.add_option("format", f.import.format,
                  "skypilot (SkyPilot's catalogs/v6/<cloud>/vms.csv) or quotes (the quote CSV)")
-      ->check(CLI::IsMember({"skypilot", "quotes"}))
+      ->check(cli::one_of({"skypilot", "quotes"}))
       ->required();
   sub.add_option("files", f.import.files, "price files (CSV)")->required();
   sub.add_option("--provider", f.import.provider, "skypilot: the provider id (default: the file's directory name)");
@@ -223,7 +223,7 @@ void scaling_options(CLI::App& sub, Flags& f) {
   sub.add_option("--y", f.scaling.y, "throughput column")->capture_default_str();
   sub.add_option("--predict", f.scaling.predict, "GPU counts to predict, e.g. 16,32,64")->delimiter(',');
   sub.add_option("--model", f.scaling.model, "usl, amdahl or both")
-      ->check(CLI::IsMember({"usl", "amdahl", "both"}))
+      ->check(cli::one_of({"usl", "amdahl", "both"}))
       ->capture_default_str();
   sub.add_flag("--no-chart", f.no_chart, "leave out the terminal chart");
 }

@@ -13,10 +13,11 @@ int main(int argc, char** argv) {
   cli::Flags flags;
   cli::add_global_options(app, flags);
   // A misspelt subcommand: CLI11 would say only "A subcommand is required".
+  cli::choose_usage_language(argc, argv);
   std::string misspelt;
   const cli::Command* wanted = cli::invoked_command(app, argc, argv, &misspelt);
   if (!misspelt.empty()) {
-    fmt::print(stderr, "gpuplan: {}\nRun with --help for more information.\n", misspelt);
+    fmt::print(stderr, "{}", gpuplan::trf("gpuplan: {}\nRun with --help for more information.\n", misspelt));
     return cli::kUsage;
   }
   const std::vector<CLI::App*> subs = cli::add_commands(app, flags, wanted);

@@ -62,7 +62,7 @@ Context make_context(const GlobalOptions& options) {
   if (options.stale_after) {
     try {
       ctx.stale_after = parse_duration(*options.stale_after);
-      if (!(ctx.stale_after > Seconds(0))) throw std::invalid_argument("must be longer than zero");
+      if (!(ctx.stale_after > Seconds(0))) throw std::invalid_argument(std::string(tr("must be longer than zero")));
     } catch (const std::invalid_argument& e) {
       throw InputError(SourceLocation{"--stale-after"}, "", e.what());
     }

@@ -1,4 +1,5 @@
 #include "gpuplan/csv.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <array>
@@ -43,7 +44,9 @@ void split(std::string_view s, char sep, const std::string& file, int line_no, s
         }
         ++i;
       }
-      if (!closed) throw InputError(SourceLocation{file, line_no, columns.back()}, "", "unterminated quoted field");
+      if (!closed)
+        throw InputError(SourceLocation{file, line_no, columns.back()}, "",
+                         std::string(tr("unterminated quoted field")));
       std::string_view body = s.substr(start, i - start);
       ++i;  // the closing quote
       if (doubled) {
@@ -65,7 +68,7 @@ void split(std::string_view s, char sep, const std::string& file, int line_no, s
     if (i >= s.size()) break;
     if (s[i] != sep)
       throw InputError(SourceLocation{file, line_no, static_cast<int>(i) + 1}, "",
-                       "expected a separator after a quoted field");
+                       std::string(tr("expected a separator after a quoted field")));
     ++i;
     if (i == s.size()) {  // a trailing separator: one more, empty, cell
       columns.push_back(static_cast<int>(i) + 1);
@@ -99,7 +102,7 @@ LineKind read_line(std::string_view line, int line_no, const std::string& file, 
     split(line, sep, file, line_no, cells, columns, unescaped);
     if (cells.size() != header.size())
       throw InputError(SourceLocation{file, line_no, 1}, "",
-                       fmt::format("has {} fields, the header has {}", cells.size(), header.size()));
+                       trf("has {} fields, the header has {}", cells.size(), header.size()));
     return LineKind::kRecord;
   }
   // Tab-separated when the header has a tab and no comma.
@@ -107,11 +110,12 @@ LineKind read_line(std::string_view line, int line_no, const std::string& file, 
   split(line, sep, file, line_no, cells, columns, unescaped);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (cells[i].empty())
-      throw InputError(SourceLocation{file, line_no, columns[i]}, "", "the header has an empty column name");
+      throw InputError(SourceLocation{file, line_no, columns[i]}, "",
+                       std::string(tr("the header has an empty column name")));
     for (std::size_t k = 0; k < i; ++k)
       if (id_equals(cells[k], cells[i]))
         throw InputError(SourceLocation{file, line_no, columns[i]}, std::string(cells[i]),
-                         "the column name is given twice");
+                         std::string(tr("the column name is given twice")));
     header.emplace_back(cells[i]);
   }
   return LineKind::kHeader;
@@ -122,7 +126,7 @@ std::size_t column_index(const std::vector<std::string>& header, std::string_vie
   for (std::size_t i = 0; i < header.size(); ++i)
     if (id_equals(header[i], column)) return i;
   throw InputError(SourceLocation{file, header_line, 0}, std::string(column),
-                   fmt::format("no such column (the header has: {})", fmt::join(header, ", ")));
+                   trf("no such column (the header has: {})", fmt::join(header, ", ")));
 }
 
 bool has_column(const std::vector<std::string>& header, std::string_view column) {
@@ -163,12 +167,11 @@ inline std::optional<double> plain_decimal(std::string_view cell) {
 // (the location built only then: a stream reads millions of cells).
 double cell_number(std::string_view cell, const std::string& file, int line, int col, const std::string& column) {
   if (const auto v = plain_decimal(cell)) return *v;
+  if (cell.empty()) throw InputError(SourceLocation{file, line, col}, column, std::string(tr("the cell is empty")));
   try {
-    if (cell.empty()) throw std::invalid_argument("is empty");
     return parse_number(cell);
   } catch (const std::invalid_argument& e) {
-    const std::string what = e.what();
-    throw InputError(SourceLocation{file, line, col}, column, what == "is empty" ? "the cell is empty" : what);
+    throw InputError(SourceLocation{file, line, col}, column, e.what());
   }
 }
 
@@ -198,7 +201,8 @@ CsvTable CsvTable::parse(std::string_view input, std::string file) {
     t.column_.insert(t.column_.end(), columns.begin(), columns.end());
     t.line_.push_back(line_no);
   }
-  if (t.header_.empty()) throw InputError(SourceLocation{t.file_}, "", "is empty: expected a header row and data rows");
+  if (t.header_.empty())
+    throw InputError(SourceLocation{t.file_}, "", std::string(tr("is empty: expected a header row and data rows")));
   return t;
 }
 
@@ -238,7 +242,8 @@ CsvStream::CsvStream(const std::string& path)
       file_(path == "-" ? "<stdin>" : path) {
   while (header_.empty()) {
     std::string_view line;
-    if (!next_line(line)) throw InputError(SourceLocation{file_}, "", "is empty: expected a header row and data rows");
+    if (!next_line(line))
+      throw InputError(SourceLocation{file_}, "", std::string(tr("is empty: expected a header row and data rows")));
     if (line_no_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
     if (read_line(line, line_no_, file_, sep_, header_, cells_, columns_, unescaped_) == LineKind::kHeader)
       header_line_ = line_no_;
@@ -293,7 +298,7 @@ bool CsvStream::next_line(std::string_view& line) {
       line = std::string_view(buf_).substr(pos_, stop - pos_);
       pos_ = stop + 1;
       if (line_no_ == std::numeric_limits<int>::max())
-        throw InputError(SourceLocation{file_}, "", "has more lines than can be numbered (2^31)");
+        throw InputError(SourceLocation{file_}, "", std::string(tr("has more lines than can be numbered (2^31)")));
       ++line_no_;
       if (!plain_) check_text(line, file_, line_no_);
       return true;
@@ -303,7 +308,8 @@ bool CsvStream::next_line(std::string_view& line) {
     buf_.erase(0, pos_);
     pos_ = 0;
     if (buf_.size() > kMaxLine)
-      throw InputError(SourceLocation{file_, line_no_ + 1, 0}, "", "has a line longer than 1 MiB: is it CSV?");
+      throw InputError(SourceLocation{file_, line_no_ + 1, 0}, "",
+                       std::string(tr("has a line longer than 1 MiB: is it CSV?")));
     const std::size_t have = buf_.size();
     buf_.resize(have + kBlock);
     const std::size_t n = in_->read(buf_.data() + have, kBlock);

@@ -31,7 +31,7 @@ Value parse_money_field(const Range& r, const std::string& t, const FieldContext
   if (m.micros() < 0 || (r.lo_open && m.micros() == 0))
     bad(std::string(r.lo_open ? tr("must be a positive amount") : tr("must not be negative")));
   if (m.units() >= Money::kMaxPlausibleUnits)
-    bad(fmt::format("{} is a trillion or more: not an amount gpuplan can plan with", t));
+    bad(trf("{} is a trillion or more: not an amount gpuplan can plan with", t));
   if (ctx.fx && m.currency() != ctx.fx->display()) {
     try {
       m = ctx.fx->convert(m);
@@ -52,7 +52,7 @@ Value parse_whole(const Range& r, const std::string& t) {
 Value parse_count_field(const Range& r, const std::string& t) {
   const double v = parse_count(t);
   if (below(v, r)) bad(trf("{} must be greater than zero", t));
-  if (above(v, r)) bad(fmt::format("{} is more than {:g}, the most gpuplan takes here", t, r.hi));
+  if (above(v, r)) bad(trf("{} is more than {:g}, the most gpuplan takes here", t, r.hi));
   return v;
 }
 
@@ -68,7 +68,7 @@ Value parse_choice(std::span<const Choice> choices, const std::string& t) {
     if (c.name == t) return c.value;
   std::vector<std::string_view> names;
   for (const Choice& c : choices) names.push_back(c.name);
-  bad(fmt::format("{} not in {{{}}}", t, fmt::join(names, ", ")));
+  bad(trf("{} not in {{{}}}", t, fmt::join(names, ", ")));
 }
 
 }  // namespace
@@ -81,7 +81,7 @@ std::vector<std::string> split_ids(std::string_view text) {
     std::string_view id = rest.substr(0, comma);
     while (!id.empty() && id.front() == ' ') id.remove_prefix(1);
     while (!id.empty() && id.back() == ' ') id.remove_suffix(1);
-    if (id.empty()) bad(fmt::format("'{}' has an empty entry", text));
+    if (id.empty()) bad(trf("'{}' has an empty entry", text));
     out.emplace_back(id);
     if (comma == std::string_view::npos) return out;
     rest.remove_prefix(comma + 1);
@@ -101,17 +101,18 @@ Value parse_kind(ValueKind kind, const Range& r, std::span<const Choice> choices
     }
     case ValueKind::kDuration: {
       const Seconds d = parse_duration(t);
-      if (below(d.count(), r)) bad(fmt::format("{} must be {}", t, r.lo_open ? "longer than zero" : "zero or longer"));
+      if (below(d.count(), r))
+        bad(r.lo_open ? trf("{} must be longer than zero", t) : trf("{} must be zero or longer", t));
       return d;
     }
     case ValueKind::kWatts: {
       const Watts w = parse_power(t);
-      if (below(w.value(), r)) bad("must not be negative");
+      if (below(w.value(), r)) bad(std::string(tr("must not be negative")));
       return w;
     }
     case ValueKind::kBytes: {
       const Bytes b = parse_size(t);
-      if (below(b.value(), r)) bad(fmt::format("{} must not be negative", t));
+      if (below(b.value(), r)) bad(trf("{} must not be negative", t));
       return b;
     }
     case ValueKind::kRate: {
@@ -130,7 +131,7 @@ Value parse_kind(ValueKind kind, const Range& r, std::span<const Choice> choices
     case ValueKind::kBool:
       if (t == "true") return true;
       if (t == "false") return false;
-      bad(fmt::format("'{}' is not true or false", t));
+      bad(trf("'{}' is not true or false", t));
     case ValueKind::kText:
       return t;
     case ValueKind::kList:
@@ -300,7 +301,7 @@ Value with_number(const Value& like, double n) {
 Value parse_market(const std::string& text, const FieldContext&) {
   if (text.size() != 2 || !std::isalpha(static_cast<unsigned char>(text[0])) ||
       !std::isalpha(static_cast<unsigned char>(text[1])))
-    throw std::invalid_argument(fmt::format("'{}' is not an ISO 3166 code like CN or US", text));
+    throw std::invalid_argument(trf("'{}' is not an ISO 3166 code like CN or US", text));
   return text;
 }
 

@@ -1,4 +1,5 @@
 #include "gpuplan/fit.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <cmath>
@@ -70,8 +71,9 @@ LinearFit fit_linear(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const E
 }
 
 void LmOptions::validate() const {
-  if (max_iterations < 1) throw std::invalid_argument("max_iterations: must be at least 1");
-  if (!(tolerance > 0 && tolerance < 1)) throw std::invalid_argument("tolerance: must be within (0, 1)");
+  if (max_iterations < 1) throw std::invalid_argument(std::string(tr("max_iterations: must be at least 1")));
+  if (!(tolerance > 0 && tolerance < 1))
+    throw std::invalid_argument(std::string(tr("tolerance: must be within (0, 1)")));
 }
 
 namespace {

@@ -15,8 +15,8 @@ Conversion CurrencyConverter::lookup(Currency from) const {
   const std::optional<Conversion> conv = find_conversion(*catalog_, from, display_);
   if (!conv)
     throw InputError(SourceLocation{"--currency"}, "",
-                     fmt::format("the catalog has no exchange rate between {} and {} (add one under fx_rates)",
-                                 from.code(), display_.code()));
+                     trf("the catalog has no exchange rate between {} and {} (add one under fx_rates)", from.code(),
+                         display_.code()));
   if (conv->via) used_.emplace_back(from, *conv);
   return *conv;
 }

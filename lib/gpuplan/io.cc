@@ -284,11 +284,13 @@ void check_text(std::string_view text, const std::string& file, int first_line) 
       ++column;
       continue;
     }
-    if (c == 0) throw InputError(SourceLocation{file, line, column}, "", "is not a text file (it contains NUL bytes)");
+    if (c == 0)
+      throw InputError(SourceLocation{file, line, column}, "",
+                       std::string(tr("is not a text file (it contains NUL bytes)")));
     const std::size_t len = utf8_sequence(text, i);
     if (len == 0)
       throw InputError(SourceLocation{file, line, column}, "",
-                       fmt::format("is not UTF-8 text (byte 0x{:02X}); save the file as UTF-8", c));
+                       trf("is not UTF-8 text (byte 0x{:02X}); save the file as UTF-8", c));
     if (c == '\n') {
       ++line;
       column = 1;

@@ -65,15 +65,15 @@ Seconds parse_deadline(std::string_view text, std::chrono::sys_seconds now) {
       if ((text[10] != 'T' && text[10] != ' ') || t.size() != 5 || t[2] != ':' ||
           std::from_chars(t.data(), t.data() + 2, h).ptr != t.data() + 2 ||
           std::from_chars(t.data() + 3, t.data() + 5, m).ptr != t.data() + 5 || h > 23 || m > 59 || h < 0 || m < 0)
-        throw std::invalid_argument(fmt::format(
-            "'{}' is not a date (2026-12-20), a date and time (2026-12-20T18:00) or a duration (36h)", text));
+        throw std::invalid_argument(
+            trf("'{}' is not a date (2026-12-20), a date and time (2026-12-20T18:00) or a duration (36h)", text));
       at += std::chrono::hours(h) + std::chrono::minutes(m);
     }
-    if (at <= now) throw std::invalid_argument(fmt::format("{} has passed", text));
+    if (at <= now) throw std::invalid_argument(trf("{} has passed", text));
     return std::chrono::duration_cast<Seconds>(at - now);
   }
   const Seconds d = parse_duration(text);
-  if (!(d > Seconds(0))) throw std::invalid_argument(fmt::format("{} must be longer than zero", text));
+  if (!(d > Seconds(0))) throw std::invalid_argument(trf("{} must be longer than zero", text));
   return d;
 }
 
@@ -173,7 +173,7 @@ JobDraft read_draft(const YAML::Node& root, Diagnostics& diag, ResolvedJob& out,
   d.given[section_index("")] = detail::read_fields(top, out, job_section("").rows, ctx);
   top.value("currency", false, [](const std::string& t) { return Currency(t); });
   if (auto v = top.text("schema_version", false); v && *v != "1")
-    top.fail(top.get("schema_version", false), "schema_version", fmt::format("{} is not supported (1 is)", *v));
+    top.fail(top.get("schema_version", false), "schema_version", trf("{} is not supported (1 is)", *v));
   read_job(top, out, d, ctx);
   for (const char* name : {"data", "checkpoint", "cluster", "cost", "plan"}) read_section(top, name, out, d, ctx);
   top.finish();
@@ -201,31 +201,32 @@ void check_moe(const Job& j, const Report& report) {
          {std::pair{"job.active_parameters", j.active_parameters > 0}, std::pair{"job.experts", j.experts > 0},
           std::pair{"job.experts_per_token", j.experts_per_token > 0}})
       if (!set)
-        report(key, "a mixture of experts needs active_parameters, experts and experts_per_token together (or none)");
+        report(key,
+               std::string(tr(
+                   "a mixture of experts needs active_parameters, experts and experts_per_token together (or none)")));
     return;
   }
   if (j.experts_per_token >= j.experts)
-    return report("job.experts_per_token",
-                  fmt::format("{} is not fewer than the {} experts", j.experts_per_token, j.experts));
+    return report("job.experts_per_token", trf("{} is not fewer than the {} experts", j.experts_per_token, j.experts));
   if (j.active_parameters >= j.parameters)
     return report("job.active_parameters",
-                  fmt::format("{:g} is not fewer than job.parameters ({:g})", j.active_parameters, j.parameters));
+                  trf("{:g} is not fewer than job.parameters ({:g})", j.active_parameters, j.parameters));
   if (j.active_parameters * j.experts < j.parameters * j.experts_per_token)
     report("job.active_parameters",
-           fmt::format("{:g} of {:g} parameters with {} of {} experts a token: the routed experts alone would "
-                       "hold more than the model (need active/total >= experts_per_token/experts)",
-                       j.active_parameters, j.parameters, j.experts_per_token, j.experts));
+           trf("{:g} of {:g} parameters with {} of {} experts a token: the routed experts alone would "
+               "hold more than the model (need active/total >= experts_per_token/experts)",
+               j.active_parameters, j.parameters, j.experts_per_token, j.experts));
 }
 
 void resolve_tokens(ResolvedJob& out, const JobDraft& d, DefaultNotes& notes, const Report& report) {
   Job& j = out.job;
   const double epochs = d.epochs.value_or(1.0);
   if (is_vision_job(j)) {
-    if (!d.samples) report("job.samples", "is required with forward_flops_per_sample");
+    if (!d.samples) report("job.samples", std::string(tr("is required with forward_flops_per_sample")));
     j.samples = d.samples.value_or(0) * epochs;
   } else if (d.tokens) {
     j.tokens = *d.tokens;
-    if (d.samples) report("job.samples", "give tokens or samples (× epochs), not both");
+    if (d.samples) report("job.samples", std::string(tr("give tokens or samples (× epochs), not both")));
   } else if (d.samples) {
     j.tokens = *d.samples * epochs * j.sequence_length;
   } else if (!d.tokens_key) {
@@ -240,7 +241,7 @@ void resolve_cluster(ResolvedJob& out, const JobDraft& d, const FieldContext& ct
   c.gpu = out.cluster_gpu.empty() ? nullptr : ctx.catalog->find_gpu(out.cluster_gpu);
   if (!d.network_bandwidth) return;
   if (was_given(d, "cluster", "network"))
-    return report("cluster.network_bandwidth", "give network or network_bandwidth, not both");
+    return report("cluster.network_bandwidth", std::string(tr("give network or network_bandwidth, not both")));
   c.network_bandwidth = *d.network_bandwidth;
   c.network = fmt::format("custom {:g} Gb/s", d.network_bandwidth->value() * 8 / 1e9);
 }
@@ -264,7 +265,7 @@ void check_precision(const ResolvedJob& out, const Report& report) {
   if (!c.gpu || c.gpu->dense_tflops.contains(j.precision)) return;
   std::string has;
   for (const auto& [p, v] : c.gpu->dense_tflops) has += (has.empty() ? "" : ", ") + std::string(to_string(p));
-  report("job.precision", fmt::format("{} has no {} tensor rate (it has: {})", c.gpu->id, to_string(j.precision), has));
+  report("job.precision", trf("{} has no {} tensor rate (it has: {})", c.gpu->id, to_string(j.precision), has));
 }
 
 void resolve(ResolvedJob& out, const JobDraft& d, const FieldContext& ctx, DefaultNotes& notes, const Report& report) {
@@ -385,14 +386,15 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
                           const std::string& field) -> std::optional<std::string> {
     const YAML::Node n = child(map, key);
     if (!n.IsDefined() || !n.IsScalar()) {
-      diag.fail(n.IsDefined() ? n : map, field, "is required");
+      diag.fail(n.IsDefined() ? n : map, field, std::string(tr("is required")));
       return std::nullopt;
     }
     return n.Scalar();
   };
   if (!root.IsDefined() || !root.IsMap() || scalar(root, "command", "command").value_or("") != "fit scaling") {
-    diag.fail(root, "command",
-              "is not 'fit scaling': save the fit with gpuplan fit scaling FILE --format json -o FILE");
+    diag.fail(
+        root, "command",
+        std::string(tr("is not 'fit scaling': save the fit with gpuplan fit scaling FILE --format json -o FILE")));
     diag.throw_if_any();
   }
   // Coefficients by model, and each model's AICc.
@@ -408,7 +410,7 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
   };
   const YAML::Node coefs = child(root, "coefficients");
   if (!coefs.IsDefined() || !coefs.IsSequence())
-    diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", "must be a list");
+    diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", std::string(tr("must be a list")));
   else
     for (std::size_t i = 0; i < coefs.size(); ++i) {
       const std::string at = detail::item_path("coefficients", i);
@@ -417,7 +419,7 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
       const YAML::Node est = child(coefs[i], "estimate");
       if (!model || !param) continue;
       if (!est.IsScalar()) {
-        diag.fail(coefs[i], at + ".estimate", "is required");
+        diag.fail(coefs[i], at + ".estimate", std::string(tr("is required")));
         continue;
       }
       if (auto v = number(est, at + ".estimate")) coef[*model][*param] = *v;
@@ -447,7 +449,7 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
       *aicc["amdahl"] < *aicc["usl"])
     pick = "amdahl";
   if (!coef.contains(pick) || !coef[pick].contains("sigma")) {
-    diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", "has no usl or amdahl sigma");
+    diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", std::string(tr("has no usl or amdahl sigma")));
     diag.throw_if_any();
   }
   MeasuredScaling m;
@@ -458,7 +460,7 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
   m.r_squared = r2[pick];
   if (!(m.sigma >= 0 && m.sigma < 1) || !(m.kappa >= 0 && m.kappa < 1))
     throw InputError(SourceLocation{path}, "coefficients",
-                     fmt::format("σ = {:g}, κ = {:g} are outside [0, 1): not a scaling law", m.sigma, m.kappa));
+                     trf("σ = {:g}, κ = {:g} are outside [0, 1): not a scaling law", m.sigma, m.kappa));
   return m;
 }
 

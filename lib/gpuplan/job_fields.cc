@@ -351,14 +351,14 @@ Value parse_interval(const std::string& t, const FieldContext&) {
   try {
     if (t.find_first_not_of("0123456789") == std::string::npos) {
       const double steps = parse_number(t);
-      if (!(steps >= 1)) throw std::invalid_argument("must be at least one step");
+      if (!(steps >= 1)) throw std::invalid_argument(std::string(tr("must be at least one step")));
       return steps;
     }
     const Seconds d = parse_duration(t);
-    if (!(d > Seconds(0))) throw std::invalid_argument("must be longer than zero");
+    if (!(d > Seconds(0))) throw std::invalid_argument(std::string(tr("must be longer than zero")));
     return d;
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(fmt::format("{} (write steps like 200, a duration like 30min, or auto)", e.what()));
+    throw std::invalid_argument(trf("{} (write steps like 200, a duration like 30min, or auto)", e.what()));
   }
 }
 Value interval(const ResolvedJob& r) {
@@ -455,7 +455,7 @@ constexpr F kCheckpoint[] = {
 
 Value parse_gpu(const std::string& t, const FieldContext& ctx) {
   const Gpu* g = ctx.catalog->find_gpu(t);
-  if (!g) throw std::invalid_argument(fmt::format("unknown GPU id '{}'", t));
+  if (!g) throw std::invalid_argument(trf("unknown GPU id '{}'", t));
   return g->id;
 }
 bool estimating(const ResolvedJob&, const FieldContext& ctx) { return !ctx.for_plan; }
@@ -473,7 +473,7 @@ Value parse_network(const std::string& t, const FieldContext&) {
   if (!network_bandwidth(t)) {
     std::string names;
     for (const std::string_view n : network_names()) names += (names.empty() ? "" : ", ") + std::string(n);
-    throw std::invalid_argument(fmt::format("{} not in {{{}}}", t, names));
+    throw std::invalid_argument(trf("{} not in {{{}}}", t, names));
   }
   return t;
 }

@@ -28,7 +28,8 @@ inline std::int64_t divide_half_even(std::int64_t value, std::int64_t divisor) {
 
 std::int64_t checked(long double micros) {
   constexpr long double kLimit = static_cast<long double>(std::numeric_limits<std::int64_t>::max());
-  if (!std::isfinite(micros) || std::fabs(micros) >= kLimit) throw std::invalid_argument("amount is out of range");
+  if (!std::isfinite(micros) || std::fabs(micros) >= kLimit)
+    throw std::invalid_argument(std::string(tr("amount is out of range")));
   // rint rounds ties to even in the default rounding mode, as nearbyint does;
   // unlike nearbyint it may raise FE_INEXACT, which nothing here reads, and it
   // compiles to one instruction instead of a libm call (plan prices millions).
@@ -38,10 +39,10 @@ std::int64_t checked(long double micros) {
 }  // namespace
 
 Currency::Currency(std::string_view code) {
-  if (code.size() != 3) throw std::invalid_argument(fmt::format("'{}' is not a currency code (like CNY, USD)", code));
+  if (code.size() != 3) throw std::invalid_argument(trf("'{}' is not a currency code (like CNY, USD)", code));
   for (std::size_t i = 0; i < 3; ++i) {
     if (code[i] < 'A' || code[i] > 'Z')
-      throw std::invalid_argument(fmt::format("'{}' is not a currency code (like CNY, USD)", code));
+      throw std::invalid_argument(trf("'{}' is not a currency code (like CNY, USD)", code));
     code_[i] = code[i];
   }
   // ISO 4217 minor units: most currencies have 2 digits; these have 0 or 3.
@@ -89,7 +90,7 @@ Money Money::parse(std::string_view text, Currency currency) {
       fraction = fraction * 10 + digit;
     } else {
       if (units > (std::numeric_limits<std::int64_t>::max() / kMicrosPerUnit - 9) / 10)
-        throw std::invalid_argument(fmt::format("'{}' is too large an amount", original));
+        throw std::invalid_argument(trf("'{}' is too large an amount", original));
       units = units * 10 + digit;
     }
   }
@@ -99,12 +100,13 @@ Money Money::parse(std::string_view text, Currency currency) {
 }
 
 Money Money::scaled(double factor) const {
-  if (!std::isfinite(factor)) throw std::invalid_argument("amount scaled by a non-finite factor");
+  if (!std::isfinite(factor)) throw std::invalid_argument(std::string(tr("amount scaled by a non-finite factor")));
   return Money(checked(static_cast<long double>(micros_) * factor), currency_);
 }
 
 Money Money::converted(Currency to, double rate) const {
-  if (!(rate > 0) || !std::isfinite(rate)) throw std::invalid_argument("exchange rate must be positive");
+  if (!(rate > 0) || !std::isfinite(rate))
+    throw std::invalid_argument(std::string(tr("exchange rate must be positive")));
   return Money(checked(static_cast<long double>(micros_) * rate), to);
 }
 
@@ -117,14 +119,15 @@ Money Money::rounded(int decimals) const {
 
 Money Money::times(std::int64_t n) const {
   std::int64_t out = 0;
-  if (__builtin_mul_overflow(micros_, n, &out)) throw std::invalid_argument("amount is out of range");
+  if (__builtin_mul_overflow(micros_, n, &out)) throw std::invalid_argument(std::string(tr("amount is out of range")));
   return Money(out, currency_);
 }
 
 Money& Money::operator+=(Money other) {
   if (other.currency_ != currency_)
     throw std::logic_error(fmt::format("adding {} to {}", other.currency_.code(), currency_.code()));
-  if (__builtin_add_overflow(micros_, other.micros_, &micros_)) throw std::invalid_argument("amount is out of range");
+  if (__builtin_add_overflow(micros_, other.micros_, &micros_))
+    throw std::invalid_argument(std::string(tr("amount is out of range")));
   return *this;
 }
 

@@ -133,7 +133,8 @@ std::vector<PlanSource> build_sources(const PlanInputs& in, const Catalog& cat, 
     }
   }
   if (out.size() > std::numeric_limits<std::uint16_t>::max())
-    throw std::invalid_argument("more than 65,535 offers to search: filter with --gpu, --provider or --region");
+    throw std::invalid_argument(
+        std::string(tr("more than 65,535 offers to search: filter with --gpu, --provider or --region")));
   return out;
 }
 
@@ -487,9 +488,10 @@ struct Search {
 };
 
 void validate(const PlanInputs& in) {
-  if (in.max_gpus < 1) throw std::invalid_argument("max_gpus must be at least 1");
-  if (!(in.confidence > 0 && in.confidence <= 1)) throw std::invalid_argument("confidence must be within (0, 1]");
-  if (in.trials < 1) throw std::invalid_argument("trials must be at least 1");
+  if (in.max_gpus < 1) throw std::invalid_argument(std::string(tr("max_gpus must be at least 1")));
+  if (!(in.confidence > 0 && in.confidence <= 1))
+    throw std::invalid_argument(std::string(tr("confidence must be within (0, 1]")));
+  if (in.trials < 1) throw std::invalid_argument(std::string(tr("trials must be at least 1")));
 }
 
 void reject(PlanResult& r, Rejection why, std::int64_t n = 1) { r.rejected[static_cast<std::size_t>(why)] += n; }

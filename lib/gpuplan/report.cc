@@ -45,7 +45,7 @@ Format parse_format(std::string_view name) {
   if (name == "yaml") return Format::kYaml;
   if (name == "html") return Format::kHtml;
   if (name == "svg") return Format::kSvg;
-  throw std::invalid_argument(fmt::format("{} not in {{{}}}", name, kFormatNames));
+  throw std::invalid_argument(trf("{} not in {{{}}}", name, kFormatNames));
 }
 
 std::size_t display_width(std::string_view text) {
@@ -163,8 +163,9 @@ std::string render_tsv(const Table& t) {
       if (std::holds_alternative<std::string>(row[i])) s = neutralise(std::move(s));
       // TSV cannot escape these; refuse rather than corrupt the row.
       if (s.find_first_of("\t\r\n") != std::string::npos)
-        throw InputError(SourceLocation{"--format tsv"}, t.columns[i].key,
-                         "a value contains a tab or newline, which TSV cannot hold (use --format csv)");
+        throw InputError(
+            SourceLocation{"--format tsv"}, t.columns[i].key,
+            std::string(tr("a value contains a tab or newline, which TSV cannot hold (use --format csv)")));
       out += (i ? "\t" : "") + s;
     }
     if (t.currency) out.append("\t").append(t.currency->code());
@@ -380,8 +381,8 @@ void append_field(const Json& at, std::string_view path, std::string_view full, 
     valid.push_back(arr->empty() ? "(an empty list)" : fmt::format("0..{}, *", arr->size() - 1));
   }
   throw InputError(SourceLocation{"--field"}, std::string(full),
-                   fmt::format("no '{}'{}; valid here: {}", key, walked.empty() ? "" : " under " + walked,
-                               valid.empty() ? "nothing (a value)" : fmt::format("{}", fmt::join(valid, ", "))));
+                   trf("no '{}'{}; valid here: {}", key, walked.empty() ? "" : " under " + walked,
+                       valid.empty() ? "nothing (a value)" : trf("{}", fmt::join(valid, ", "))));
 }
 }  // namespace
 
@@ -398,7 +399,7 @@ void add_defaults_notes(Report& report, const std::vector<std::string>& defaults
 }
 
 std::string translate_word(const Column& column, std::string_view text) {
-  if (column.context != nullptr) {
+  if (column.context != nullptr && language() != Language::kEnglish) {
     const std::string key = column.context + std::string(text);
     if (has_translation(key)) return std::string(tr(key));
   }
@@ -478,20 +479,18 @@ std::string render_as_is(const Report& report, Format format, const RenderOption
       // The command's main chart alone, to paste into slides.
       if (report.charts.empty())
         throw UsageError(
-            fmt::format("--format svg: `gpuplan {}` draws no chart yet (compare, plan, sensitivity and fit scaling "
-                        "do); --format html "
-                        "shows its tables",
-                        report.command));
+            trf("--format svg: `gpuplan {}` draws no chart yet (compare, estimate, plan, sensitivity and fit "
+                "scaling do); --format html shows its tables",
+                report.command));
       return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(report.charts.front()) + "\n";
     case Format::kXlsx:
       if (!report.xlsx)
-        throw UsageError(fmt::format(
-            "--format xlsx: `gpuplan {}` has no workbook (compare, estimate, plan and prices do)", report.command));
+        throw UsageError(
+            trf("--format xlsx: `gpuplan {}` has no workbook (compare, estimate, plan and prices do)", report.command));
       return report.xlsx();
     case Format::kYaml:
       if (report.yaml.empty())
-        throw UsageError(
-            fmt::format("--format yaml: `gpuplan {}` writes no YAML (catalog import does)", report.command));
+        throw UsageError(trf("--format yaml: `gpuplan {}` writes no YAML (catalog import does)", report.command));
       return report.yaml;
     case Format::kMd: {
       std::string out;

@@ -109,9 +109,9 @@ RentRequest read_rent_request(Fields& rent, std::string_view mode, Draft& d, con
   // `price` said per instance in the file and read per GPU in reports: it is gone, with a pointer.
   if (const YAML::Node old = f.get("price", false); old.IsDefined())
     f.fail(old, f.field("price"),
-           fmt::format("was renamed: write price_per_instance_{0} (one instance of gpus_per_instance GPUs) or "
-                       "price_per_gpu_{0}",
-                       per));
+           trf("was renamed: write price_per_instance_{0} (one instance of gpus_per_instance GPUs) or "
+               "price_per_gpu_{0}",
+               per));
   q.add_ons = read_add_ons(f, rows, ctx);
   if (mode == "monthly") q.commitment = as<Seconds>(detail::read_row(f, rows, "commitment", ctx));
   if (mode == "spot") q.discount = as<double>(detail::read_row(f, rows, "discount", ctx));
@@ -156,7 +156,7 @@ Draft read_draft(const YAML::Node& root, Diagnostics& diag, const FieldContext& 
   if (!top.is_map()) throw InputErrors(std::move(diag.problems()));
   d.given[section_index("")] = detail::read_fields(top, d.s, scenario_section("").rows, ctx);
   if (auto v = top.text("schema_version", false); v && *v != "1")
-    top.fail(top.get("schema_version", false), "schema_version", fmt::format("{} is not supported (1 is)", *v));
+    top.fail(top.get("schema_version", false), "schema_version", trf("{} is not supported (1 is)", *v));
   top.get("currency", false);  // read with the header
   read_section(top, "workload", "workload", d, ctx);
   read_section(top, "buy", "buy", d, ctx);
@@ -221,17 +221,17 @@ void check_buy(Resolver& rv) {
   const OwnInputs& o = s.own;
   // Owned cards must be able to do the work the rentals are compared on.
   if (o.cards < s.workload.gpus)
-    rv.fail("buy.cards",
-            fmt::format("{} card(s) cannot run a workload of {} GPUs (workload.gpus)", o.cards, s.workload.gpus));
+    rv.fail("buy.cards", trf("{} card(s) cannot run a workload of {} GPUs (workload.gpus)", o.cards, s.workload.gpus));
   const bool delay_given = rv.given("buy", "delay_cost_per_month");
   // The lead time is a cost too (SPEC): with no training and no bridge it must be priced.
   if (!delay_given && o.cover == LeadTimeCover::kDelayCost && o.lead_time > Seconds(0))
     rv.fail("buy.delay_cost_per_month",
-            "is required with lead_time_cover: delay_cost (what a month without training costs)");
-  if (o.resale_share && o.resale_amount) rv.fail("buy.resale_amount", "give resale_value or resale_amount, not both");
+            std::string(tr("is required with lead_time_cover: delay_cost (what a month without training costs)")));
+  if (o.resale_share && o.resale_amount)
+    rv.fail("buy.resale_amount", std::string(tr("give resale_value or resale_amount, not both")));
   if (o.financing == Financing::kLease && o.lease_upfront + o.lease_buyout > 1)
-    rv.fail("buy.lease_buyout", fmt::format("lease_upfront ({:g}%) and lease_buyout ({:g}%) add up to over 100%",
-                                            o.lease_upfront * 100, o.lease_buyout * 100));
+    rv.fail("buy.lease_buyout", trf("lease_upfront ({:g}%) and lease_buyout ({:g}%) add up to over 100%",
+                                    o.lease_upfront * 100, o.lease_buyout * 100));
 }
 
 // A committed-use price of `term` as a price per instance-month.
@@ -337,18 +337,18 @@ void fill_from_offer(const Resolver& rv, RentInputs& r, const Offer& o, BillingM
 // The offer a request names: its price for `mode`, or its committed term.
 void named_offer(Resolver& rv, const RentRequest& q, const std::string& field, BillingMode mode, RentInputs& r) {
   const Offer* o = rv.catalog().find_offer(*q.offer);
-  if (!o) return rv.fail(field + ".offer", fmt::format("unknown offer '{}'", *q.offer));
+  if (!o) return rv.fail(field + ".offer", trf("unknown offer '{}'", *q.offer));
   // An offer named is taken, but a node outside rent.regions is said.
   if (!allowed_region(rv.catalog(), *o, rv.scenario().rent_regions))
     r.notes.push_back(trf("offer {} is in {}, outside rent.regions ({})", o->id, o->region,
                           regions_text(rv.scenario().rent_regions)));
   if (!o->price(mode) && mode != BillingMode::kSpot && !q.priced())
-    return rv.fail(field + ".offer", fmt::format("offer '{}' has no {} price", *q.offer, to_string(mode)));
+    return rv.fail(field + ".offer", trf("offer '{}' has no {} price", *q.offer, tr(to_string(mode))));
   if (q.commitment) {
     const auto p = commitment_monthly(*o, *q.commitment);
     if (!p)
       return rv.fail(field + ".commitment",
-                     fmt::format("offer '{}' has no {} commitment", *q.offer, format_duration(*q.commitment)));
+                     trf("offer '{}' has no {} commitment", *q.offer, format_duration(*q.commitment)));
     fill_from_offer(rv, r, *o, BillingMode::kHourly);
     r.price = rv.convert(p->amount);
   } else {
@@ -403,8 +403,8 @@ void given_price(Resolver& rv, const RentRequest& q, const std::string& field, B
                  RentInputs& r) {
   const char* per = mode == BillingMode::kMonthly ? "month" : "hour";
   if (q.per_instance && q.per_gpu)
-    return rv.fail(fmt::format("{}.price_per_gpu_{}", field, per),
-                   fmt::format("give price_per_instance_{0} or price_per_gpu_{0}, not both", per));
+    return rv.fail(trf("{}.price_per_gpu_{}", field, per),
+                   trf("give price_per_instance_{0} or price_per_gpu_{0}, not both", per));
   if (!from_catalog) {
     r.offer.clear();
     r.gpus_per_instance = rv.scenario().workload.gpus;
@@ -442,8 +442,8 @@ bool resolve_mode(Resolver& rv, const RentRequest& q, std::string_view mode_key,
   if (q.priced()) given_price(rv, q, field, mode, from_catalog, r);
   else if (q.gpus_per_instance) r.gpus_per_instance = *q.gpus_per_instance;
   if (q.no_offer() && !q.priced() && enabled)
-    rv.fail(field + ".offer", fmt::format("none needs a price: price_per_instance_{0} or price_per_gpu_{0}",
-                                          mode == BillingMode::kMonthly ? "month" : "hour"));
+    rv.fail(field + ".offer", trf("none needs a price: price_per_instance_{0} or price_per_gpu_{0}",
+                                  mode == BillingMode::kMonthly ? "month" : "hour"));
   if (q.granularity) r.granularity = *q.granularity;
   if (q.minimum) r.minimum_billing = *q.minimum;
   return enabled;
@@ -471,11 +471,12 @@ Seconds provisioning(Resolver& rv) {
 bool spot_from_discount(Resolver& rv, const RentRequest& q) {
   Scenario& s = rv.scenario();
   if (q.offer || q.priced()) {
-    rv.fail("rent.spot.discount", "give a spot offer or price, or a discount off the hourly price, not both");
+    rv.fail("rent.spot.discount",
+            std::string(tr("give a spot offer or price, or a discount off the hourly price, not both")));
     return false;
   }
   if (!s.hourly) {
-    rv.fail("rent.spot.discount", "needs an hourly price to discount");
+    rv.fail("rent.spot.discount", std::string(tr("needs an hourly price to discount")));
     return false;
   }
   // The hourly instance, shape and add-ons, at the discount; what spot gives for itself stays.
@@ -549,7 +550,7 @@ void resolve_rent(Resolver& rv) {
   if (!spot) s.spot.reset();
   for (const char* mode : {"rent.hourly", "rent.monthly", "rent.spot"}) rv.defaults(mode);
   if (s.monthly && s.monthly->upfront_share > 0 && s.monthly->commitment_months == 0)
-    rv.fail("rent.monthly.upfront", "needs rent.monthly.commitment (a term to pay upfront for)");
+    rv.fail("rent.monthly.upfront", std::string(tr("needs rent.monthly.commitment (a term to pay upfront for)")));
 }
 
 void resolve_hybrid(Resolver& rv) {
@@ -557,12 +558,11 @@ void resolve_hybrid(Resolver& rv) {
   if (!s.hybrid) return;
   rv.defaults("hybrid");
   if (!s.hourly)
-    rv.fail("hybrid",
-            rv.draft().hourly.enabled
-                ? fmt::format("needs rent.hourly for the rented part, and the catalog has no hourly offer for "
-                              "{} in {} (rent.regions; any: anywhere)",
-                              s.own.gpu, regions_text(s.rent_regions))
-                : "needs rent.hourly for the rented part");
+    rv.fail("hybrid", rv.draft().hourly.enabled
+                          ? trf("needs rent.hourly for the rented part, and the catalog has no hourly offer for "
+                                "{} in {} (rent.regions; any: anywhere)",
+                                s.own.gpu, regions_text(s.rent_regions))
+                          : "needs rent.hourly for the rented part");
 }
 
 // Options the catalog restricts in the region: said in their notes, or with
@@ -601,9 +601,9 @@ void resolve_serving(Resolver& rv, const Context& ctx, const std::string& scenar
   const Gpu* gpu = rv.catalog().find_gpu(o.gpu);
   const std::optional<OwnedServing> owned = gpu ? serve_on_owned(sv, *gpu, o.cards, o.cards_per_server) : std::nullopt;
   if (!owned)
-    return rv.fail("workload.serving", fmt::format("{}: {} card(s) of {} cannot serve it within its targets (gpuplan "
-                                                   "serve {} --set serve.gpus={} says why)",
-                                                   file.string(), o.cards, o.gpu, file.string(), o.gpu));
+    return rv.fail("workload.serving", trf("{}: {} card(s) of {} cannot serve it within its targets (gpuplan "
+                                           "serve {} --set serve.gpus={} says why)",
+                                           file.string(), o.cards, o.gpu, file.string(), o.gpu));
   w.serving_share = owned->busy_share;
   const double peak = sv.traffic.requests_per_second * sv.traffic.peak_to_average;
   if (!owned->carries_peak)
@@ -621,9 +621,9 @@ void resolve_serving(Resolver& rv, const Context& ctx, const std::string& scenar
   for (const RentalQuote& q : quotes)
     if (q.monthly && (!cheapest || *q.monthly < *cheapest->monthly)) cheapest = &q;
   if (!cheapest)
-    return rv.fail("workload.serving", fmt::format("{}: no rental offer of its search serves it within its targets, "
-                                                   "so renting cannot be compared with owning",
-                                                   file.string()));
+    return rv.fail("workload.serving", trf("{}: no rental offer of its search serves it within its targets, "
+                                           "so renting cannot be compared with owning",
+                                           file.string()));
   w.serving_rented = *cheapest->monthly;
   w.serving_notes.push_back(
       trf("serves {} ({}): {} replica(s) on the {} bought {} carry {:.3g} requests/s, busy {:.1f}% of the month at the "

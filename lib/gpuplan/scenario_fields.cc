@@ -32,10 +32,10 @@ bool never(const Scenario&, const FieldContext&) { return false; }
 // A term in whole months ("24mo", "3y", "730h"), 1 to 240 of them.
 Value parse_months(const std::string& t, const FieldContext&) {
   const double months = parse_duration(t) / Months(1);
-  if (months <= 0) throw std::invalid_argument(fmt::format("{} must be longer than zero", t));
+  if (months <= 0) throw std::invalid_argument(trf("{} must be longer than zero", t));
   if (std::abs(months - std::round(months)) > 1e-6)
-    throw std::invalid_argument(fmt::format("{} is not a whole number of months (a month is 730 h)", t));
-  if (months > 240) throw std::invalid_argument(fmt::format("{} is longer than 240 months", t));
+    throw std::invalid_argument(trf("{} is not a whole number of months (a month is 730 h)", t));
+  if (months > 240) throw std::invalid_argument(trf("{} is longer than 240 months", t));
   return static_cast<int>(std::lround(months));
 }
 
@@ -149,7 +149,7 @@ constexpr F kWorkload[] = {
 
 Value parse_gpu_id(const std::string& t, const FieldContext& ctx) {
   const Gpu* g = ctx.catalog->find_gpu(t);
-  if (!g) throw std::invalid_argument(fmt::format("unknown GPU id '{}'", t));
+  if (!g) throw std::invalid_argument(trf("unknown GPU id '{}'", t));
   return g->id;
 }
 
@@ -702,7 +702,7 @@ void set_per_day(Scenario& s, const Value& v) {
 Value parse_interval(const std::string& t, const FieldContext&) {
   if (t == "auto") return Value();
   const Seconds d = parse_duration(t);
-  if (!(d > Seconds(0))) throw std::invalid_argument("must be longer than zero");
+  if (!(d > Seconds(0))) throw std::invalid_argument(std::string(tr("must be longer than zero")));
   return d;
 }
 

@@ -389,10 +389,9 @@ Value parse_api_offer(const std::string& text, const FieldContext& ctx) {
     if (const std::string_view near = nearest(text, ids, 3); !near.empty()) starts.push_back(near);
   if (!starts.empty())
     throw std::invalid_argument(
-        fmt::format("'{}' is not an API of the catalog; did you mean '{}'?", text, fmt::join(starts, "' or '")));
-  throw std::invalid_argument(ids.empty()
-                                  ? fmt::format("'{}': the catalog prices no API", text)
-                                  : fmt::format("'{}' is not an API of the catalog ({})", text, fmt::join(ids, ", ")));
+        trf("'{}' is not an API of the catalog; did you mean '{}'?", text, fmt::join(starts, "' or '")));
+  throw std::invalid_argument(ids.empty() ? trf("'{}': the catalog prices no API", text)
+                                          : trf("'{}' is not an API of the catalog ({})", text, fmt::join(ids, ", ")));
 }
 
 const ApiOffer* api_offer(const ResolvedServing& r, const FieldContext& ctx) {
@@ -469,23 +468,22 @@ std::string count_text(double n) {
 // The shape must be one a transformer can have, and a mixture of experts smaller than the whole.
 void check_model(const ServedModel& m, const Report& report) {
   if (m.head_size == 0 && m.heads > 0 && m.hidden % m.heads != 0)
-    report("model.hidden", fmt::format("{} is not a multiple of the {} heads (give model.head_size when the model "
-                                       "sets its own)",
-                                       m.hidden, m.heads));
+    report("model.hidden", trf("{} is not a multiple of the {} heads (give model.head_size when the model "
+                               "sets its own)",
+                               m.hidden, m.heads));
   if (m.kv_heads > 0 && m.heads > 0 && (m.kv_heads > m.heads || m.heads % m.kv_heads != 0))
-    report("model.kv_heads",
-           fmt::format("{} must divide the {} query heads (grouped-query attention)", m.kv_heads, m.heads));
+    report("model.kv_heads", trf("{} must divide the {} query heads (grouped-query attention)", m.kv_heads, m.heads));
   if ((m.experts > 0) != (m.experts_per_token > 0))
     report(m.experts > 0 ? "model.experts_per_token" : "model.experts",
-           "a mixture of experts needs experts and experts_per_token together (or neither)");
+           std::string(tr("a mixture of experts needs experts and experts_per_token together (or neither)")));
   else if (m.experts > 0 && m.experts_per_token >= m.experts)
-    report("model.experts_per_token",
-           fmt::format("{} is not fewer than the {} experts", m.experts_per_token, m.experts));
+    report("model.experts_per_token", trf("{} is not fewer than the {} experts", m.experts_per_token, m.experts));
   else if (m.experts > 0 && m.active_parameters <= 0)
-    report("model.active_parameters", "is required with experts: the parameters a token passes through");
+    report("model.active_parameters",
+           std::string(tr("is required with experts: the parameters a token passes through")));
   if (m.active_parameters > 0 && m.active_parameters >= m.parameters)
-    report("model.active_parameters", fmt::format("{} is not fewer than model.parameters ({})",
-                                                  count_text(m.active_parameters), count_text(m.parameters)));
+    report("model.active_parameters", trf("{} is not fewer than model.parameters ({})", count_text(m.active_parameters),
+                                          count_text(m.parameters)));
 }
 
 // A profile is a whole day with some requests, and the peak, when given too, must be the profile's.
@@ -494,8 +492,9 @@ void check_profile(const Traffic& t, const Report& report) {
   if (p.empty()) return;
   if (p.size() != kHoursPerDay)
     report("traffic.daily_profile",
-           fmt::format("has {} numbers: give one for each hour of the day, 0:00 to 23:00 (24)", p.size()));
-  else if (!(profile_peak(p) > 0)) report("traffic.daily_profile", "is all zero: no hour of the day has requests");
+           trf("has {} numbers: give one for each hour of the day, 0:00 to 23:00 (24)", p.size()));
+  else if (!(profile_peak(p) > 0))
+    report("traffic.daily_profile", std::string(tr("is all zero: no hour of the day has requests")));
 }
 
 // A lognormal has a 95th percentile from its mean to 3.868 × it (serving.h Lengths); beyond, none fits.
@@ -504,20 +503,20 @@ void check_lengths(const Traffic& t, const Report& report) {
   if (t.tokens_per_day &&
       std::abs(rate_of(t, *t.tokens_per_day) - t.requests_per_second) > 1e-9 * t.requests_per_second)
     report("traffic.requests_per_second",
-           fmt::format("{:.10g} and traffic.tokens_per_day {:.10g} ({:.10g} requests/s at {:g} tokens a request) state "
-                       "two loads: give one of them",
-                       t.requests_per_second, *t.tokens_per_day, rate_of(t, *t.tokens_per_day),
-                       t.prompt_tokens + t.output_tokens));
+           trf("{:.10g} and traffic.tokens_per_day {:.10g} ({:.10g} requests/s at {:g} tokens a request) state "
+               "two loads: give one of them",
+               t.requests_per_second, *t.tokens_per_day, rate_of(t, *t.tokens_per_day),
+               t.prompt_tokens + t.output_tokens));
   for (const auto& [key, mean, p95] : {std::tuple{"traffic.prompt_tokens_p95", t.prompt_tokens, t.prompt_tokens_p95},
                                        std::tuple{"traffic.output_tokens_p95", t.output_tokens, t.output_tokens_p95}}) {
     if (p95 < mean)
-      report(key, fmt::format("{:g} is below the mean ({:g}): 95% of requests shorter than their mean takes a "
-                              "tail gpuplan does not model; give a 95th percentile of at least the mean",
-                              p95, mean));
+      report(key, trf("{:g} is below the mean ({:g}): 95% of requests shorter than their mean takes a "
+                      "tail gpuplan does not model; give a 95th percentile of at least the mean",
+                      p95, mean));
     else if (p95 > kMaxP95OverMean * mean)
-      report(key, fmt::format("{:g} is more than {:g} × the mean ({:g}): no lognormal with that mean has so long a "
-                              "tail; give at most {:g}",
-                              p95, kMaxP95OverMean, mean, std::floor(kMaxP95OverMean * mean)));
+      report(key, trf("{:g} is more than {:g} × the mean ({:g}): no lognormal with that mean has so long a "
+                      "tail; give at most {:g}",
+                      p95, kMaxP95OverMean, mean, std::floor(kMaxP95OverMean * mean)));
   }
 }
 
@@ -615,7 +614,7 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   top.declare({"schema_version"});
   if (!top.is_map()) throw InputErrors(std::move(diag.problems()));
   if (auto v = top.text("schema_version", false); v && *v != "1")
-    top.fail(top.get("schema_version", false), "schema_version", fmt::format("{} is not supported (1 is)", *v));
+    top.fail(top.get("schema_version", false), "schema_version", trf("{} is not supported (1 is)", *v));
   std::vector<Given> given(std::size(kSections));
   given[0] = detail::read_fields(top, out, kSections[0].rows, fctx);
   for (std::size_t i = 1; i < std::size(kSections); ++i) {
@@ -650,9 +649,9 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   if (const ServedModel& m = out.serving.model; diag.count() == 0 && m.context_length > 0) {
     const Traffic& t = out.serving.traffic;
     if (t.prompt_tokens + t.output_tokens > m.context_length)
-      report("traffic.prompt_tokens", fmt::format("{:g} prompt + {:g} output tokens do not fit the model's context of "
-                                                  "{:g} (model.context_length)",
-                                                  t.prompt_tokens, t.output_tokens, m.context_length));
+      report("traffic.prompt_tokens", trf("{:g} prompt + {:g} output tokens do not fit the model's context of "
+                                          "{:g} (model.context_length)",
+                                          t.prompt_tokens, t.output_tokens, m.context_length));
   }
   check_profile(out.serving.traffic, report);
   if (diag.count() == 0) check_lengths(out.serving.traffic, report);
@@ -660,7 +659,7 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   if (diag.count() == 0 &&
       out.serving.api.input_per_million.has_value() != out.serving.api.output_per_million.has_value())
     report(out.serving.api.input_per_million ? "api.output_price_per_million" : "api.input_price_per_million",
-           "an API is priced by prompt and output tokens: give both prices");
+           std::string(tr("an API is priced by prompt and output tokens: give both prices")));
   diag.throw_if_any();
   // Without a file the built-in case names itself, unless --set gave another model.
   if (path.empty() && out.model_given)

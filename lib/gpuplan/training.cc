@@ -138,8 +138,9 @@ double training_flops_per_token(const Job& job, const Architecture& a) {
 }
 
 TrainingModel::TrainingModel(const Job& job) : job_(job) {
-  if (job.micro_batch < 1) throw std::invalid_argument("job.micro_batch must be at least 1");
-  if (!(job.global_batch > 0)) throw std::invalid_argument("job.global_batch must be greater than zero");
+  if (job.micro_batch < 1) throw std::invalid_argument(std::string(tr("job.micro_batch must be at least 1")));
+  if (!(job.global_batch > 0))
+    throw std::invalid_argument(std::string(tr("job.global_batch must be greater than zero")));
   const double t = trainable(job);
   weights_ = job.parameters * bytes_per_weight(job.precision);
   grads_ = t * bytes_per_gradient(job);
@@ -760,10 +761,10 @@ std::string fabric_of(const std::string& network) {
 
 Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
   if (!c.gpu) throw std::invalid_argument("no GPU");
-  if (c.gpus < 1) throw std::invalid_argument("gpus must be at least 1");
+  if (c.gpus < 1) throw std::invalid_argument(std::string(tr("gpus must be at least 1")));
   const Gpu& gpu = *c.gpu;
   if (!gpu.dense_tflops.contains(job.precision))
-    throw std::invalid_argument(fmt::format("{} has no {} rate in the catalog", gpu.id, to_string(job.precision)));
+    throw std::invalid_argument(trf("{} has no {} rate in the catalog", gpu.id, to_string(job.precision)));
   const TrainingModel model(job);
   Estimate e;
   if (job.mfu) {
@@ -783,13 +784,13 @@ Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
   const std::optional<LayoutChoice> choice = model.best_layout(cfg, e.per_gpu.value(), c.usable_memory, pin);
   // Every data-parallel rank processes at least one micro-batch per step.
   if (!choice && !pin.empty())
-    throw std::invalid_argument(fmt::format(
+    throw std::invalid_argument(trf(
         "job.layout: no layout of {} GPUs ({} per node) matches it: TP × PP must divide the GPUs, TP the heads and "
         "the GPUs per node, PP at most the layers; EP (a mixture of experts only) the experts and TP × DP; ZeRO-2/3 "
         "go without pipelining; every data-parallel rank needs a micro-batch of the global batch ({:g})",
         c.gpus, c.gpus_per_node, job.global_batch));
   if (!choice)
-    throw std::invalid_argument(fmt::format(
+    throw std::invalid_argument(trf(
         "job.global_batch: {:g} per step cannot keep {} GPUs busy at micro_batch {} with any layout (needs at least {} "
         "without tensor or pipeline parallelism)",
         job.global_batch, c.gpus, job.micro_batch, static_cast<double>(c.gpus) * job.micro_batch));
@@ -872,27 +873,26 @@ LayoutPin parse_layout(std::string_view text) {
     const std::size_t eq = part.find('=');
     if (eq == std::string::npos)
       throw std::invalid_argument(
-          fmt::format("'{}' is not key=value (tp=2,cp=2,pp=4,vp=5,ep=8,zero=1,recompute=selective)", part));
+          trf("'{}' is not key=value (tp=2,cp=2,pp=4,vp=5,ep=8,zero=1,recompute=selective)", part));
     const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
     if (key == "recompute") {
       if (value == "none") pin.recompute = Recompute::kNone;
       else if (value == "selective") pin.recompute = Recompute::kSelective;
       else if (value == "full") pin.recompute = Recompute::kFull;
-      else throw std::invalid_argument(fmt::format("recompute={} not in {{none, selective, full}}", value));
+      else throw std::invalid_argument(trf("recompute={} not in {{none, selective, full}}", value));
       continue;
     }
     const double v = parse_count(value);
     const int hi = key == "zero" ? 3 : 1024, lo = key == "zero" ? 0 : 1;
     if (v != std::floor(v) || v < lo || v > hi)
-      throw std::invalid_argument(fmt::format("{}={} is not a whole number in {}..{}", key, value, lo, hi));
+      throw std::invalid_argument(trf("{}={} is not a whole number in {}..{}", key, value, lo, hi));
     if (key == "tp") pin.tp = static_cast<int>(v);
     else if (key == "pp") pin.pp = static_cast<int>(v);
     else if (key == "vp") pin.vp = static_cast<int>(v);
     else if (key == "ep") pin.ep = static_cast<int>(v);
     else if (key == "cp") pin.cp = static_cast<int>(v);
     else if (key == "zero") pin.zero = static_cast<int>(v);
-    else
-      throw std::invalid_argument(fmt::format("'{}' is not a layout key (tp, cp, pp, vp, ep, zero, recompute)", key));
+    else throw std::invalid_argument(trf("'{}' is not a layout key (tp, cp, pp, vp, ep, zero, recompute)", key));
   }
   return pin;
 }

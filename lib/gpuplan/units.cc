@@ -21,27 +21,27 @@ struct UnitFactor {
 std::pair<double, std::string_view> split_number(std::string_view text) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-  if (text.empty()) throw std::invalid_argument("empty value");
+  if (text.empty()) throw std::invalid_argument(std::string(tr("empty value")));
   std::string_view digits = text;
   if (digits.front() == '+') digits.remove_prefix(1);
   const bool negative = !digits.empty() && digits.front() == '-';
   const std::string_view body = negative ? digits.substr(1) : digits;
   if (body.size() >= 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X'))
-    throw std::invalid_argument(fmt::format("'{}' is not a decimal number (hexadecimal is not accepted)", text));
+    throw std::invalid_argument(trf("'{}' is not a decimal number (hexadecimal is not accepted)", text));
   if (body.empty() || !(std::isdigit(static_cast<unsigned char>(body[0])) || body[0] == '.'))
     throw std::invalid_argument(trf("'{}' is not a number", text));
   double value = 0.0;
   const char* first = digits.data();
   const char* last = digits.data() + digits.size();
   const auto [ptr, ec] = std::from_chars(first, last, value, std::chars_format::general);
-  if (ec == std::errc::result_out_of_range) throw std::invalid_argument(fmt::format("'{}' is out of range", text));
+  if (ec == std::errc::result_out_of_range) throw std::invalid_argument(trf("'{}' is out of range", text));
   if (ec != std::errc() || !std::isfinite(value)) throw std::invalid_argument(trf("'{}' is not a number", text));
   const std::string_view number(first, static_cast<std::size_t>(ptr - first));
   const std::string_view int_part = negative ? number.substr(1) : number;
   // YAML 1.1 reads 010 as octal 8; refuse the ambiguity rather than guess.
   if (int_part.size() >= 2 && int_part[0] == '0' && std::isdigit(static_cast<unsigned char>(int_part[1])))
     throw std::invalid_argument(
-        fmt::format("'{}' has a leading zero (write {} or quote it as text)", text, fmt::format("{:g}", value)));
+        trf("'{}' has a leading zero (write {} or quote it as text)", text, trf("{:g}", value)));
   std::string_view unit(ptr, static_cast<std::size_t>(last - ptr));
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   if (!unit.empty() && (unit.front() == '_' || unit.front() == ','))
@@ -49,22 +49,31 @@ std::pair<double, std::string_view> split_number(std::string_view text) {
   return {value, unit};
 }
 
+[[maybe_unused]] constexpr const char* kUnitKinds[] = {tr_noop("unit kind: duration"), tr_noop("unit kind: size"),
+                                                       tr_noop("unit kind: rate"), tr_noop("unit kind: count"),
+                                                       tr_noop("unit kind: power")};
+
 template <std::size_t N>
 double scale(std::string_view text, const std::array<UnitFactor, N>& units, std::string_view kind,
              std::string_view listed, bool unit_required) {
   const auto [value, unit] = split_number(text);
   if (unit.empty()) {
     if (!unit_required) return value;
-    throw std::invalid_argument(fmt::format("{} needs a unit ({})", kind, listed));
+    throw std::invalid_argument(trf("{} needs a unit ({})", tr(kind), listed));
   }
   for (const UnitFactor& u : units)
     if (u.unit == unit) {
       // A finite number times its unit can still overflow ("5e303GiB/s", found by fuzz_units).
       const double v = value * u.factor;
-      if (!std::isfinite(v)) throw std::invalid_argument(fmt::format("'{}' is out of range", text));
+      if (!std::isfinite(v)) throw std::invalid_argument(trf("'{}' is out of range", text));
       return v;
     }
-  throw std::invalid_argument(fmt::format("'{}' is not a {} unit ({})", unit, kind.substr(kind.find(' ') + 1), listed));
+  // "a duration" → "duration": looked up as "unit kind: duration" ("power" alone is a cost item elsewhere).
+  const std::string noun(kind.substr(kind.find(' ') + 1));
+  const std::string key = "unit kind: " + noun;
+  throw std::invalid_argument(
+      trf("'{}' is not a {} unit ({})", unit,
+          language() != Language::kEnglish && has_translation(key) ? std::string(tr(key)) : noun, listed));
 }
 
 constexpr double kMinute = 60.0, kHour = 3600.0, kDay = 86400.0;
@@ -115,32 +124,35 @@ constexpr std::array<UnitFactor, 3> kPowerUnits{{{"W", 1.0}, {"kW", 1e3}, {"MW",
 
 double parse_number(std::string_view text) {
   const auto [value, unit] = split_number(text);
-  if (!unit.empty()) throw std::invalid_argument(fmt::format("'{}' is not a plain number", text));
+  if (!unit.empty()) throw std::invalid_argument(trf("'{}' is not a plain number", text));
   return value;
 }
 
 Seconds parse_duration(std::string_view text) {
-  return Seconds(scale(text, kDurationUnits, "a duration", "ms, s, min, h, d, w, mo, y", true));
+  return Seconds(scale(text, kDurationUnits, tr_noop("a duration"), "ms, s, min, h, d, w, mo, y", true));
 }
 
 Bytes parse_size(std::string_view text) {
-  return Bytes(scale(text, kSizeUnits, "a size", "B, kB, MB, GB, TB, KiB, MiB, GiB, TiB", true));
+  return Bytes(scale(text, kSizeUnits, tr_noop("a size"), "B, kB, MB, GB, TB, KiB, MiB, GiB, TiB", true));
 }
 
 BytesPerSecond parse_rate(std::string_view text) {
-  return BytesPerSecond(scale(text, kRateUnits, "a rate", "MB/s, GB/s for bytes; Mbps, Gbps, Gb/s for bits", true));
+  return BytesPerSecond(
+      scale(text, kRateUnits, tr_noop("a rate"), "MB/s, GB/s for bytes; Mbps, Gbps, Gb/s for bits", true));
 }
 
-double parse_count(std::string_view text) { return scale(text, kCountUnits, "a count", "K, M, B, T or none", false); }
+double parse_count(std::string_view text) {
+  return scale(text, kCountUnits, tr_noop("a count"), "K, M, B, T or none", false);
+}
 
 double parse_share(std::string_view text) {
   const auto [value, unit] = split_number(text);
   if (unit.empty()) return value;
   if (unit == "%") return value / 100.0;
-  throw std::invalid_argument(fmt::format("'{}' is not a share unit (write 85% or 0.85)", unit));
+  throw std::invalid_argument(trf("'{}' is not a share unit (write 85% or 0.85)", unit));
 }
 
-Watts parse_power(std::string_view text) { return Watts(scale(text, kPowerUnits, "a power", "W, kW", true)); }
+Watts parse_power(std::string_view text) { return Watts(scale(text, kPowerUnits, tr_noop("a power"), "W, kW", true)); }
 
 Date parse_date(std::string_view text) {
   const auto bad = [&] { return std::invalid_argument(fmt::format("'{}' is not a date (write YYYY-MM-DD)", text)); };

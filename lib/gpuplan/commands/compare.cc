@@ -467,8 +467,9 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   rep.xlsx = [rs, c] {
     // The workbook rebuilds every item with formulas; a served model is not one of them yet.
     if (!rs.scenario.workload.serving.empty())
-      throw InputError(SourceLocation{"--format xlsx"}, "workload.serving",
-                       "the compare workbook does not model a served model yet: use --format csv or json");
+      throw InputError(
+          SourceLocation{"--format xlsx"}, "workload.serving",
+          std::string(tr("the compare workbook does not model a served model yet: use --format csv or json")));
     return compare_workbook(rs, c);
   };
   compare_notes(rep, rs, c, q, ctx);

@@ -23,7 +23,7 @@ std::string human_seconds(Seconds s) {
   if (v < 120) return fmt::format("{:.2f} s", v);
   if (v < 7200) return fmt::format("{:.1f} min", v / 60);
   if (v < 3 * 86400) return fmt::format("{:.1f} h", v / 3600);
-  return fmt::format("{:.1f} days", v / 86400);
+  return trf("{:.1f} days", v / 86400);
 }
 
 struct CostRow {
@@ -163,16 +163,20 @@ Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl, const
     const auto min = minimum_gpus(job, g, cl.gpus_per_node, 4096, cl.usable_memory);
     fit.add_row({g.id, g.memory.value() / kGB, at ? Cell{at->memory.total.value() / kGB} : Cell{},
                  at && at->memory.fits, min ? Cell{static_cast<std::int64_t>(min->first)} : Cell{},
-                 min ? Cell{to_string(min->second)} : Cell{std::string("does not fit on 4,096")}});
+                 min ? Cell{to_string(min->second)} : Cell{std::string(tr("does not fit on 4,096"))}});
   }
   return fit;
 }
+
+// "compute" is a cost item elsewhere (算力); in a step it is the time spent computing.
+constexpr const char* kStepPart = "step part: ";
+[[maybe_unused]] constexpr const char* kStepPartWords[] = {tr_noop("step part: compute")};
 
 Table step_table(const Estimate& e) {
   Table step;
   step.name = "step";
   step.title = tr_noop("Step time");
-  step.columns = {{.key = "part", .label = tr_noop("part"), .words = true},
+  step.columns = {{.key = "part", .label = tr_noop("part"), .words = true, .context = kStepPart},
                   {"seconds", tr_noop("seconds"), 4},
                   {"share", tr_noop("share of step"), 3}};
   const auto part = [&](const char* name, Seconds s) {
@@ -210,7 +214,7 @@ void add_cost_row(CostRows& out, const Offer& o, const OfferPrices& prices, Bill
     ++out.out_of_range;  // not a plan anyone runs; say so instead of failing
     return;
   }
-  if (mode == BillingMode::kMonthly) note = fmt::format("{:g} month(s), paid whether used or not", c->months);
+  if (mode == BillingMode::kMonthly) note = trf("{:g} month(s), paid whether used or not", c->months);
   EstimateCostLine line{o.id,
                         o.provider,
                         o.region,
@@ -314,6 +318,53 @@ Table costs_table(const CostRows& costs, const Gpu& gpu, Currency currency) {
     t.add_row({x.offer->id, x.offer->provider, x.offer->region, Cell{}, static_cast<std::int64_t>(x.instances), Cell{},
                Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, x.why});
   return t;
+}
+
+// ---- charts (HTML and --format svg) ----
+
+// The cheapest offers' cost of the run, by item: one bar an offer and mode.
+Chart cost_chart(const CostRows& costs, Currency currency) {
+  constexpr std::size_t kMostBars = 12;  // the cheapest; the table lists them all
+  Chart ch;
+  ch.kind = Chart::Kind::kStackedBars;
+  ch.name = "offer_costs";
+  ch.title = tr_noop("What the run costs on each offer, by item (the cheapest first)");
+  ch.words = true;
+  ch.y_label = std::string(currency.code());
+  ChartSeries compute{tr_noop("compute"), {}}, storage{tr_noop("storage"), {}}, support{tr_noop("support"), {}};
+  for (std::size_t k = 0; k < costs.rows.size() && k < kMostBars; ++k) {
+    const CostRow& r = costs.rows[k];
+    ch.categories.push_back(fmt::format("{} {} {}", r.offer->provider, r.offer->region, tr(r.mode)));
+    const double x = static_cast<double>(k);
+    compute.points.emplace_back(x, r.compute.units());
+    storage.points.emplace_back(x, r.storage.units());
+    support.points.emplace_back(x, r.support.units());
+  }
+  ch.series = {std::move(compute), std::move(storage), std::move(support)};
+  return ch;
+}
+
+// Where a step's time goes: the parts that add up to it (overlapped work left out).
+Chart step_chart(const Estimate& e) {
+  const StepBreakdown& st = e.step;
+  Chart ch;
+  ch.kind = Chart::Kind::kBars;
+  ch.name = "step_time";
+  ch.title = trf("Where a step's {:.3g} s go", st.step.count());
+  ch.x_label = tr("seconds a step");  // built in the reader's language: a step's parts read as in the table
+  const Seconds busy = st.compute + st.bubble;
+  ChartSeries seconds{std::string(tr("seconds a step")), {}};
+  for (const auto& [name, part] : {std::pair{tr_noop("compute"), st.compute},
+                                   {tr_noop("pipeline bubble"), st.bubble},
+                                   {tr_noop("waiting for data"), st.data > busy ? st.data - busy : Seconds(0)},
+                                   {tr_noop("exposed communication"), st.exposed_communication},
+                                   {tr_noop("checkpointing (amortised)"), st.checkpoint},
+                                   {tr_noop("interruptions (amortised)"), st.interruptions}}) {
+    seconds.points.emplace_back(static_cast<double>(ch.categories.size()), part.count());
+    ch.categories.push_back(translate_word({.key = "part", .label = "", .words = true, .context = kStepPart}, name));
+  }
+  ch.series = {std::move(seconds)};
+  return ch;
 }
 
 EstimateWorkbook workbook_data(const std::string& title, const ResolvedJob& rj, const Estimate& e,
@@ -532,6 +583,8 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   rep.tables = {summary_table(e, job, cl, band), memory_table(e, cl), fit_table(ctx.catalog(), job, cl, rj.layout),
                 step_table(e), costs_table(costs, *cl.gpu, ctx.currency)};
   rep.primary = 4;
+  if (!costs.rows.empty()) rep.charts.push_back(cost_chart(costs, ctx.currency));
+  rep.charts.push_back(step_chart(e));
   Json in = ctx.echo();
   append(in, rj.inputs);
   rep.inputs = std::move(in);

@@ -26,7 +26,7 @@ double positive_cell(const CsvStream& csv, std::size_t column) {
   if (!(v > 0)) {
     const auto at = csv.place(column);
     throw InputError(SourceLocation{csv.file(), at.line, at.column}, csv.header()[column],
-                     fmt::format("{:g} must be greater than zero", v));
+                     trf("{:g} must be greater than zero", v));
   }
   return v;
 }
@@ -100,7 +100,7 @@ std::vector<double> predict_counts(const ScalingQuery& q) {
     const double p = flag_number("--predict", t);
     if (p != std::floor(p) || p > 1e7)
       throw InputError(SourceLocation{"--predict " + t}, "",
-                       fmt::format("{} is not a GPU count (a whole number, 1 to 10,000,000)", t));
+                       trf("{} is not a GPU count (a whole number, 1 to 10,000,000)", t));
     predict.push_back(p);
   }
   return predict;
@@ -486,16 +486,16 @@ Report fit_progress_report(const Context& ctx, const ProgressQuery& q) {
   std::optional<double> total;
   if (q.total_steps) total = flag_number("--total-steps", *q.total_steps);
   if (q.total_tokens) {
-    if (!q.tokens_per_step) throw UsageError("--total-tokens needs --tokens-per-step");
+    if (!q.tokens_per_step) throw UsageError(std::string(tr("--total-tokens needs --tokens-per-step")));
     total = flag_number("--total-tokens", *q.total_tokens) / flag_number("--tokens-per-step", *q.tokens_per_step);
   }
   if (total && !(*total > 0 && *total < 1e15))
     throw InputError(SourceLocation{q.total_tokens ? "--total-tokens" : "--total-steps"}, "",
-                     fmt::format("{:g} is not a step count (greater than zero, below 1e15)", *total));
+                     trf("{:g} is not a step count (greater than zero, below 1e15)", *total));
   if (total) {
     if (*total < p.last_step)
       throw InputError(SourceLocation{"--total-steps"}, "",
-                       fmt::format("{:g} is before the last logged step {:g}", *total, p.last_step));
+                       trf("{:g} is before the last logged step {:g}", *total, p.last_step));
     const auto at = p.elapsed_at(*total);
     Table eta;
     eta.name = "eta";

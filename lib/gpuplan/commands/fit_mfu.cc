@@ -35,8 +35,7 @@ Table mfu_table() {
 
 Precision precision_or_throw(const std::string& text) {
   const auto p = parse_precision(text);
-  if (!p)
-    throw InputError(SourceLocation{"--precision"}, "", fmt::format("{} not in {{fp32, tf32, bf16, fp16, fp8}}", text));
+  if (!p) throw InputError(SourceLocation{"--precision"}, "", trf("{} not in {{fp32, tf32, bf16, fp16, fp8}}", text));
   return *p;
 }
 
@@ -47,21 +46,21 @@ double positive_count(const char* flag, const std::string& text) {
   } catch (const std::invalid_argument& e) {
     throw InputError(SourceLocation{flag}, "", e.what());
   }
-  if (!(v > 0)) throw InputError(SourceLocation{flag}, "", "must be greater than zero");
+  if (!(v > 0)) throw InputError(SourceLocation{flag}, "", std::string(tr("must be greater than zero")));
   return v;
 }
 
 // ---- without a job file: 6·N (or 3 × forward) over the whole job's time ----
 
 Report flags_only_report(const Context& ctx, const MfuQuery& q) {
-  if (!q.gpu || !q.gpus) throw UsageError("give a job file, or --gpu and --gpus with the measured throughput");
+  if (!q.gpu || !q.gpus)
+    throw UsageError(std::string(tr("give a job file, or --gpu and --gpus with the measured throughput")));
   const Gpu* gpu = ctx.catalog().find_gpu(*q.gpu);
   if (!gpu) throw InputError(SourceLocation{"--gpu"}, "", trf("unknown GPU id '{}'", *q.gpu));
   const std::string prec_text = q.precision.value_or("bf16");
   const Precision prec = precision_or_throw(prec_text);
   if (!gpu->dense_tflops.contains(prec))
-    throw InputError(SourceLocation{"--precision"}, "",
-                     fmt::format("{} has no {} rate in the catalog", gpu->id, prec_text));
+    throw InputError(SourceLocation{"--precision"}, "", trf("{} has no {} rate in the catalog", gpu->id, prec_text));
   const int gpus = static_cast<int>(flag_whole("--gpus", *q.gpus, 1, 1e6));
   double achieved = 0;  // model FLOP/s of the whole job
   std::string basis;
@@ -76,16 +75,17 @@ Report flags_only_report(const Context& ctx, const MfuQuery& q) {
     achieved = sps * 3 * f;  // forward + backward ≈ 3 × forward
     basis = fmt::format("{:g} samples/s × 3 × {:g} forward FLOPs", sps, f);
   } else {
-    throw UsageError("give --tokens-per-second with --parameters, or --samples-per-second with --flops-per-sample");
+    throw UsageError(
+        std::string(tr("give --tokens-per-second with --parameters, or --samples-per-second with --flops-per-sample")));
   }
   // The dense bf16 peak for bf16/fp16/fp8 runs (efficiency.h): one basis everywhere.
   const double peak_tflops = mfu_peak_tflops(*gpu, prec);
   const double mfu = achieved / (peak_tflops * 1e12 * gpus);
   if (mfu > 1)
     throw InputError(SourceLocation{"fit mfu"}, "",
-                     fmt::format("{} implies an MFU of {:.0f}%, more than the GPUs' peak: is the throughput that of "
-                                 "the whole job on {} GPU(s)?",
-                                 basis, mfu * 100, gpus));
+                     trf("{} implies an MFU of {:.0f}%, more than the GPUs' peak: is the throughput that of "
+                         "the whole job on {} GPU(s)?",
+                         basis, mfu * 100, gpus));
   Report rep;
   rep.command = "fit mfu";
   rep.title = trf("Model FLOPs utilisation on {}× {} ({}, against the {} peak)", gpus, gpu->id, prec_text,
@@ -118,9 +118,9 @@ struct Measurement {
 Measurement job_measurement(const MfuQuery& q, const Job& job, int gpus) {
   const int given = !!q.tokens_per_second + !!q.samples_per_second + !!q.step_time + !!q.gpu_hours;
   if (given != 1)
-    throw UsageError(
-        "with a job file, give one measurement: --tokens-per-second, --samples-per-second, --step-time or "
-        "--gpu-hours");
+    throw UsageError(std::string(
+        tr("with a job file, give one measurement: --tokens-per-second, --samples-per-second, --step-time or "
+           "--gpu-hours")));
   Measurement m;
   if (q.gpu_hours) {
     const double h = flag_number("--gpu-hours", *q.gpu_hours);
@@ -130,7 +130,8 @@ Measurement job_measurement(const MfuQuery& q, const Job& job, int gpus) {
     m = {Measured::kStepWork, Seconds(s), fmt::format("{:g} s a step", s)};
   } else if (q.tokens_per_second) {
     if (!(job.sequence_length > 0))
-      throw UsageError("--tokens-per-second: this job counts samples, not tokens (give --samples-per-second)");
+      throw UsageError(
+          std::string(tr("--tokens-per-second: this job counts samples, not tokens (give --samples-per-second)")));
     const double tps = flag_number("--tokens-per-second", *q.tokens_per_second);
     m = {Measured::kStepWork, Seconds(job.global_batch * job.sequence_length / tps),
          fmt::format("{:g} tokens/s on the whole job", tps)};
@@ -162,7 +163,7 @@ std::string unreachable(const ResolvedJob& rj, const Measurement& m) {
 
 ResolvedJob resolve(const Context& ctx, const MfuQuery& q) {
   if (q.flops_per_sample)
-    throw UsageError("--flops-per-sample is for a run without a job file (the job states its own)");
+    throw UsageError(std::string(tr("--flops-per-sample is for a run without a job file (the job states its own)")));
   std::vector<FlagOverride> flags;
   if (q.gpu) flags.push_back({"--gpu", "cluster.gpu", *q.gpu});
   if (q.gpus) flags.push_back({"--gpus", "cluster.gpus", *q.gpus});

@@ -39,12 +39,11 @@ std::vector<BillingMode> checked_modes(const Catalog& cat, const PricesQuery& q)
   std::vector<BillingMode> modes;
   for (const std::string& m : q.modes) {
     const auto mode = parse_billing_mode(m);
-    if (!mode) throw InputError(SourceLocation{"--mode"}, "", fmt::format("{} not in {{hourly, monthly, spot}}", m));
+    if (!mode) throw InputError(SourceLocation{"--mode"}, "", trf("{} not in {{hourly, monthly, spot}}", m));
     modes.push_back(*mode);
   }
   if (std::find(kPriceSortKeys.begin(), kPriceSortKeys.end(), q.sort) == kPriceSortKeys.end())
-    throw InputError(SourceLocation{"--sort"}, "",
-                     fmt::format("{} not in {{{}}}", q.sort, fmt::join(kPriceSortKeys, ", ")));
+    throw InputError(SourceLocation{"--sort"}, "", trf("{} not in {{{}}}", q.sort, fmt::join(kPriceSortKeys, ", ")));
   check_filters(cat, q.gpus, q.providers, q.regions, {"--gpu", "--provider", "--region"});
   return modes;
 }
@@ -298,7 +297,8 @@ Table history_table(const std::vector<Timeline>& lines, Currency currency, const
 
 Report history_report(const Context& ctx, const PricesQuery& q) {
   if (q.stale_only || q.sort != "gpu_hour")
-    throw UsageError("--history lists every dated price, oldest first: --stale and --sort do not apply to it");
+    throw UsageError(
+        std::string(tr("--history lists every dated price, oldest first: --stale and --sort do not apply to it")));
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   const std::vector<Timeline> lines = timelines(ctx, q);
   Report rep;

@@ -115,10 +115,10 @@ double parse_range(const SensitivityQuery& q) {
   if (!q.range) return 0.2;
   try {
     const double range = parse_share(*q.range);
-    if (!(range > 0 && range < 1)) throw std::invalid_argument(fmt::format("{} is outside (0%, 100%)", *q.range));
+    if (!(range > 0 && range < 1)) throw std::invalid_argument(trf("{} is outside (0%, 100%)", *q.range));
     return range;
   } catch (const std::invalid_argument& e) {
-    throw InputError(SourceLocation{fmt::format("--range {}", *q.range)}, "", e.what());
+    throw InputError(SourceLocation{trf("--range {}", *q.range)}, "", e.what());
   }
 }
 
@@ -270,7 +270,8 @@ SensitivityReport sensitivity_report(const Context& ctx, const SensitivityQuery&
   const double range = parse_range(q);
   const bool job = q.file.empty() ? plan_flags_given(q.plan) || sets_name_a_job(q.plan.sets) : is_job_file(q.file);
   if (!job && plan_flags_given(q.plan))
-    throw UsageError("--deadline, --budget and the other plan flags apply to a job file, not a buy-vs-rent scenario");
+    throw UsageError(std::string(
+        tr("--deadline, --budget and the other plan flags apply to a job file, not a buy-vs-rent scenario")));
   std::optional<CurrencyConverter> fx;
   if (job) fx.emplace(ctx.catalog(), ctx.currency);
   const Subject sub = job ? job_subject_of(ctx, q, *fx) : scenario_subject_of(ctx, q);

@@ -1,4 +1,5 @@
 #include "gpuplan/cost/financing.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,9 +16,9 @@ Money level_payment(Money financed, Money balloon, double annual_rate, int month
 }
 
 Schedule amortise(Money amount, const FinancingTerms& t) {
-  if (t.months < 1) throw std::invalid_argument("a loan or lease term is at least one month");
+  if (t.months < 1) throw std::invalid_argument(std::string(tr("a loan or lease term is at least one month")));
   if (!(t.upfront_share >= 0 && t.balloon_share >= 0 && t.upfront_share + t.balloon_share <= 1))
-    throw std::invalid_argument("the upfront and buyout shares must add up to at most 100%");
+    throw std::invalid_argument(std::string(tr("the upfront and buyout shares must add up to at most 100%")));
   const Currency c = amount.currency();
   const Money whole = amount.rounded();
   Schedule s{.upfront = whole.scaled(t.upfront_share).rounded(),
