@@ -7,6 +7,7 @@
 #include "gpuplan/context.h"
 #include "gpuplan/efficiency.h"
 #include "gpuplan/error.h"
+#include "gpuplan/i18n.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/scenario.h"
 
@@ -26,7 +27,7 @@ gpus:
     tdp: 400W
     pcie_gen: 4
     availability:
-      - {market: CN, status: restricted, reason: "export licence required", source: "rule", as_of: 2023-10-17}
+      - {market: CN, status: restricted, reason: "export licence required", reason_zh: "须获出口许可", source: "rule", as_of: 2023-10-17}
       - {market: US, status: available, source: "shop", as_of: 2024-01-01}
     source: test
     as_of: 2026-11-01
@@ -128,6 +129,20 @@ TEST_CASE("availability: a card's status per market, read and checked", "[availa
   CHECK(r->availability_in("DE") == nullptr);  // not stated: not known to be restricted
   CHECK_FALSE(r->memory_bandwidth);            // optional: left out where no source agrees
   CHECK(r->software == "cuda");
+}
+
+TEST_CASE("availability: the reason in the reader's language, where the catalog gives it", "[availability][i18n]") {
+  const Catalog c = parse_catalog(kCards, "cards.yaml");
+  const auto en = purchase_caveat(c, "R", "CN");
+  REQUIRE(en);
+  CHECK_THAT(en->detail, Contains("export licence required"));
+  set_language(Language::kChinese);
+  const auto zh = purchase_caveat(c, "R", "CN");
+  const auto none = parse_catalog(kOffers, "offers.yaml").find_gpu("R")->availability_in("CN")->reason_shown();
+  set_language(Language::kEnglish);
+  REQUIRE(zh);
+  CHECK_THAT(zh->detail, Contains("须获出口许可"));
+  CHECK(none == "export licence required");  // no reason_zh: the catalog's own words
 }
 
 TEST_CASE("plan --include-buy: a restricted card is marked, or left out and named", "[availability][plan]") {

@@ -55,9 +55,9 @@ std::string opt_price(const std::optional<Price>& p) { return p ? price(*p) : "s
 std::string statuses(std::string_view var, const std::vector<MarketStatus>& list) {
   std::string out;
   for (const MarketStatus& m : list)
-    out +=
-        fmt::format("    {}.availability.push_back(MarketStatus{{{}, static_cast<Availability>({}), {}, {}, {}}});\n",
-                    var, lit(m.market), static_cast<int>(m.status), lit(m.reason), prov(m.provenance), where(m.where));
+    out += fmt::format(
+        "    {}.availability.push_back(MarketStatus{{{}, static_cast<Availability>({}), {}, {}, {}, {}}});\n", var,
+        lit(m.market), static_cast<int>(m.status), lit(m.reason), lit(m.reason_zh), prov(m.provenance), where(m.where));
   return out;
 }
 

@@ -107,6 +107,10 @@ const MarketStatus* purchase_status(const Gpu& g, const Purchase* record, std::s
   return g.availability_in(market);
 }
 
+const std::string& MarketStatus::reason_shown() const {
+  return language() == Language::kChinese && !reason_zh.empty() ? reason_zh : reason;
+}
+
 namespace {
 std::optional<AvailabilityCaveat> caveat(std::string_view option, std::string_view what, const MarketStatus* m,
                                          std::string_view market) {
@@ -115,7 +119,7 @@ std::optional<AvailabilityCaveat> caveat(std::string_view option, std::string_vi
   const std::string status = m->status == Availability::kUnknown
                                  ? trf("whether {} can be had in {} is unknown", what, market)
                                  : trf("{} is restricted in {}", what, market);
-  std::string detail = trf("{}: {}", status, m->reason);  // the reason is the catalog's own words
+  std::string detail = trf("{}: {}", status, m->reason_shown());  // the reason is the catalog's own words
   std::string warning = trf("{}: {}", tr(option), detail);
   return AvailabilityCaveat{std::string(option), m->status, std::move(detail), std::move(warning),
                             trf("{}: {}: {}.", tr(option), status, cite(m->provenance))};

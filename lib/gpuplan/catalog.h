@@ -65,8 +65,11 @@ struct MarketStatus {
   std::string market{};  ///< "CN": matched against plan.market, a purchase's region
   Availability status = Availability::kUnknown;
   std::string reason{};
+  std::string reason_zh{};  ///< the same in Chinese (optional): shown when the reader's language is Chinese
   Provenance provenance{};
   SourceLocation where{};
+  /// The reason in the reader's language: the catalog's own words, in Chinese when it gives them.
+  const std::string& reason_shown() const;
 };
 
 struct Gpu {

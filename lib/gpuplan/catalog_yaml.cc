@@ -255,6 +255,7 @@ void read_availability(Fields& f, std::vector<MarketStatus>& out) {
       if (m.reason.find_first_not_of(" \t") == std::string::npos)
         af.fail(af.get("reason", false), af.field("reason"), "is empty: say why (the rule, the licence, the stock)");
     }
+    if (auto s = af.text("reason_zh", false)) m.reason_zh = *s;
     m.provenance = read_provenance(af, nullptr);
     af.finish();
     for (const MarketStatus& before : out)

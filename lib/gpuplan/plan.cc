@@ -866,7 +866,7 @@ void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<s
         "{}: {} ({}).{}",
         restricted ? fmt::format("{}{} is restricted", static_cast<char>(std::toupper(what[0])), what.substr(1))
                    : "Whether " + what + " is allowed is unknown",
-        m->reason, cite(m->provenance),
+        m->reason_shown(), cite(m->provenance),
         !restricted              ? " --exclude-restricted leaves out restricted options only."
         : !in.exclude_restricted ? fmt::format(" --exclude-restricted leaves {} out.", names.size() > 1 ? "them" : "it")
                                  : ""));
