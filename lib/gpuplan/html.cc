@@ -52,6 +52,29 @@ struct Frame {
   double y(double v) const { return kHeight - kBottom - (v - y0) / (y1 - y0) * (kHeight - kTop - kBottom); }
 };
 
+std::string fit_label(const std::string& s, std::size_t columns);
+
+// A bar's name under it: on one line when it fits the bar's slot (about 7 px a
+// column at 12 px), else broken at spaces onto a second line (the rest shortened).
+std::string bar_label(const std::string& name, double x, double y, double slot) {
+  const auto columns = static_cast<std::size_t>(std::max(4.0, slot / 7));
+  if (display_width(name) <= columns)
+    return fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", x, y, escape(name));
+  std::string first, rest;
+  for (std::size_t start = 0; start < name.size();) {
+    const std::size_t end = std::min(name.find(' ', start), name.size());
+    const std::string word = name.substr(start, end - start);
+    const bool on_first = rest.empty() && (first.empty() || display_width(first) + 1 + display_width(word) <= columns);
+    std::string& line = on_first ? first : rest;
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return fmt::format(
+      "<text x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"middle\"><tspan x=\"{0:.1f}\">{2}</tspan><tspan x=\"{0:.1f}\" "
+      "dy=\"1.2em\">{3}</tspan></text>",
+      x, y, escape(fit_label(first, columns)), escape(fit_label(rest, columns)));
+}
+
 // Stacked bars: each category's positive layers upwards from zero, negative ones downwards.
 Frame bars_frame(const Chart& c) {
   Frame f{-0.5, static_cast<double>(c.categories.size()) - 0.5, 0, 0};
@@ -95,8 +118,8 @@ std::string axes(const Chart& c, const Frame& f) {
         Frame::kLeft, f.y(t), right, Frame::kLeft - 6, f.y(t) + 4, short_number(t));
   if (c.kind == Chart::Kind::kStackedBars)
     for (std::size_t k = 0; k < c.categories.size(); ++k)
-      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>",
-                         f.x(static_cast<double>(k)), bottom + 18, escape(c.categories[k]));
+      out += bar_label(c.categories[k], f.x(static_cast<double>(k)), bottom + 18,
+                       (right - Frame::kLeft) / static_cast<double>(c.categories.size()));
   else
     for (const double t : ticks(f.x0, f.x1, 8))
       out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", f.x(t), bottom + 18,
