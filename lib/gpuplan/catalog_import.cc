@@ -1,4 +1,5 @@
 #include "gpuplan/catalog_import.h"
+#include "gpuplan/i18n.h"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -155,17 +156,17 @@ std::string skypilot_provider(const std::string& file, const ImportOptions& o, c
     const Provider* p = catalog.find_provider(o.provider);
     if (!p)
       throw InputError({}, "--provider",
-                       fmt::format("'{}' is not a provider of the catalog (known: {}); add a provider record with "
-                                   "--catalog first",
-                                   o.provider, known()));
+                       trf("'{}' is not a provider of the catalog (known: {}); add a provider record with "
+                           "--catalog first",
+                           o.provider, known()));
     return p->id;
   }
   const std::string dir = std::filesystem::path(file).parent_path().filename().string();
   if (const Provider* p = catalog.find_provider(dir)) return p->id;
   throw InputError(SourceLocation{file}, "--provider",
-                   fmt::format("cannot tell which provider this file prices (its directory '{}' is no provider id): "
-                               "give --provider (known: {})",
-                               dir, known()));
+                   trf("cannot tell which provider this file prices (its directory '{}' is no provider id): "
+                       "give --provider (known: {})",
+                       dir, known()));
 }
 
 // ---- SkyPilot vms.csv ----
@@ -183,7 +184,7 @@ std::string price_cell(const CsvTable& t, std::size_t r, std::string_view column
   if (text.empty()) return "";
   try {
     const Money m = Money::parse(text, kUsd);
-    if (m.micros() <= 0) throw std::invalid_argument("must be a positive amount");
+    if (m.micros() <= 0) throw std::invalid_argument(std::string(tr("must be a positive amount")));
     return to_plain_string(m, -1);
   } catch (const std::invalid_argument& e) {
     problems.add(t.file(), t.place(r, column), std::string(column), e.what());
@@ -336,11 +337,11 @@ std::vector<GpuMapping> load_gpu_mappings(const std::string& path, const Catalog
   if (doc) {
     detail::Fields root(diag, *doc, "");
     const YAML::Node list = root.get("mappings", true);
-    if (list.IsDefined() && !list.IsSequence()) root.fail(list, "mappings", "must be a list");
+    if (list.IsDefined() && !list.IsSequence()) root.fail(list, "mappings", std::string(tr("must be a list")));
     for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
       detail::Fields f(diag, list[i], fmt::format("mappings[{}]", i));
       if (!f.is_map()) {
-        f.fail(list[i], f.path(), "must be a map: {name: ..., gpu: ...}");
+        f.fail(list[i], f.path(), std::string(tr("must be a map: {name: ..., gpu: ...}")));
         continue;
       }
       GpuMapping m;
@@ -351,18 +352,19 @@ std::vector<GpuMapping> load_gpu_mappings(const std::string& path, const Catalog
       if (auto s = f.text("why", false)) m.why = *s;
       if (auto s = f.text("gpu", true)) {
         if (const Gpu* g = catalog.find_gpu(*s)) m.gpu = g->id;
-        else f.fail(f.get("gpu", false), f.field("gpu"), fmt::format("unknown GPU id '{}'", *s));
+        else f.fail(f.get("gpu", false), f.field("gpu"), trf("unknown GPU id '{}'", *s));
       }
       if (m.name.empty() == m.instance.empty())
-        f.fail(list[i], f.path(), "give exactly one of name (an accelerator name) or instance (an instance type)");
+        f.fail(list[i], f.path(),
+               std::string(tr("give exactly one of name (an accelerator name) or instance (an instance type)")));
       if (!m.provider.empty() && !catalog.find_provider(m.provider))
         f.fail(f.get("provider", false), f.field("provider"),
-               fmt::format("'{}' is not a provider of the catalog: the entry would never apply", m.provider));
+               trf("'{}' is not a provider of the catalog: the entry would never apply", m.provider));
       for (const GpuMapping& before : out)
         if (id_equals(before.provider, m.provider) && id_equals(before.name, m.name) && before.instance == m.instance)
           f.fail(list[i], f.path(),
-                 fmt::format("maps {} a second time (first at line {}): one entry per name or instance",
-                             m.name.empty() ? m.instance : m.name, before.where.line));
+                 trf("maps {} a second time (first at line {}): one entry per name or instance",
+                     m.name.empty() ? m.instance : m.name, before.where.line));
       f.finish();
       if (f.ok()) out.push_back(std::move(m));
     }
@@ -384,9 +386,8 @@ ImportResult import_skypilot(const std::vector<std::string>& files, const Import
     Provenance prov;
     prov.as_of = o.as_of ? o.as_of : file_date(file);
     if (prov.as_of && *prov.as_of > o.today)
-      throw InputError(
-          SourceLocation{file}, "as_of",
-          fmt::format("{} is after today ({}): give --as-of", format_date(*prov.as_of), format_date(o.today)));
+      throw InputError(SourceLocation{file}, "as_of",
+                       trf("{} is after today ({}): give --as-of", format_date(*prov.as_of), format_date(o.today)));
     if (!o.as_of)
       out.notes.push_back(
           fmt::format("{}: as_of {} is the file's modification date (SkyPilot files carry none; "
@@ -426,26 +427,25 @@ void read_quote_row(const CsvTable& t, std::size_t r, const std::map<std::string
   };
   const std::size_t before = problems.list.size();
   for (const char* c : QuoteColumns::kRequired)
-    if (cell(c).empty()) bad(c, "is empty");
+    if (cell(c).empty()) bad(c, std::string(tr("is empty")));
   if (problems.list.size() != before) return;
   const Provider* provider = catalog.find_provider(cell("provider"));
-  if (!provider) bad("provider", fmt::format("'{}' is not a provider of the catalog", cell("provider")));
+  if (!provider) bad("provider", trf("'{}' is not a provider of the catalog", cell("provider")));
   // A quote names a catalog GPU id, or a name the team's --map file maps.
   Resolution gpu;
   if (const Gpu* g = catalog.find_gpu(cell("gpu"))) gpu.gpu = g->id;
   else gpu = resolve_gpu(catalog, o.map, cell("provider"), cell("gpu"), cell("instance"), std::nullopt);
-  if (gpu.gpu.empty()) bad("gpu", fmt::format("'{}': {}", cell("gpu"), gpu.reason));
+  if (gpu.gpu.empty()) bad("gpu", trf("'{}': {}", cell("gpu"), gpu.reason));
   const auto gpus = gpu_count(cell("gpus"));
-  if (!gpus) bad("gpus", fmt::format("'{}' is not a whole number of GPUs from 1 to 1024", cell("gpus")));
+  if (!gpus) bad("gpus", trf("'{}' is not a whole number of GPUs from 1 to 1024", cell("gpus")));
   const auto mode = parse_billing_mode(cell("mode"));
-  if (!mode) bad("mode", fmt::format("'{}' is not hourly, monthly or spot", cell("mode")));
+  if (!mode) bad("mode", trf("'{}' is not hourly, monthly or spot", cell("mode")));
   const std::string& per = cell("per");
-  if (per != "instance" && per != "gpu") bad("per", fmt::format("'{}' is not instance or gpu", per));
+  if (per != "instance" && per != "gpu") bad("per", trf("'{}' is not instance or gpu", per));
   std::optional<Date> as_of;
   try {
     if (cell("as_of") != "unknown") as_of = parse_date(cell("as_of"));
-    if (as_of && *as_of > o.today)
-      bad("as_of", fmt::format("{} is after today ({})", cell("as_of"), format_date(o.today)));
+    if (as_of && *as_of > o.today) bad("as_of", trf("{} is after today ({})", cell("as_of"), format_date(o.today)));
   } catch (const std::invalid_argument& e) {
     bad("as_of", e.what());
   }
@@ -454,17 +454,17 @@ void read_quote_row(const CsvTable& t, std::size_t r, const std::map<std::string
     const Currency currency(cell("currency"));
     if (!find_conversion(catalog, currency, kCny))
       throw std::invalid_argument(
-          fmt::format("{} has no exchange rate to CNY in the catalog (add one under fx_rates)", currency.code()));
+          trf("{} has no exchange rate to CNY in the catalog (add one under fx_rates)", currency.code()));
     Money m = Money::parse(cell("price"), currency);
-    if (m.micros() <= 0) throw std::invalid_argument("must be a positive amount");
+    if (m.micros() <= 0) throw std::invalid_argument(std::string(tr("must be a positive amount")));
     if (per == "gpu" && gpus) m = m.times(*gpus);
     amount = to_plain_string(m, -1);
   } catch (const std::invalid_argument& e) {
-    bad("price", fmt::format("'{} {}': {}", cell("price"), cell("currency"), e.what()));
+    bad("price", trf("'{} {}': {}", cell("price"), cell("currency"), e.what()));
   }
   std::string confidence = cols.count("confidence") ? cols.at("confidence")[r] : "";
   if (!confidence.empty() && confidence != "low" && confidence != "medium" && confidence != "high")
-    bad("confidence", fmt::format("'{}' is not low, medium or high", confidence));
+    bad("confidence", trf("'{}' is not low, medium or high", confidence));
   if (problems.list.size() != before) return;
   const std::string key = fmt::format("{}\n{}\n{}", provider->id, cell("region"), cell("instance"));
   const SourceLocation where{t.file(), t.line(r), 1};
@@ -612,9 +612,9 @@ void check_imported(const ImportResult& r, const Catalog& catalog) {
   constexpr std::size_t kMaxOffers = 30000;
   if (r.offers.size() > kMaxOffers)
     throw InputError({}, "",
-                     fmt::format("{} offers are more than one catalog file holds (at most {}): import a "
-                                 "part of the file (a region, a GPU) at a time",
-                                 r.offers.size(), kMaxOffers));
+                     trf("{} offers are more than one catalog file holds (at most {}): import a "
+                         "part of the file (a region, a GPU) at a time",
+                         r.offers.size(), kMaxOffers));
   std::vector<InputError> problems;
   const auto place = [&](const InputError& e) {
     // "offers[2].spot": the offer and, when a price, its mode's row.

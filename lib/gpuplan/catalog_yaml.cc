@@ -5,6 +5,7 @@
 #include <map>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/i18n.h"
 #include "gpuplan/io.h"
 #include "gpuplan/scenario_fields.h"
 #include "gpuplan/yaml_reader.h"
@@ -27,7 +28,7 @@ std::string read_id(Fields& f) {
   const auto id = f.text("id", true);
   if (!id) return {};
   if (!valid_id(*id)) {
-    f.fail(f.get("id", false), f.field("id"), fmt::format("'{}' is not an id (letters, digits, '.', '_', '-')", *id));
+    f.fail(f.get("id", false), f.field("id"), trf("'{}' is not an id (letters, digits, '.', '_', '-')", *id));
     return {};
   }
   return *id;
@@ -43,18 +44,18 @@ std::optional<std::string> read_source(Fields& f, bool required) {
   } else if (n.IsSequence()) {
     for (std::size_t i = 0; i < n.size(); ++i) {
       if (!n[i].IsScalar()) {
-        f.fail(n[i], f.field("source"), "each source must be text");
+        f.fail(n[i], f.field("source"), std::string(tr("each source must be text")));
         return std::nullopt;
       }
       if (!out.empty()) out += "; ";
       out += n[i].Scalar();
     }
   } else {
-    f.fail(n, f.field("source"), "must be text or a list of texts");
+    f.fail(n, f.field("source"), std::string(tr("must be text or a list of texts")));
     return std::nullopt;
   }
   if (out.find_first_not_of(" \t") == std::string::npos) {
-    f.fail(n, f.field("source"), "is empty; say where the number comes from");
+    f.fail(n, f.field("source"), std::string(tr("is empty; say where the number comes from")));
     return std::nullopt;
   }
   return out;
@@ -72,7 +73,7 @@ Provenance read_provenance(Fields& f, const Provenance* inherited) {
   if (auto d = f.value("as_of", inherited == nullptr, as_of)) p.as_of = *d;
   if (auto c = f.text("confidence", false)) {
     if (*c != "low" && *c != "medium" && *c != "high")
-      f.fail(f.get("confidence", false), f.field("confidence"), "must be low, medium or high");
+      f.fail(f.get("confidence", false), f.field("confidence"), std::string(tr("must be low, medium or high")));
     else p.confidence = intern(*c);
   }
   if (auto n = f.text("note", false)) p.note = intern(*n);
@@ -82,8 +83,9 @@ Provenance read_provenance(Fields& f, const Provenance* inherited) {
 enum class Sign { kPositive, kNonNegative };
 
 Money check_sign(Money m, Sign sign) {
-  if (sign == Sign::kPositive && m.micros() <= 0) throw std::invalid_argument("must be a positive amount");
-  if (m.micros() < 0) throw std::invalid_argument("must not be negative");
+  if (sign == Sign::kPositive && m.micros() <= 0)
+    throw std::invalid_argument(std::string(tr("must be a positive amount")));
+  if (m.micros() < 0) throw std::invalid_argument(std::string(tr("must not be negative")));
   return m;
 }
 
@@ -95,7 +97,7 @@ std::optional<Price> read_price(Fields& f, std::string_view key, bool required, 
   const YAML::Node n = f.get(key, required);
   // `hourly:` with nothing after it would silently drop the price.
   if (const YAML::Node empty = f.written_empty(key); !required && empty.IsDefined()) {
-    diag.fail(empty, f.field(key), "is empty: give a price, or leave the key out");
+    diag.fail(empty, f.field(key), std::string(tr("is empty: give a price, or leave the key out")));
     return std::nullopt;
   }
   if (!n.IsDefined()) return std::nullopt;
@@ -126,7 +128,7 @@ template <class Q>
 auto positive(Q (*parse)(std::string_view)) {
   return [parse](const std::string& s) {
     const Q q = parse(s);
-    if (!(q > Q{})) throw std::invalid_argument(fmt::format("{} must be greater than zero", s));
+    if (!(q > Q{})) throw std::invalid_argument(trf("{} must be greater than zero", s));
     return q;
   };
 }
@@ -150,7 +152,7 @@ void read_list(Diagnostics& diag, const YAML::Node& root, std::string_view secti
   const YAML::Node list = root[std::string(section)];
   if (!list.IsDefined() || list.IsNull()) return;
   if (!list.IsSequence()) {
-    diag.fail(list, std::string(section), "must be a list");
+    diag.fail(list, std::string(section), std::string(tr("must be a list")));
     return;
   }
   std::map<std::string, int> first_line;
@@ -164,8 +166,7 @@ void read_list(Diagnostics& diag, const YAML::Node& root, std::string_view secti
     for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     const auto [pos, fresh] = first_line.emplace(key, rec->where.line);
     if (!fresh) {
-      diag.fail(f.get("id", false), f.field("id"),
-                fmt::format("duplicate id '{}' (first on line {})", rec->id, pos->second));
+      diag.fail(f.get("id", false), f.field("id"), trf("duplicate id '{}' (first on line {})", rec->id, pos->second));
       continue;
     }
     out.push_back(std::move(*rec));
@@ -181,14 +182,14 @@ std::optional<FxRate> read_fx(Fields& f) {
   if (auto c = f.value("to", true, cur)) r.to = *c;
   if (auto v = f.value("rate", true, [](const std::string& s) {
         const double x = parse_number(s);
-        if (!(x > 0)) throw std::invalid_argument("must be a positive rate");
+        if (!(x > 0)) throw std::invalid_argument(std::string(tr("must be a positive rate")));
         return std::pair(x, s);
       })) {
     r.rate = v->first;
     r.rate_text = v->second;
   }
   r.provenance = read_provenance(f, nullptr);
-  if (f.ok() && r.from == r.to) f.fail(f.node(), f.field("to"), "must differ from `from`");
+  if (f.ok() && r.from == r.to) f.fail(f.node(), f.field("to"), std::string(tr("must differ from `from`")));
   return r;
 }
 
@@ -202,7 +203,7 @@ std::optional<ApiOffer> read_api(Fields& f) {
   if (auto s = f.text("model", true)) a.model = *s;
   const auto count = [](const std::string& s) {
     const double n = parse_count(s);
-    if (!(n > 0 && n < 1e15)) throw std::invalid_argument("must be a positive count (7B, 671B)");
+    if (!(n > 0 && n < 1e15)) throw std::invalid_argument(std::string(tr("must be a positive count (7B, 671B)")));
     return n;
   };
   if (auto n = f.value("parameters", false, count)) a.parameters = *n;
@@ -214,7 +215,8 @@ std::optional<ApiOffer> read_api(Fields& f) {
   if (auto p = read_price(f, "input_per_million", true, a.currency, a.provenance, Sign::kNonNegative)) a.input = *p;
   if (auto p = read_price(f, "output_per_million", true, a.currency, a.provenance, Sign::kNonNegative)) a.output = *p;
   if (f.ok() && a.active_parameters > 0 && a.parameters > 0 && a.active_parameters >= a.parameters)
-    f.fail(f.get("active_parameters", false), f.field("active_parameters"), "must be fewer than parameters");
+    f.fail(f.get("active_parameters", false), f.field("active_parameters"),
+           std::string(tr("must be fewer than parameters")));
   return a;
 }
 
@@ -223,13 +225,13 @@ void read_availability(Fields& f, std::vector<MarketStatus>& out) {
   const YAML::Node list = f.get("availability", false);
   if (!list.IsDefined()) return;
   if (!list.IsSequence()) {
-    f.fail(list, f.field("availability"), "must be a list of {market, status, reason, source, as_of}");
+    f.fail(list, f.field("availability"), std::string(tr("must be a list of {market, status, reason, source, as_of}")));
     return;
   }
   for (std::size_t i = 0; i < list.size(); ++i) {
     Fields af(f.diagnostics(), list[i], item_path(f.field("availability"), i));
     if (!af.is_map()) {
-      af.fail(list[i], af.path(), "must be a map {market, status, reason, source, as_of}");
+      af.fail(list[i], af.path(), std::string(tr("must be a map {market, status, reason, source, as_of}")));
       continue;
     }
     MarketStatus m;
@@ -239,28 +241,26 @@ void read_availability(Fields& f, std::vector<MarketStatus>& out) {
       // A typo ("China") would match no market and silently lift the restriction.
       if (s->size() != 2 || !std::isalpha(static_cast<unsigned char>((*s)[0])) ||
           !std::isalpha(static_cast<unsigned char>((*s)[1])))
-        af.fail(af.get("market", false), af.field("market"),
-                fmt::format("'{}' is not an ISO 3166 code like CN or US", *s));
+        af.fail(af.get("market", false), af.field("market"), trf("'{}' is not an ISO 3166 code like CN or US", *s));
     }
     if (auto s = af.text("status", true)) {
       if (*s == "available") m.status = Availability::kAvailable;
       else if (*s == "restricted") m.status = Availability::kRestricted;
       else if (*s == "unknown") m.status = Availability::kUnknown;
       else
-        af.fail(af.get("status", false), af.field("status"),
-                fmt::format("'{}' is not available, restricted or unknown", *s));
+        af.fail(af.get("status", false), af.field("status"), trf("'{}' is not available, restricted or unknown", *s));
     }
     if (auto s = af.text("reason", m.status != Availability::kAvailable)) {
       m.reason = *s;
       if (m.reason.find_first_not_of(" \t") == std::string::npos)
-        af.fail(af.get("reason", false), af.field("reason"), "is empty: say why (the rule, the licence, the stock)");
+        af.fail(af.get("reason", false), af.field("reason"),
+                std::string(tr("is empty: say why (the rule, the licence, the stock)")));
     }
     if (auto s = af.text("reason_zh", false)) m.reason_zh = *s;
     m.provenance = read_provenance(af, nullptr);
     af.finish();
     for (const MarketStatus& before : out)
-      if (id_equals(before.market, m.market))
-        af.fail(list[i], af.path(), fmt::format("market {} is stated twice", m.market));
+      if (id_equals(before.market, m.market)) af.fail(list[i], af.path(), trf("market {} is stated twice", m.market));
     if (af.ok()) out.push_back(std::move(m));
   }
 }
@@ -272,7 +272,7 @@ std::optional<Gpu> read_gpu(Fields& f) {
   if (auto s = f.text("name", true)) g.name = *s;
   if (auto s = f.text("form_factor", false)) {
     if (*s != "sxm" && *s != "pcie" && *s != "consumer")
-      f.fail(f.get("form_factor", false), f.field("form_factor"), "must be sxm, pcie or consumer");
+      f.fail(f.get("form_factor", false), f.field("form_factor"), std::string(tr("must be sxm, pcie or consumer")));
     g.form_factor = *s;
   }
   if (auto v = f.value("memory", true, positive(parse_size))) g.memory = *v;
@@ -287,13 +287,14 @@ std::optional<Gpu> read_gpu(Fields& f) {
     for (const Precision p : kAllPrecisions) {
       if (auto v = tff.value(to_string(p), false, [](const std::string& s) {
             const double x = parse_number(s);
-            if (!(x > 0)) throw std::invalid_argument("must be greater than zero");
+            if (!(x > 0)) throw std::invalid_argument(std::string(tr("must be greater than zero")));
             return x;
           }))
         g.dense_tflops[p] = *v;
     }
     tff.finish();
-    if (tff.ok() && g.dense_tflops.empty()) tff.fail(tf, f.field("tflops"), "needs at least one precision");
+    if (tff.ok() && g.dense_tflops.empty())
+      tff.fail(tf, f.field("tflops"), std::string(tr("needs at least one precision")));
   }
   g.provenance = read_provenance(f, nullptr);
   read_availability(f, g.availability);
@@ -306,13 +307,13 @@ void read_fabric(Fields& f, std::string& fabric, std::optional<int>& max_instanc
   static const std::vector<std::string> kFabrics = {"infiniband", "roce", "ethernet", "none"};
   if (auto s = f.text("fabric", false)) {
     if (std::find(kFabrics.begin(), kFabrics.end(), *s) == kFabrics.end())
-      f.fail(f.get("fabric", false), f.field("fabric"),
-             fmt::format("{} not in {{infiniband, roce, ethernet, none}}", *s));
+      f.fail(f.get("fabric", false), f.field("fabric"), trf("{} not in {{infiniband, roce, ethernet, none}}", *s));
     else fabric = *s;
   }
   if (auto n = detail::read_whole_in(f, "max_instances", 1, 1000000)) max_instances = *n;
   if (fabric == "none" && max_instances && *max_instances > 1)
-    f.fail(f.get("max_instances", false), f.field("max_instances"), "fabric none joins no instances: at most 1");
+    f.fail(f.get("max_instances", false), f.field("max_instances"),
+           std::string(tr("fabric none joins no instances: at most 1")));
 }
 
 std::optional<Provider> read_provider(Fields& f) {
@@ -322,14 +323,13 @@ std::optional<Provider> read_provider(Fields& f) {
   if (auto s = f.text("name", true)) p.name = *s;
   if (auto s = f.text("kind", false)) {
     if (*s != "cloud" && *s != "gpu_cloud" && *s != "marketplace")
-      f.fail(f.get("kind", false), f.field("kind"), "must be cloud, gpu_cloud or marketplace");
+      f.fail(f.get("kind", false), f.field("kind"), std::string(tr("must be cloud, gpu_cloud or marketplace")));
     p.kind = *s;
   }
   if (auto s = f.text("country", false)) {
     if (s->size() != 2 || !std::isupper(static_cast<unsigned char>((*s)[0])) ||
         !std::isupper(static_cast<unsigned char>((*s)[1])))
-      f.fail(f.get("country", false), f.field("country"),
-             fmt::format("'{}' is not an ISO 3166 code like CN or US", *s));
+      f.fail(f.get("country", false), f.field("country"), trf("'{}' is not an ISO 3166 code like CN or US", *s));
     p.country = *s;
   }
   if (auto c = read_currency(f, true, p.currency_where)) p.currency = *c;
@@ -386,18 +386,18 @@ void read_history(Fields& f, Offer& o, PerInstance per_instance) {
   const YAML::Node list = f.get("history", false);
   if (!list.IsDefined()) return;
   if (!list.IsSequence()) {
-    f.fail(list, f.field("history"), "must be a list of {mode, price, source, as_of}");
+    f.fail(list, f.field("history"), std::string(tr("must be a list of {mode, price, source, as_of}")));
     return;
   }
   for (std::size_t i = 0; i < list.size(); ++i) {
     Fields hf(f.diagnostics(), list[i], item_path(f.field("history"), i));
     if (!hf.is_map()) {
-      hf.fail(list[i], hf.path(), "must be a map {mode, price, source, as_of}");
+      hf.fail(list[i], hf.path(), std::string(tr("must be a map {mode, price, source, as_of}")));
       continue;
     }
     const auto mode = hf.value("mode", true, [](const std::string& s) {
       if (auto m = parse_billing_mode(s)) return *m;
-      throw std::invalid_argument(fmt::format("'{}' is not hourly, monthly or spot", s));
+      throw std::invalid_argument(trf("'{}' is not hourly, monthly or spot", s));
     });
     const auto amount = hf.value(
         "price", true, [&](const std::string& s) { return check_sign(Money::parse(s, o.currency), Sign::kPositive); });
@@ -408,8 +408,8 @@ void read_history(Fields& f, Offer& o, PerInstance per_instance) {
     if (const std::optional<Price>& now = o.price(*mode);
         now && now->provenance.as_of && prov.as_of && *prov.as_of >= *now->provenance.as_of) {
       hf.fail(hf.get("as_of", false), hf.field("as_of"),
-              fmt::format("{} is not older than the current {} price ({}): make it the price, and this one history",
-                          format_date(prov.as_of), to_string(*mode), format_date(now->provenance.as_of)));
+              trf("{} is not older than the current {} price ({}): make it the price, and this one history",
+                  format_date(prov.as_of), to_string(*mode), format_date(now->provenance.as_of)));
       continue;
     }
     o.history.push_back(PastPrice{*mode, *past});
@@ -424,13 +424,13 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
   if (auto s = f.text("provider", true)) {
     o.provider = *s;
     provider = refs.provider(*s);
-    if (!provider) f.fail(f.get("provider", false), f.field("provider"), fmt::format("unknown provider '{}'", *s));
+    if (!provider) f.fail(f.get("provider", false), f.field("provider"), trf("unknown provider '{}'", *s));
   }
   if (auto s = f.text("region", true)) o.region = *s;
   if (auto s = f.text("instance", false)) o.instance = *s;
   if (auto s = f.text("gpu", true)) {
     o.gpu = *s;
-    if (!refs.has_gpu(*s)) f.fail(f.get("gpu", false), f.field("gpu"), fmt::format("unknown GPU id '{}'", *s));
+    if (!refs.has_gpu(*s)) f.fail(f.get("gpu", false), f.field("gpu"), trf("unknown GPU id '{}'", *s));
   }
   if (auto n = detail::read_whole_in(f, "gpus", 1, 1024, true)) o.gpus = *n;
   if (auto c = read_currency(f, false, o.currency_where)) o.currency = *c;
@@ -438,7 +438,8 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
   bool per_gpu = false;
   if (auto s = f.text("price_per", false)) {
     if (*s == "gpu") per_gpu = true;
-    else if (*s != "instance") f.fail(f.get("price_per", false), f.field("price_per"), "must be instance or gpu");
+    else if (*s != "instance")
+      f.fail(f.get("price_per", false), f.field("price_per"), std::string(tr("must be instance or gpu")));
   }
   o.provenance = read_provenance(f, nullptr);
   o.billing_granularity = provider ? provider->billing_granularity : Seconds(3600);
@@ -451,10 +452,11 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
   if (o.fabric.empty() && provider) o.fabric = provider->fabric;
   if (!o.max_instances && provider && o.fabric == provider->fabric) o.max_instances = provider->max_instances;
   if (o.fabric == "none" && o.network)
-    f.fail(f.get("network", false), f.field("network"), "a network joins instances, and fabric none joins none");
+    f.fail(f.get("network", false), f.field("network"),
+           std::string(tr("a network joins instances, and fabric none joins none")));
   if (auto s = f.text("interconnect", false)) {
     if (*s != "nvlink" && *s != "pcie")
-      f.fail(f.get("interconnect", false), f.field("interconnect"), fmt::format("{} not in {{nvlink, pcie}}", *s));
+      f.fail(f.get("interconnect", false), f.field("interconnect"), trf("{} not in {{nvlink, pcie}}", *s));
     else o.interconnect = *s;
   }
   const auto per_instance = [&](std::optional<Price> p) {
@@ -465,16 +467,19 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
   o.monthly = per_instance(read_price(f, "monthly", false, o.currency, o.provenance, Sign::kPositive));
   if (auto period = f.value("monthly_period", false, positive(parse_duration))) {
     // A "month" quoted for another period (a 30-day package): scale to 730 h.
-    if (!o.monthly) f.fail(f.get("monthly_period", false), f.field("monthly_period"), "needs a monthly price");
+    if (!o.monthly)
+      f.fail(f.get("monthly_period", false), f.field("monthly_period"), std::string(tr("needs a monthly price")));
     else o.monthly->amount = o.monthly->amount.scaled(Months(1) / *period);
   }
   o.spot = per_instance(read_price(f, "spot", false, o.currency, o.provenance, Sign::kPositive));
   o.spot_discount = read_share(f, "spot_discount", false, 0.0, 1.0, true, true);
   if (o.spot_discount) {
     if (o.spot) {
-      f.fail(f.get("spot_discount", false), f.field("spot_discount"), "give either spot or spot_discount, not both");
+      f.fail(f.get("spot_discount", false), f.field("spot_discount"),
+             std::string(tr("give either spot or spot_discount, not both")));
     } else if (!o.hourly) {
-      f.fail(f.get("spot_discount", false), f.field("spot_discount"), "needs an hourly price to discount");
+      f.fail(f.get("spot_discount", false), f.field("spot_discount"),
+             std::string(tr("needs an hourly price to discount")));
     } else {
       // spot = hourly × (1 − discount): the provider's rule, priced as of the hourly price.
       Price derived = *o.hourly;
@@ -485,7 +490,7 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
   const YAML::Node cm = f.get("commitments", false);
   if (cm.IsDefined()) {
     if (!cm.IsSequence()) {
-      f.fail(cm, f.field("commitments"), "must be a list");
+      f.fail(cm, f.field("commitments"), std::string(tr("must be a list")));
     } else {
       for (std::size_t i = 0; i < cm.size(); ++i) {
         Fields cf(f.diagnostics(), cm[i], item_path(f.field("commitments"), i));
@@ -496,7 +501,7 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
         auto m = per_instance(read_price(cf, "monthly", false, o.currency, o.provenance, Sign::kPositive));
         cf.finish();
         if (h.has_value() == m.has_value()) {
-          cf.fail(cm[i], cf.path(), "give exactly one of hourly or monthly");
+          cf.fail(cm[i], cf.path(), std::string(tr("give exactly one of hourly or monthly")));
           continue;
         }
         c.basis = h ? BillingMode::kHourly : BillingMode::kMonthly;
@@ -507,7 +512,7 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
   }
   read_history(f, o, per_instance);
   if (f.ok() && !o.hourly && !o.monthly && !o.spot)
-    f.fail(f.node(), f.path(), "needs at least one of hourly, monthly, spot");
+    f.fail(f.node(), f.path(), std::string(tr("needs at least one of hourly, monthly, spot")));
   return o;
 }
 
@@ -520,12 +525,12 @@ std::optional<Purchase> read_purchase(Fields& f, const Refs& refs) {
     else if (*s == "server") p.kind = PurchaseKind::kServer;
     else if (*s == "server_base") p.kind = PurchaseKind::kServerBase;
     else if (*s == "network") p.kind = PurchaseKind::kNetwork;
-    else f.fail(f.get("kind", false), f.field("kind"), "must be card, server, server_base or network");
+    else f.fail(f.get("kind", false), f.field("kind"), std::string(tr("must be card, server, server_base or network")));
   }
   const bool has_gpu = p.kind == PurchaseKind::kCard || p.kind == PurchaseKind::kServer;
   if (auto s = f.text("gpu", has_gpu)) {
     p.gpu = *s;
-    if (!refs.has_gpu(*s)) f.fail(f.get("gpu", false), f.field("gpu"), fmt::format("unknown GPU id '{}'", *s));
+    if (!refs.has_gpu(*s)) f.fail(f.get("gpu", false), f.field("gpu"), trf("unknown GPU id '{}'", *s));
   }
   if (auto n = detail::read_whole_in(f, "gpus", 0, 1024, p.kind == PurchaseKind::kServer)) p.gpus = *n;
   if (p.kind == PurchaseKind::kCard) p.gpus = 1;
@@ -565,10 +570,10 @@ std::optional<OperatingCost> read_operating(Fields& f) {
       if (name == *s) kind = k;
     if (!kind)
       f.fail(f.get("kind", false), f.field("kind"),
-             fmt::format("'{}' is not a kind (electricity_per_kwh, pue, colocation_per_month, "
-                         "colocation_per_kw_month, operations_per_month, lead_time, useful_life, "
-                         "residual_value, discount_rate)",
-                         *s));
+             trf("'{}' is not a kind (electricity_per_kwh, pue, colocation_per_month, "
+                 "colocation_per_kw_month, operations_per_month, lead_time, useful_life, "
+                 "residual_value, discount_rate)",
+                 *s));
   }
   if (auto s = f.text("region", false)) c.region = *s;
   if (auto s = f.text("description", false)) c.description = *s;
@@ -584,7 +589,7 @@ std::optional<OperatingCost> read_operating(Fields& f) {
     case OperatingKind::kColocationPerMonth:
     case OperatingKind::kColocationPerKwMonth:
     case OperatingKind::kOperationsPerMonth:
-      if (!cur) f.fail(f.node(), f.field("currency"), "is required for a money value");
+      if (!cur) f.fail(f.node(), f.field("currency"), std::string(tr("is required for a money value")));
       if (auto pr = read_price(f, "value", true, cur.value_or(kCny), c.provenance, Sign::kNonNegative))
         c.money = pr->amount;
       break;
@@ -620,9 +625,9 @@ void check_gpu_hour(const Offer& o, const Price& p, double hours, const Catalog&
   const double cny = p.amount.units() * to_cny->rate / hours / o.gpus;
   if (cny < kMinGpuHourCny || cny > kMaxGpuHourCny)
     diag.fail(p.where, field,
-              fmt::format("{:.4g} CNY a GPU-hour is outside {:g}–{:g}: a price per month written as per hour, per "
-                          "instance as per GPU, or a unit slip?",
-                          cny, kMinGpuHourCny, kMaxGpuHourCny));
+              trf("{:.4g} CNY a GPU-hour is outside {:g}–{:g}: a price per month written as per hour, per "
+                  "instance as per GPU, or a unit slip?",
+                  cny, kMinGpuHourCny, kMaxGpuHourCny));
 }
 
 void check_offer(const Offer& o, const Catalog& rates, const std::string& path, Diagnostics& diag) {
@@ -633,15 +638,15 @@ void check_offer(const Offer& o, const Catalog& rates, const std::string& path, 
     const double hours = o.monthly->amount.units() / o.hourly->amount.units();
     if (hours < kMinMonthHours || hours > kMaxMonthHours)
       diag.fail(o.monthly->where, path + ".monthly",
-                fmt::format("is {:.3g} hours of this offer's hourly price; a month has 730 (packages: 50–90% of "
-                            "it): an hourly figure, or a yearly one?",
-                            hours));
+                trf("is {:.3g} hours of this offer's hourly price; a month has 730 (packages: 50–90% of "
+                    "it): an hourly figure, or a yearly one?",
+                    hours));
   }
   for (std::size_t i = 0; i < o.commitments.size(); ++i)
     for (std::size_t k = 0; k < i; ++k)
       if (o.commitments[k].term == o.commitments[i].term)
         diag.fail(o.commitments[i].price.where, item_path(path + ".commitments", i),
-                  "a second price for the same term: one price per commitment term");
+                  std::string(tr("a second price for the same term: one price per commitment term")));
 }
 
 void check_plausible(const Catalog& cat, const Catalog* base, Diagnostics& diag) {
@@ -649,7 +654,7 @@ void check_plausible(const Catalog& cat, const Catalog* base, Diagnostics& diag)
     const double gb = cat.gpus[i].memory.value() / 1e9;
     if (gb < 1 || gb > 1024)
       diag.fail(cat.gpus[i].where, item_path("gpus", i) + ".memory",
-                fmt::format("{:g} GB a card is outside 1–1024 GB: MiB written as GB?", gb));
+                trf("{:g} GB a card is outside 1–1024 GB: MiB written as GB?", gb));
   }
   Catalog rates;
   if (base) rates.fx_rates = base->fx_rates;
@@ -666,7 +671,7 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
     Fields root(diag, *doc, "");
     if (root.is_map()) {
       if (auto v = root.text("schema_version", true); v && *v != "1")
-        root.fail(root.get("schema_version", false), "schema_version", fmt::format("{} is not supported (1 is)", *v));
+        root.fail(root.get("schema_version", false), "schema_version", trf("{} is not supported (1 is)", *v));
       const YAML::Node settings = root.get("settings", false);
       if (settings.IsDefined()) {
         Fields sf(diag, settings, "settings");
@@ -698,7 +703,7 @@ Catalog parse_catalog(std::string_view yaml, const std::string& file, const Cata
     const auto check_currency = [&](Currency c, const SourceLocation& where, const std::string& field) {
       if (!find_conversion(rates, c, kCny))
         diag.fail(where, field,
-                  fmt::format("{} has no exchange rate to CNY in the catalog (add one under fx_rates)", c.code()));
+                  trf("{} has no exchange rate to CNY in the catalog (add one under fx_rates)", c.code()));
     };
     for (std::size_t i = 0; i < cat.providers.size(); ++i)
       check_currency(cat.providers[i].currency, cat.providers[i].currency_where,

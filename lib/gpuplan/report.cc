@@ -479,8 +479,8 @@ std::string render_as_is(const Report& report, Format format, const RenderOption
       // The command's main chart alone, to paste into slides.
       if (report.charts.empty())
         throw UsageError(
-            trf("--format svg: `gpuplan {}` draws no chart yet (compare, estimate, plan, sensitivity and fit "
-                "scaling do); --format html shows its tables",
+            trf("--format svg: `gpuplan {}` draws no chart yet (compare, estimate, plan, sensitivity, serve and "
+                "fit scaling do); --format html shows its tables",
                 report.command));
       return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(report.charts.front()) + "\n";
     case Format::kXlsx:

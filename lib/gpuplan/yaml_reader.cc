@@ -60,9 +60,9 @@ void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& dia
       else if (text[i] == quote) return;
       else if (text[i] == '\n')
         return diag.fail(n, field,
-                         fmt::format("a quoted value runs past the end of its line (an unclosed {}?): "
-                                     "everything up to the next {} was read as part of it",
-                                     quote, quote));
+                         trf("a quoted value runs past the end of its line (an unclosed {}?): "
+                             "everything up to the next {} was read as part of it",
+                             quote, quote));
     }
     return;
   }
@@ -86,9 +86,10 @@ YAML::Node load_with_sets(const std::string& path, const std::vector<std::string
       // A file given but empty (or only comments, or cron's /dev/null) is not
       // the built-in defaults: those are for no file at all.
       if (root.IsNull())
-        diag.fail(SourceLocation{diag.file()}, "",
-                  "holds no settings (empty, or only comments): give the fields, or no file for the built-in "
-                  "defaults");
+        diag.fail(
+            SourceLocation{diag.file()}, "",
+            std::string(tr("holds no settings (empty, or only comments): give the fields, or no file for the built-in "
+                           "defaults")));
       else check_one_line(root, text, diag);
     }
     if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
@@ -118,13 +119,12 @@ bool within_limits(const YAML::Node& root, Diagnostics& diag, int& last_line) {
     if (!ok) return;
     if (--budget < 0) {
       diag.fail(n, field,
-                fmt::format("expands through aliases (&name … *name) to more than {} values; write the values out",
-                            kMaxNodes));
+                trf("expands through aliases (&name … *name) to more than {} values; write the values out", kMaxNodes));
       ok = false;
       return;
     }
     if (depth > kMaxDepth) {
-      diag.fail(n, field, fmt::format("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
+      diag.fail(n, field, trf("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
       ok = false;
       return;
     }
@@ -299,8 +299,7 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
     YAML::Node doc = YAML::Load(owned);  // the first document
     if (const auto mark = alias_expansion_past_cap(owned)) {
       diag.fail(SourceLocation{diag.file(), mark->line + 1, mark->column + 1}, "",
-                fmt::format("expands through aliases (&name … *name) to more than {} values; write the values out",
-                            kMaxNodes));
+                trf("expands through aliases (&name … *name) to more than {} values; write the values out", kMaxNodes));
       return std::nullopt;
     }
     int last_line = -1;
@@ -310,8 +309,9 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
       // without one, it is yaml-cpp stuck on a stray ',' (see count_documents).
       if (const SourceLocation marker = document_marker(owned, diag.file()); marker.line > 0) {
         diag.fail(marker, "",
-                  "holds more than one YAML document (a ---, ... or % directive line starts another); a file is "
-                  "one document");
+                  std::string(
+                      tr("holds more than one YAML document (a ---, ... or % directive line starts another); a file is "
+                         "one document")));
       } else {
         diag.fail(stray_comma(owned, diag.file()), "",
                   std::string(tr("malformed YAML: a ',' outside a [ ] list or { } map")));
@@ -322,7 +322,7 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
   } catch (const YAML::DeepRecursion& e) {
     SourceLocation where{diag.file(), 0, 0};
     if (!e.mark.is_null()) where = {diag.file(), e.mark.line + 1, e.mark.column + 1};
-    diag.fail(where, "", fmt::format("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
+    diag.fail(where, "", trf("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
   } catch (const YAML::ParserException& e) {
     SourceLocation where{diag.file(), 0, 0};
     if (!e.mark.is_null()) where = {diag.file(), e.mark.line + 1, e.mark.column + 1};
@@ -361,14 +361,14 @@ YAML::Node Fields::get(std::string_view key, bool required) {
   for (const Entry& e : entries_) {
     if (e.key != key) continue;
     if (e.value.IsNull() && required) {
-      diag_.fail(e.key_node, field(key), "has no value");
+      diag_.fail(e.key_node, field(key), std::string(tr("has no value")));
       return YAML::Node(YAML::NodeType::Undefined);
     }
     if (e.value.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
     return e.value;
   }
   // A missing key has no mark of its own: report it at the enclosing map.
-  if (required) diag_.fail(map_, field(key), "is required");
+  if (required) diag_.fail(map_, field(key), std::string(tr("is required")));
   return YAML::Node(YAML::NodeType::Undefined);
 }
 
@@ -381,7 +381,7 @@ void Fields::finish() {
   std::map<std::string, int> seen;
   for (auto it = map_.begin(); it != map_.end(); ++it) {
     if (!it->first.IsScalar()) {
-      diag_.fail(it->first, path_, "a key must be a plain name");
+      diag_.fail(it->first, path_, std::string(tr("a key must be a plain name")));
       continue;
     }
     const std::string& key = it->first.Scalar();
@@ -414,12 +414,12 @@ template <class Add>
 bool read_items(Fields& f, std::string_view key, const YAML::Node& n, std::string_view what, Add add) {
   if (n.IsScalar()) return add(n, n.Scalar());
   if (!n.IsSequence()) {
-    f.fail(n, f.field(key), fmt::format("must be a list of {0}, or {0} separated by commas", what));
+    f.fail(n, f.field(key), trf("must be a list of {0}, or {0} separated by commas", what));
     return false;
   }
   for (const YAML::Node& item : n) {
     if (!item.IsScalar()) {
-      f.fail(item, f.field(key), fmt::format("must be a list of {}", what));
+      f.fail(item, f.field(key), trf("must be a list of {}", what));
       return false;
     }
     if (!add(item, item.Scalar())) return false;
@@ -496,12 +496,12 @@ void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnost
   for (const std::string& s : sets) {
     if (const std::string bad = non_utf8_byte(s); !bad.empty()) {
       diag.fail(SourceLocation{"--set " + printable(s)}, "",
-                fmt::format("is not UTF-8 text (byte {}): give text in UTF-8, as a file must be", bad));
+                trf("is not UTF-8 text (byte {}): give text in UTF-8, as a file must be", bad));
       continue;
     }
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0) {
-      diag.fail(SourceLocation{"--set " + s}, "", "expected path.to.field=VALUE");
+      diag.fail(SourceLocation{"--set " + s}, "", std::string(tr("expected path.to.field=VALUE")));
       continue;
     }
     const std::string path = s.substr(0, eq);
@@ -515,7 +515,7 @@ void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnost
       start = dot + 1;
     }
     if (std::any_of(keys.begin(), keys.end(), [](const std::string& k) { return k.empty(); })) {
-      diag.fail(SourceLocation{"--set " + s}, "", "the path has an empty part");
+      diag.fail(SourceLocation{"--set " + s}, "", std::string(tr("the path has an empty part")));
       continue;
     }
     YAML::Node node = root;

@@ -53,7 +53,7 @@ ImportOptions options(const Context& ctx, const ImportQuery& q) {
       throw InputError({}, "--as-of", e.what());
     }
     if (*o.as_of > ctx.today)
-      throw InputError({}, "--as-of", fmt::format("{} is after today ({})", q.as_of, format_date(ctx.today)));
+      throw InputError({}, "--as-of", trf("{} is after today ({})", q.as_of, format_date(ctx.today)));
   }
   if (!q.map_file.empty()) o.map = load_gpu_mappings(q.map_file, ctx.catalog());
   return o;
@@ -63,7 +63,7 @@ ImportOptions options(const Context& ctx, const ImportQuery& q) {
 
 Report catalog_import_report(const Context& ctx, const ImportQuery& q) {
   if (q.format != "skypilot" && q.format != "quotes")
-    throw UsageError(fmt::format("catalog import: '{}' is not a format (skypilot, quotes)", q.format));
+    throw UsageError(trf("catalog import: '{}' is not a format (skypilot, quotes)", q.format));
   const ImportOptions o = options(ctx, q);
   const ImportResult r =
       q.format == "skypilot" ? import_skypilot(q.files, o, ctx.catalog()) : import_quotes(q.files, o, ctx.catalog());

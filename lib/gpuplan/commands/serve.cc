@@ -634,6 +634,13 @@ Json row_json(const CostRow* r) {
   return j;
 }
 
+// The API's month at the average load; none without an API or beyond a trillion.
+std::optional<Money> api_monthly(const Serving& s, Currency cur) {
+  const double month = api_per_rps(s) * s.traffic.requests_per_second;
+  if (!(month > 0 && month < Money::kMaxPlausibleUnits)) return std::nullopt;
+  return Money::from_micros(std::llround(month * 1e6), cur);
+}
+
 Json serve_extra(const ResolvedServing& rs, const std::vector<CostRow>& rows, const CurrencyConverter& fx) {
   Json x = Json::object();
   const ServedModel& m = rs.serving.model;
@@ -641,10 +648,8 @@ Json serve_extra(const ResolvedServing& rs, const std::vector<CostRow>& rows, co
   x["kv_bytes_per_token"] = kv_bytes_per_token(m).value();
   x["tokens_per_month"] = tokens_per_month(rs.serving.traffic);
   // The API's month at the average load, to the minor unit as the notes round it; null without an API.
-  const double api_month = api_per_rps(rs.serving) * rs.serving.traffic.requests_per_second;
-  x["api_monthly"] = api_month > 0 && api_month < Money::kMaxPlausibleUnits
-                         ? Json(Money::from_micros(std::llround(api_month * 1e6), fx.display()).rounded().units())
-                         : Json();
+  const std::optional<Money> api = api_monthly(rs.serving, fx.display());
+  x["api_monthly"] = api ? Json(api->rounded().units()) : Json();
   x["cheapest"] = row_json(rows.empty() || !rows.front().monthly ? nullptr : &rows.front());
   x["cheapest_rental"] = row_json(cheapest(rows, false));
   x["cheapest_owned"] = row_json(cheapest(rows, true));
@@ -687,6 +692,29 @@ ServeWorkbook workbook_data(const std::string& title, const Serving& s, const st
 
 }  // namespace
 
+// What serving costs a month on the cheapest options, renting and owning side by
+// side (the rows are sorted by it); the API at the average load as its own bar.
+Chart month_chart(const std::vector<CostRow>& rows, const std::optional<Money>& api, Currency cur) {
+  constexpr std::size_t kMostBars = 12;  // the cheapest; the table lists them all
+  Chart c;
+  c.kind = Chart::Kind::kBars;
+  c.name = "monthly_cost";
+  c.title = tr("What serving costs a month, the cheapest options (renting sized for each hour's load)");
+  c.x_label = trf("{} a month", cur.code());
+  ChartSeries rent{std::string(tr("rent")), {}}, own{std::string(tr("own")), {}}, by_api{std::string(tr("API")), {}};
+  for (const CostRow& r : rows) {
+    if (!r.monthly || c.categories.size() >= kMostBars) continue;
+    (r.mode == "own" ? own : rent).points.emplace_back(static_cast<double>(c.categories.size()), r.monthly->units());
+    c.categories.push_back(r.mode == "own" ? r.option : fmt::format("{} ({})", r.option, mode_shown(r.mode)));
+  }
+  if (api) {
+    by_api.points.emplace_back(static_cast<double>(c.categories.size()), api->units());
+    c.categories.emplace_back(tr("API at the average load"));
+  }
+  c.series = {std::move(rent), std::move(own), std::move(by_api)};
+  return c;
+}
+
 ServeOutcome serve_report(const Context& ctx, const ServeQuery& q) {
   const ResolvedServing rs = load_serving(q.serving_file, q.sets, ctx);
   const Serving& s = rs.serving;
@@ -700,6 +728,8 @@ ServeOutcome serve_report(const Context& ctx, const ServeQuery& q) {
   rep.currency = ctx.currency;
   rep.title = title(s);
   rep.tables = {gpu_table(gpus, s.targets, s), cost_table(offers, ctx.currency)};
+  if (std::any_of(offers.begin(), offers.end(), [](const CostRow& r) { return r.monthly.has_value(); }))
+    rep.charts.push_back(month_chart(offers, api_monthly(s, ctx.currency), ctx.currency));
   rep.xlsx = [wbd = workbook_data(rep.title, s, offers, ctx.currency)] { return serve_workbook(wbd); };
   rep.primary = 1;
   Json in = ctx.echo();

@@ -1,4 +1,5 @@
 #include "gpuplan/cost/spot.h"
+#include "gpuplan/i18n.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +23,7 @@ Seconds daly_interval(Seconds checkpoint_write, Seconds mtbf) {
 
 SpotOverhead spot_overhead(const SpotParams& p) {
   if (p.interruptions_per_hour < 0 || p.checkpoint_write < Seconds(0) || p.restart < Seconds(0))
-    throw std::invalid_argument("spot parameters must not be negative");
+    throw std::invalid_argument(std::string(tr("spot parameters must not be negative")));
   SpotOverhead out;
   const double lambda = p.interruptions_per_hour / 3600.0;  // per second
   if (lambda == 0.0) {
@@ -51,8 +52,9 @@ SpotOverhead spot_overhead(const SpotParams& p) {
 namespace gpuplan {
 
 SpotSimulation simulate_spot(Seconds work, const SpotParams& p, Seconds available, int trials, std::uint64_t seed) {
-  if (trials < 1) throw std::invalid_argument("trials must be at least 1");
-  if (work < Seconds(0) || available < Seconds(0)) throw std::invalid_argument("times must not be negative");
+  if (trials < 1) throw std::invalid_argument(std::string(tr("trials must be at least 1")));
+  if (work < Seconds(0) || available < Seconds(0))
+    throw std::invalid_argument(std::string(tr("times must not be negative")));
   const SpotOverhead ov = spot_overhead(p);  // validates p; gives τ
   const double w = work.count();
   const double lambda = p.interruptions_per_hour / 3600.0;
