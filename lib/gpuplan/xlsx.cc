@@ -461,8 +461,8 @@ Value Assumptions::input(const std::string& name, const std::string& label, doub
                          const std::string& unit, const std::string& note) {
   s_.label(row_, 0, label);
   s_.number(row_, 1, value, style);
-  s_.text(row_, 2, unit);
-  if (!note.empty()) s_.text(row_, 3, note, Style::kNote);
+  s_.label(row_, 2, unit);
+  if (!note.empty()) s_.label(row_, 3, note, Style::kNote);
   wb_.define_name(name, s_, row_, 1);
   ++row_;
   return Value{name, value};
@@ -472,7 +472,7 @@ Value Assumptions::derived(const std::string& name, const std::string& label, co
                            Style style, const std::string& unit) {
   s_.label(row_, 0, label);
   s_.formula(row_, 1, formula, value, style);
-  s_.text(row_, 2, unit);
+  s_.label(row_, 2, unit);
   s_.text(row_, 3, "=" + formula, Style::kNote);
   wb_.define_name(name, s_, row_, 1);
   ++row_;

@@ -63,6 +63,10 @@ void bind_field(Inputs& in, std::string_view section, std::string_view key, doub
   in.set_as(fmt::format("{}={{}}{}", field_path(section, key), set_unit(row->kind, scale)));
 }
 
+// "hourly: price per instance", in the reader's language ("what" names the rental; it
+// also makes field paths, so it stays English in the code).
+std::string mode_label(const std::string& what, std::string_view label) { return trf("{}: {}", tr(what), tr(label)); }
+
 struct RentRefs {
   V price, gpi, instances, granularity, minimum, storage, egress, support, support_min;
 };
@@ -74,14 +78,16 @@ V rent_price(Inputs& in, const std::string& p, const RentInputs& r, const std::s
   const std::string basis = p == "m_" ? "month" : "hour";
   const std::string note = r.description + (r.offer.empty() ? "" : " (catalog " + r.offer + ")");
   if (discount && hourly_price) {
-    const V d = in.input(p + "discount", what + ": discount off the hourly price", *discount, Style::kInputPercent,
-                         "share", "the spot price follows the hourly price");
+    const V d = in.input(p + "discount", mode_label(what, tr_noop("discount off the hourly price")), *discount,
+                         Style::kInputPercent, tr_noop("share"), tr_noop("the spot price follows the hourly price"));
     bind_field(in, section, "discount");
-    return in.derived(p + "price", what + ": price per instance", fmt::format("{}*(1-{})", hourly_price->ref, d.ref),
-                      r.price.units(), Style::kMoney, "per instance-" + basis);
+    return in.derived(p + "price", mode_label(what, tr_noop("price per instance")),
+                      fmt::format("{}*(1-{})", hourly_price->ref, d.ref), r.price.units(), Style::kMoney,
+                      std::string(basis == "month" ? tr_noop("per instance-month") : tr_noop("per instance-hour")));
   }
-  const V price = in.input(p + "price", what + ": price per instance", r.price.units(), Style::kInputMoney,
-                           "per instance-" + basis, note);
+  const V price =
+      in.input(p + "price", mode_label(what, tr_noop("price per instance")), r.price.units(), Style::kInputMoney,
+               std::string(basis == "month" ? tr_noop("per instance-month") : tr_noop("per instance-hour")), note);
   bind_field(in, section, "price_per_instance_" + basis);
   return price;
 }
@@ -100,29 +106,32 @@ RentRefs rent_inputs(Inputs& in, const std::string& p, const RentInputs& r, cons
   const auto cell = [&](const std::string& suffix, const std::string& label, double value, Style style,
                         const std::string& unit, const char* key, double scale, const std::string& note = "") {
     if (follows && std::find(own_keys->begin(), own_keys->end(), key) == own_keys->end())
-      return in.derived(p + suffix, what + ": " + label + " (as hourly)", "h_" + suffix, value, shown_as_derived(style),
-                        unit);
-    const V v = in.input(p + suffix, what + ": " + label, value, style, unit, note);
+      return in.derived(p + suffix, trf("{}: {} (as hourly)", tr(what), tr(label)), "h_" + suffix, value,
+                        shown_as_derived(style), unit);
+    const V v = in.input(p + suffix, mode_label(what, label), value, style, unit, note);
     bind_field(in, section, key, scale);
     return v;
   };
   RentRefs x;
   x.price = rent_price(in, p, r, what, section, discount, hourly_price);
-  x.gpi = cell("gpus_per_instance", "GPUs per instance", r.gpus_per_instance, Style::kInputNumber, "GPUs",
-               "gpus_per_instance", 1);
-  x.granularity = cell("granularity_h", "billing granularity", r.granularity.count() / 3600.0, Style::kInputNumber,
-                       "hours", "billing_granularity", 3600, "0 = billed exactly");
-  x.minimum = cell("minimum_h", "minimum billed per run", r.minimum_billing.count() / 3600.0, Style::kInputNumber,
-                   "hours", "minimum_billing", 3600);
-  x.storage = cell("storage_per_gb_month", "storage", r.storage_per_gb_month.units(), Style::kInputMoney,
-                   "per GB-month", "storage_per_gb_month", 1);
-  x.egress = cell("egress_per_gb", "egress", r.egress_per_gb.units(), Style::kInputMoney, "per GB", "egress_per_gb", 1);
-  x.support = cell("support", "support", r.support_share, Style::kInputPercent, "share of the bill", "support", 1);
-  x.support_min = cell("support_minimum", "support minimum", r.support_minimum_monthly.units(), Style::kInputMoney,
-                       "per month", "support_minimum_monthly", 1);
+  x.gpi = cell("gpus_per_instance", tr_noop("GPUs per instance"), r.gpus_per_instance, Style::kInputNumber,
+               tr_noop("GPUs"), "gpus_per_instance", 1);
+  x.granularity =
+      cell("granularity_h", tr_noop("billing granularity"), r.granularity.count() / 3600.0, Style::kInputNumber,
+           tr_noop("hours"), "billing_granularity", 3600, tr_noop("0 = billed exactly"));
+  x.minimum = cell("minimum_h", tr_noop("minimum billed per run"), r.minimum_billing.count() / 3600.0,
+                   Style::kInputNumber, tr_noop("hours"), "minimum_billing", 3600);
+  x.storage = cell("storage_per_gb_month", tr_noop("storage"), r.storage_per_gb_month.units(), Style::kInputMoney,
+                   tr_noop("per GB-month"), "storage_per_gb_month", 1);
+  x.egress = cell("egress_per_gb", tr_noop("egress"), r.egress_per_gb.units(), Style::kInputMoney, tr_noop("per GB"),
+                  "egress_per_gb", 1);
+  x.support = cell("support", tr_noop("support"), r.support_share, Style::kInputPercent, tr_noop("share of the bill"),
+                   "support", 1);
+  x.support_min = cell("support_minimum", tr_noop("support minimum"), r.support_minimum_monthly.units(),
+                       Style::kInputMoney, tr_noop("per month"), "support_minimum_monthly", 1);
   const double n = instances_for(w.gpus, r.gpus_per_instance);
-  x.instances = in.derived(p + "instances", what + ": instances", fmt::format("ROUNDUP(gpus/{},0)", x.gpi.ref), n,
-                           Style::kInteger);
+  x.instances = in.derived(p + "instances", mode_label(what, tr_noop("instances")),
+                           fmt::format("ROUNDUP(gpus/{},0)", x.gpi.ref), n, Style::kInteger);
   return x;
 }
 
@@ -143,37 +152,37 @@ HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, co
   // Idle hours fit between runs (compare.cc hourly_month): at most (730 − busy) / runs each.
   const double idle =
       (busy > 0 && auto_release.v == 0) ? std::min(idle_h_value, std::max(0.0, 730 - busy) / nruns) : 0.0;
-  const V busy_v = in.derived(p + "busy_h", what + ": busy hours a month", fmt::format("730*{}*{}", u.ref, factor.ref),
-                              busy, Style::kNumber, "hours");
-  const V run_v = in.derived(p + "run_h", what + ": hours per run", fmt::format("{}/MAX(1,{})", busy_v.ref, runs.ref),
-                             run, Style::kNumber, "hours");
-  const V idle_v = in.derived(p + "idle_h", what + ": left running per run",
+  const V busy_v = in.derived(p + "busy_h", mode_label(what, tr_noop("busy hours a month")),
+                              fmt::format("730*{}*{}", u.ref, factor.ref), busy, Style::kNumber, "hours");
+  const V run_v = in.derived(p + "run_h", mode_label(what, tr_noop("hours per run")),
+                             fmt::format("{}/MAX(1,{})", busy_v.ref, runs.ref), run, Style::kNumber, "hours");
+  const V idle_v = in.derived(p + "idle_h", mode_label(what, tr_noop("left running per run")),
                               fmt::format("IF(AND({0}>0,{1}=0),MIN({2},MAX(0,730-{0})/MAX(1,{3})),0)", busy_v.ref,
                                           auto_release.ref, idle_per_run.ref, runs.ref),
                               idle, Style::kNumber, "hours");
   const double bw = billed_run_hours(run, ri.granularity, ri.minimum_billing) * nruns * r.instances.v;
   const double ba = billed_run_hours(run + idle, ri.granularity, ri.minimum_billing) * nruns * r.instances.v;
   const V work = in.derived(
-      p + "billed_work_h", what + ": billed instance-hours (work)",
+      p + "billed_work_h", mode_label(what, tr_noop("billed instance-hours (work)")),
       fmt::format("{}*MAX(1,{})*{}", billed_formula(run_v.ref, r.granularity, r.minimum), runs.ref, r.instances.ref),
       bw, Style::kNumber, "instance-hours");
   const V all =
-      in.derived(p + "billed_all_h", what + ": billed instance-hours (with idle)",
+      in.derived(p + "billed_all_h", mode_label(what, tr_noop("billed instance-hours (with idle)")),
                  fmt::format("{}*MAX(1,{})*{}",
                              billed_formula(fmt::format("({}+{})", run_v.ref, idle_v.ref), r.granularity, r.minimum),
                              runs.ref, r.instances.ref),
                  ba, Style::kNumber, "instance-hours");
-  h.compute = in.derived(p + "compute", what + ": compute a month", fmt::format("{}*{}", r.price.ref, work.ref),
-                         r.price.v * bw, Style::kMoney);
-  h.idle = in.derived(p + "idle", what + ": idle hours billed a month",
+  h.compute = in.derived(p + "compute", mode_label(what, tr_noop("compute a month")),
+                         fmt::format("{}*{}", r.price.ref, work.ref), r.price.v * bw, Style::kMoney);
+  h.idle = in.derived(p + "idle", mode_label(what, tr_noop("idle hours billed a month")),
                       fmt::format("{}*({}-{})", r.price.ref, all.ref, work.ref), r.price.v * (ba - bw), Style::kMoney);
   const double dataset = w.dataset.value() / kGB, egress = w.egress_per_month.value() / kGB;
-  h.storage = in.derived(p + "storage", what + ": storage a month", fmt::format("{}*dataset_gb", r.storage.ref),
-                         r.storage.v * dataset, Style::kMoney);
-  h.egress = in.derived(p + "egress", what + ": egress a month", fmt::format("{}*egress_gb_per_month", r.egress.ref),
-                        r.egress.v * egress, Style::kMoney);
+  h.storage = in.derived(p + "storage", mode_label(what, tr_noop("storage a month")),
+                         fmt::format("{}*dataset_gb", r.storage.ref), r.storage.v * dataset, Style::kMoney);
+  h.egress = in.derived(p + "egress", mode_label(what, tr_noop("egress a month")),
+                        fmt::format("{}*egress_gb_per_month", r.egress.ref), r.egress.v * egress, Style::kMoney);
   const double bill = h.compute.v + h.idle.v + h.storage.v + h.egress.v;
-  h.support = in.derived(p + "support_month", what + ": support a month",
+  h.support = in.derived(p + "support_month", mode_label(what, tr_noop("support a month")),
                          fmt::format("IF({0}>0,MAX(({1}+{2}+{3}+{4})*{0},{5}),0)", r.support.ref, h.compute.ref,
                                      h.idle.ref, h.storage.ref, h.egress.ref, r.support_min.ref),
                          r.support.v > 0 ? std::max(bill * r.support.v, r.support_min.v) : 0.0, Style::kMoney);
@@ -218,15 +227,15 @@ V field(Inputs& in, std::string_view section, std::string_view key, std::string 
 
 void workload_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const Workload& w = s.workload;
-  x.rate = field(gen, "", "discount_rate", "discount_rate", s.discount_rate, Style::kInputPercent, "per year");
+  x.rate = field(gen, "", "discount_rate", "discount_rate", s.discount_rate, Style::kInputPercent, tr_noop("per year"));
   gen.heading(tr_noop("Workload"));
   field(gen, "workload", "gpus", "gpus", w.gpus, Style::kInputNumber, "GPUs");
-  x.u = field(gen, "workload", "utilisation", "utilisation", w.utilisation, Style::kInputPercent, "share");
+  x.u = field(gen, "workload", "utilisation", "utilisation", w.utilisation, Style::kInputPercent, tr_noop("share"));
   x.runs = field(gen, "workload", "runs_per_month", "runs_per_month", w.runs_per_month, Style::kInputNumber, "runs");
   field(gen, "workload", "dataset", "dataset_gb", w.dataset.value() / kGB, Style::kInputNumber, "GB");
   field(gen, "workload", "egress_per_month", "egress_gb_per_month", w.egress_per_month.value() / kGB,
         Style::kInputNumber, "GB");
-  field(gen, "rent", "price_trend", "rent_price_trend", s.rent_price_trend, Style::kInputPercent, "per year");
+  field(gen, "rent", "price_trend", "rent_price_trend", s.rent_price_trend, Style::kInputPercent, tr_noop("per year"));
 }
 
 // Servers, hardware in month 0 and energy a month in service (compare.cc).
@@ -261,7 +270,7 @@ void resale_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   gen.limit(0, 2, true);
   gen.set_as("0: neither; 1: buy.resale_value; 2: buy.resale_amount");
   x.resale_share = field(gen, "buy", "resale_value", "resale_value", o.resale_share.value_or(0), Style::kInputPercent,
-                         "share of hardware (resale_mode 1)");
+                         tr_noop("share of hardware (resale_mode 1)"));
   x.resale_amount = field(gen, "buy", "resale_amount", "resale_amount",
                           o.resale_amount ? o.resale_amount->units() : 0.0, Style::kInputMoney, "resale_mode 2");
 }
@@ -295,8 +304,9 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   x.life =
       field(gen, "buy", "useful_life", "useful_life_months", o.useful_life / Months(1), Style::kInputNumber, "months");
   x.residual = field(gen, "buy", "residual_value", "residual_value", o.residual_share, Style::kInputPercent,
-                     "share of hardware");
-  field(gen, "buy", "card_price_trend", "card_price_trend", o.card_price_trend, Style::kInputPercent, "per year");
+                     tr_noop("share of hardware"));
+  field(gen, "buy", "card_price_trend", "card_price_trend", o.card_price_trend, Style::kInputPercent,
+        tr_noop("per year"));
   resale_inputs(gen, s, x);
   const V busy_w = field(gen, "buy", "gpu_power", "gpu_power_w", o.gpu_busy.value(), Style::kInputNumber, "W");
   const V idle_w =
@@ -307,11 +317,11 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const V server_w = field(gen, "buy", "server_power", "server_power_w", o.server.value(), Style::kInputNumber, "W");
   x.pue = field(gen, "buy", "pue", "pue", o.pue, Style::kInputNumber, "ratio");
   x.tariff = field(gen, "buy", "electricity_per_kwh", "electricity_per_kwh", o.electricity_per_kwh.units(),
-                   Style::kInputMoney, "per kWh");
+                   Style::kInputMoney, tr_noop("per kWh"));
   x.ops = field(gen, "buy", "operations_per_month", "operations_per_month", o.operations_per_month.units(),
-                Style::kInputMoney, "per server a month");
+                Style::kInputMoney, tr_noop("per server a month"));
   x.coloc = field(gen, "buy", "colocation_per_month", "colocation_per_month", o.colocation_per_month.units(),
-                  Style::kInputMoney, "per server a month");
+                  Style::kInputMoney, tr_noop("per server a month"));
   buy_derived(gen, s, cards, per_server, card_price, base, net, busy_w, idle_w, server_w, x);
   x.monthly_bridges_committed = !s.hourly;
 }
@@ -326,18 +336,22 @@ void financing_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                           static_cast<int>(o.financing), Style::kInputNumber, "0, 1 or 2");
   gen.limit(0, 2, true);
   gen.set_as("buy.financing=cash (0), loan (1) or lease (2)");
-  const V loan_rate = field(gen, "buy", "loan_rate", "loan_rate", o.loan_rate, Style::kInputPercent, "per year");
+  const V loan_rate =
+      field(gen, "buy", "loan_rate", "loan_rate", o.loan_rate, Style::kInputPercent, tr_noop("per year"));
   const V loan_term =
       field(gen, "buy", "loan_term", "loan_term_months", o.loan_term_months, Style::kInputNumber, "months");
   gen.set_as("buy.loan_term={}mo");
-  const V down = field(gen, "buy", "down_payment", "down_payment", o.down_payment, Style::kInputPercent, "share");
-  const V lease_rate = field(gen, "buy", "lease_rate", "lease_rate", o.lease_rate, Style::kInputPercent, "per year");
+  const V down =
+      field(gen, "buy", "down_payment", "down_payment", o.down_payment, Style::kInputPercent, tr_noop("share"));
+  const V lease_rate =
+      field(gen, "buy", "lease_rate", "lease_rate", o.lease_rate, Style::kInputPercent, tr_noop("per year"));
   const V lease_term =
       field(gen, "buy", "lease_term", "lease_term_months", o.lease_term_months, Style::kInputNumber, "months");
   gen.set_as("buy.lease_term={}mo");
   const V lease_up =
-      field(gen, "buy", "lease_upfront", "lease_upfront", o.lease_upfront, Style::kInputPercent, "share");
-  const V buyout = field(gen, "buy", "lease_buyout", "lease_buyout", o.lease_buyout, Style::kInputPercent, "share");
+      field(gen, "buy", "lease_upfront", "lease_upfront", o.lease_upfront, Style::kInputPercent, tr_noop("share"));
+  const V buyout =
+      field(gen, "buy", "lease_buyout", "lease_buyout", o.lease_buyout, Style::kInputPercent, tr_noop("share"));
   const bool financed = o.financing != Financing::kCash;
   const FinancingTerms t = financed ? financing_terms(o) : FinancingTerms{};
   const Schedule plan = financed ? amortise(hardware_capex(o), t) : Schedule{};
@@ -373,9 +387,10 @@ void financing_inputs(Inputs& gen, const Scenario& s, Refs& x) {
 // VAT rates and whether VAT is recovered (vat.h): apart, or a line of every total.
 void tax_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   gen.heading(tr_noop("VAT"));
-  x.vat_goods = field(gen, "tax", "vat_goods", "vat_goods", s.vat.goods, Style::kInputPercent, "share");
-  x.vat_rent = field(gen, "tax", "vat_rent", "vat_rent", s.vat.rent, Style::kInputPercent, "share");
-  x.vat_services = field(gen, "tax", "vat_services", "vat_services", s.vat.services, Style::kInputPercent, "share");
+  x.vat_goods = field(gen, "tax", "vat_goods", "vat_goods", s.vat.goods, Style::kInputPercent, tr_noop("share"));
+  x.vat_rent = field(gen, "tax", "vat_rent", "vat_rent", s.vat.rent, Style::kInputPercent, tr_noop("share"));
+  x.vat_services =
+      field(gen, "tax", "vat_services", "vat_services", s.vat.services, Style::kInputPercent, tr_noop("share"));
   x.vat_recoverable = gen.input("vat_recoverable", tr_noop("input VAT is deducted (1) or a cost in every total (0)"),
                                 s.vat.recoverable ? 1 : 0, Style::kInputNumber, "1 or 0");
   gen.limit(0, 1, true);
@@ -404,11 +419,11 @@ void monthly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const RentRefs& mr = *x.mr;
   x.m_commit =
       gen.input("m_commitment_months", tr_noop("monthly: committed term (0 = none)"), s.monthly->commitment_months,
-                Style::kInputNumber, "months", "months past the horizon are still owed");
+                Style::kInputNumber, tr_noop("months"), tr_noop("months past the horizon are still owed"));
   gen.limit(0, 1200, true);
   gen.set_as("rent.monthly.commitment={}mo");
   x.m_upfront = field(gen, "rent.monthly", "upfront", "m_upfront", s.monthly->upfront_share, Style::kInputPercent,
-                      "share of the committed compute");
+                      tr_noop("share of the committed compute"));
   x.m_compute =
       gen.derived("m_compute", tr_noop("monthly: compute a month"),
                   fmt::format("{}*{}", mr.price.ref, mr.instances.ref), mr.price.v * mr.instances.v, Style::kMoney);
@@ -432,7 +447,7 @@ void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x
   const RentRefs& sr = *x.sr;
   const SpotParams& p = s.spot->interruptions;
   const V per_day = gen.input("s_interruptions_per_day", tr_noop("spot: interruptions a day per instance"),
-                              p.interruptions_per_hour * 24, Style::kInputNumber, "per day");
+                              p.interruptions_per_hour * 24, Style::kInputNumber, tr_noop("per day"));
   bind_field(gen, "rent.spot", "interruptions_per_day");
   const V cw = gen.input("s_checkpoint_write_h", tr_noop("spot: checkpoint write"), p.checkpoint_write.count() / 3600,
                          Style::kInputNumber, "hours");
@@ -447,7 +462,7 @@ void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x
   const double lambda = p.interruptions_per_hour * sr.instances.v;
   const V lam =
       gen.derived("s_lambda_per_h", tr_noop("spot: interruptions an hour of the job (rate × instances)"),
-                  fmt::format("{}/24*{}", per_day.ref, sr.instances.ref), lambda, Style::kPrecise, "per hour");
+                  fmt::format("{}/24*{}", per_day.ref, sr.instances.ref), lambda, Style::kPrecise, tr_noop("per hour"));
   // τ = sqrt(2·C·MTBF) unless given; C = 0: continuous checkpoints (τ = 0).
   const double tau = std::isfinite(ov.interval.count()) ? ov.interval.count() / 3600 : 0.0;
   // τ: given, else Daly's optimum sqrt(2CM)·[1 + (C/2M)^½/3 + (C/2M)/9] − C (M = 1/λ; C ≥ 2M: τ = M);
@@ -464,13 +479,14 @@ void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x
                               tau_v.ref, cw.ref, rs_.ref),
                   ov.wall_per_work, Style::kPrecise, "ratio");
   const V one{"1", 1}, zero{"0", 0}, yes{"1", 1};
-  x.sp_work = hourly_parts(gen, "s_work_", sr, x.u, x.runs, one, zero, yes, "spot (work)", s.spot->rent, s.workload);
+  x.sp_work =
+      hourly_parts(gen, "s_work_", sr, x.u, x.runs, one, zero, yes, tr_noop("spot (work)"), s.spot->rent, s.workload);
   // Billed up to the whole month (compare.cc build_spot): past it spot cannot do the work.
   const double u = s.workload.utilisation;
   const V billed = gen.derived("s_wall_billed", tr_noop("spot: wall time billed per hour of work (at most the month)"),
                                fmt::format("IF({0}>0,MIN({1},1/{0}),{1})", x.u.ref, factor.ref),
                                u > 0 ? std::min(ov.wall_per_work, 1 / u) : ov.wall_per_work, Style::kPrecise, "ratio");
-  x.sp_wall = hourly_parts(gen, "s_wall_", sr, x.u, x.runs, billed, zero, yes, "spot (with interruptions)",
+  x.sp_wall = hourly_parts(gen, "s_wall_", sr, x.u, x.runs, billed, zero, yes, tr_noop("spot (with interruptions)"),
                            s.spot->rent, s.workload);
 }
 
@@ -480,7 +496,7 @@ void hybrid_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const std::string CUR(s.currency.code());
   gen.heading(tr_noop("Hybrid (local cards, the rest by the hour)"));
   const V share = gen.input("y_local_share", tr_noop("hybrid: share of the work on local cards"), y.local_share,
-                            Style::kInputPercent, "share");
+                            Style::kInputPercent, tr_noop("share"));
   bind_field(gen, "hybrid", "local_share");
   const V lc = gen.input("y_local_cards", fmt::format("hybrid: local cards ({})", y.local_gpu), y.local_cards,
                          Style::kInputNumber, "cards");
@@ -682,14 +698,14 @@ Layout cash_flow_header(xlsx::Sheet& cf, const Comparison& c) {
   cf.label(0, l.value, tr_noop("buy: book value"), Style::kHeader);
   for (int k = 0; k < l.options; ++k) {
     const std::string& key = c.options[static_cast<std::size_t>(k)].key;
-    cf.text(0, l.first + k, key, Style::kHeader);
-    cf.text(0, l.cumulative + k, "cumulative " + key + " (discounted)", Style::kHeader);
-    cf.text(0, l.vat + k, "VAT " + key, Style::kHeader);
+    cf.label(0, l.first + k, key, Style::kHeader);
+    cf.text(0, l.cumulative + k, trf("cumulative {} (discounted)", tr(key)), Style::kHeader);
+    cf.text(0, l.vat + k, trf("VAT {}", tr(key)), Style::kHeader);
     if (k == 0) continue;
-    cf.text(0, l.net_gap(k), "buy net of book value − " + key, Style::kHeader);
-    cf.text(0, l.net_cross(k), "crossing", Style::kHeader);
-    cf.text(0, l.cash_gap(k), "buy cash − " + key, Style::kHeader);
-    cf.text(0, l.cash_cross(k), "crossing", Style::kHeader);
+    cf.text(0, l.net_gap(k), trf("buy net of book value − {}", tr(key)), Style::kHeader);
+    cf.label(0, l.net_cross(k), tr_noop("crossing"), Style::kHeader);
+    cf.text(0, l.cash_gap(k), trf("buy cash − {}", tr(key)), Style::kHeader);
+    cf.label(0, l.cash_cross(k), tr_noop("crossing"), Style::kHeader);
   }
   cf.label(0, l.factor, tr_noop("discount factor"), Style::kHeader);
   cf.freeze(1, 1);
@@ -936,7 +952,7 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
         c.break_even_versus.empty() ? "none" : c.break_even_versus);
     ++r;
     const auto decision_month = [&](const char* label, const char* col, const std::optional<double>& v) {
-      sum.text(r, 0, label, Style::kHeader);
+      sum.label(r, 0, label, Style::kHeader);
       const std::string f = fmt::format("IFERROR(INDEX({3}{0}:{3}{1},MATCH(MIN({2}),{2},0)),\"none\")", first_rent + 1,
                                         last_rent + 1, range, col);
       if (v) sum.formula(r, 1, f, *v, Style::kNumber);
@@ -944,8 +960,8 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
       ++r;
     };
     if (c.options.front().available) {
-      decision_month("break-even month (net of the hardware's value)", "G", c.break_even_month);
-      decision_month("payback month (cash alone)", "H", c.payback_month);
+      decision_month(tr_noop("break-even month (net of the hardware's value)"), "G", c.break_even_month);
+      decision_month(tr_noop("payback month (cash alone)"), "H", c.payback_month);
     }
   }
   sum.label(r, 0, tr_noop("break-even utilisation"), Style::kHeader);
@@ -958,7 +974,7 @@ int summary_decision(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
 
 // Returns the first row below it.
 int summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Comparison& c, const Layout& l) {
-  sum.text(0, 0, fmt::format("Buy vs rent over {} months ({})", c.scenario.horizon_months, c.scenario.currency.code()),
+  sum.text(0, 0, trf("Buy vs rent over {} months ({})", c.scenario.horizon_months, c.scenario.currency.code()),
            Style::kTitle);
   const std::vector<std::string> heads = {tr_noop("option"),
                                           tr_noop("label"),
@@ -982,9 +998,9 @@ int summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Comparison
   int r = summary_decision(sum, c, l);
   sum.text(r++, 0, c.recommendation, Style::kNote);
   sum.text(r++, 0,
-           fmt::format("Scenario: {}. Generated by gpuplan; the cached values are gpuplan's, and every total is "
-                       "a formula over the Assumptions sheet.",
-                       rs.source),
+           trf("Scenario: {}. Generated by gpuplan; the cached values are gpuplan's, and every total is "
+               "a formula over the Assumptions sheet.",
+               rs.source),
            Style::kNote);
   for (const auto& n : rs.fx_notes) sum.text(r++, 0, n, Style::kNote);
   return r;
@@ -993,7 +1009,7 @@ int summary_sheet(xlsx::Sheet& sum, const ResolvedScenario& rs, const Comparison
 // Every input as a named, editable cell, section by section, then what the cash flow needs.
 Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const ResolvedScenario& rs, const Comparison& c) {
   const Scenario& s = rs.scenario;
-  const int first = xlsx::assumptions_header(a, fmt::format("Buy vs rent: {} ({})", s.name, s.currency.code()));
+  const int first = xlsx::assumptions_header(a, trf("Buy vs rent: {} ({})", s.name, s.currency.code()));
   a.label(2, 0, tr_noop("The horizon is the number of rows of Cash flow: change it with gpuplan."), Style::kNote);
   Inputs in(wb, a, first);
   a.label(in.row(), 0, tr_noop("horizon (rows of Cash flow)"));
@@ -1004,7 +1020,7 @@ Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const ResolvedScenari
              fmt::format("The horizon is the number of rows of Cash flow: run gpuplan compare --set horizon=…mo "
                          "(this workbook: {}mo)",
                          s.horizon_months));
-  a.text(in.row(), 3, "locked: the rows of Cash flow are the months; change it with gpuplan", Style::kNote);
+  a.label(in.row(), 3, tr_noop("locked: the rows of Cash flow are the months; change it with gpuplan"), Style::kNote);
   a.text(in.row(), 4, "horizon={}mo", Style::kNote);
   wb.define_name("horizon_months", a, in.row(), 1);
   Inputs gen(wb, a, in.row() + 1);
@@ -1037,7 +1053,7 @@ void breakdown_sheet(xlsx::Sheet& b, const Comparison& c) {
     for (std::size_t m = 0; m < o.items_by_month.size(); ++m)
       for (const CostLine& l : o.items_by_month[m]) {
         b.text(r, 0, o.key);
-        b.text(r, 1, l.item);
+        b.label(r, 1, l.item);
         b.number(r, 2, static_cast<double>(m), Style::kInteger);
         b.money(r, 3, l.amount);
         ++r;
