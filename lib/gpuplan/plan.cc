@@ -621,14 +621,14 @@ CheapestCard cheapest_card(const Search& s, const PlanResult& r) {
 std::string unrunnable(const Search& s, const Gpu& g) {
   const PlanInputs& in = s.in;
   if (s.model.achieved_flops(g) <= 0)
-    return fmt::format("{} has no {} tensor rate in the catalog", g.id, to_string(in.job.precision));
+    return trf("{} has no {} tensor rate in the catalog", g.id, to_string(in.job.precision));
   const auto need = minimum_gpus(in.job, g, in.cluster.gpus_per_node, 1 << 16, in.cluster.usable_memory);
-  if (!need) return "it does not fit in memory with any layout on any count";
+  if (!need) return std::string(tr("it does not fit in memory with any layout on any count"));
   if (need->first > in.max_gpus)
-    return fmt::format("it needs {} cards to fit in memory ({}), more than --max-gpus {}", need->first,
-                       to_string(need->second), in.max_gpus);
-  return fmt::format("no offer of it can be joined into the {} cards it needs to fit ({})", need->first,
-                     to_string(need->second));
+    return trf("it needs {} cards to fit in memory ({}), more than --max-gpus {}", need->first, to_string(need->second),
+               in.max_gpus);
+  return trf("no offer of it can be joined into the {} cards it needs to fit ({})", need->first,
+             to_string(need->second));
 }
 
 // A feasible configuration that was not recommended: what it costs or loses against the recommendation.

@@ -61,9 +61,9 @@ ResolvedJob resolve_estimate(const Context& ctx, const EstimateQuery& q) {
 // "124.8 TFLOP/s of 312.0 peak bf16", and for fp8 the speed-up that takes it past the bf16 basis.
 std::string achieved_text(const Estimate& e, const Job& job, const Gpu& gpu) {
   const Precision basis = mfu_basis(gpu, job.precision);
-  std::string s = fmt::format("{:.1f} TFLOP/s of {:.1f} peak {}", e.per_gpu.value() / 1e12,
-                              mfu_peak_tflops(gpu, job.precision), to_string(basis));
-  if (job.precision == Precision::kFp8) s += fmt::format(" (MFU × fp8 speed-up {:g}×)", job.fp8_speedup);
+  std::string s = trf("{:.1f} TFLOP/s of {:.1f} peak {}", e.per_gpu.value() / 1e12, mfu_peak_tflops(gpu, job.precision),
+                      to_string(basis));
+  if (job.precision == Precision::kFp8) s += trf(" (MFU × fp8 speed-up {:g}×)", job.fp8_speedup);
   return s;
 }
 

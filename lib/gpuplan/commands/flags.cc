@@ -16,7 +16,7 @@ double flag_number(const std::string& flag, const std::string& text, bool positi
     if (positive && !(v > 0)) throw std::invalid_argument(trf("{} must be greater than zero", text));
     return v;
   } catch (const std::invalid_argument& e) {
-    throw InputError(SourceLocation{trf("{} {}", flag, text)}, "", e.what());
+    throw InputError(SourceLocation{fmt::format("{} {}", flag, text)}, "", e.what());
   }
 }
 
@@ -27,7 +27,7 @@ std::uint64_t flag_whole(const std::string& flag, const std::string& text, doubl
     if (v < lo || v > hi) throw std::invalid_argument(trf("{} is outside {:g}..{:g}", text, lo, hi));
     return static_cast<std::uint64_t>(v);
   } catch (const std::invalid_argument& e) {
-    throw InputError(SourceLocation{trf("{} {}", flag, text)}, "", e.what());
+    throw InputError(SourceLocation{fmt::format("{} {}", flag, text)}, "", e.what());
   }
 }
 

@@ -448,7 +448,7 @@ void search_notes(Report& rep, const PlanInputs& in, const PlanResult& r) {
   for (int i = 0; i < kRejectionCount; ++i)
     if (const auto n = r.rejected[static_cast<std::size_t>(i)])
       counts.push_back(trf("{} {}", group_thousands(std::to_string(n)), tr(to_string(static_cast<Rejection>(i)))));
-  if (!counts.empty()) rep.notes.push_back(trf("Rejected: {}.", fmt::join(counts, "; ")));
+  if (!counts.empty()) rep.notes.push_back(trf("Rejected: {}.", fmt::join(counts, tr("; "))));
   if (r.frontier.size() > 12)
     rep.notes.push_back(
         trf("The frontier shows 12 of its {} plans; --format csv or json lists them all.", r.frontier.size()));
