@@ -54,7 +54,7 @@ JobCells token_job(xlsx::Assumptions& in, const EstimateWorkbook& d, const xlsx:
   const double attention = e.flops_per_token - k * active;
   const xlsx::Value att =
       in.input("attention_flops_per_token", tr_noop("attention FLOPs per token"), attention, Style::kInputNumber,
-               "FLOPs", "multiplier × layers × sequence × hidden (0 without the architecture)");
+               "FLOPs", tr_noop("multiplier × layers × sequence × hidden (0 without the architecture)"));
   const xlsx::Value fpt =
       in.derived("flops_per_token", tr_noop("FLOPs per token"), fmt::format("{}*{}+{}", mult.ref, n.ref, att.ref),
                  e.flops_per_token, Style::kNumber, "FLOPs");
@@ -74,9 +74,9 @@ JobCells job_inputs(xlsx::Assumptions& in, const EstimateWorkbook& d) {
   in.heading(tr_noop("Job"));
   const xlsx::Value mult = in.input(
       "flops_multiplier", tr_noop("training FLOPs per forward FLOP"), training_flops_multiplier(j), Style::kInputNumber,
-      "×", per_sample ? "3 (4 with full recompute)" : "6 dense, 4 LoRA, +2 with full recompute");
+      "×", per_sample ? tr_noop("3 (4 with full recompute)") : tr_noop("6 dense, 4 LoRA, +2 with full recompute"));
   const xlsx::Value batch = in.input("global_batch", tr_noop("global batch"), j.global_batch, Style::kInputNumber,
-                                     per_sample ? "samples per step" : "sequences per step");
+                                     per_sample ? tr_noop("samples per step") : tr_noop("sequences per step"));
   return per_sample ? per_sample_job(in, d, mult, batch) : token_job(in, d, mult, batch);
 }
 
@@ -123,18 +123,19 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
   const Estimate& e = d.estimate;
   in.heading(fmt::format("Cluster: {}× {}", d.gpus, d.gpu));
   TimeCells t;
-  t.gpus = in.input("gpus", tr_noop("GPUs"), d.gpus, Style::kInputNumber, "GPUs",
-                    "locked: the per-step times below are for this count (rerun gpuplan --gpus N to change it)");
+  t.gpus =
+      in.input("gpus", tr_noop("GPUs"), d.gpus, Style::kInputNumber, "GPUs",
+               tr_noop("locked: the per-step times below are for this count (rerun gpuplan --gpus N to change it)"));
   // Communication and the layout change with the count, which no formula here redoes.
   in.limit(d.gpus, d.gpus, true);
-  const xlsx::Value peak = in.input("peak_tflops", fmt::format("dense peak ({}: MFU's basis)", to_string(d.mfu_basis)),
+  const xlsx::Value peak = in.input("peak_tflops", trf("dense peak ({}: MFU's basis)", to_string(d.mfu_basis)),
                                     d.peak_tflops, Style::kInputNumber, "TFLOP/s per GPU");
   const xlsx::Value mfu = in.input("mfu", tr_noop("MFU"), e.mfu, Style::kInputPercent, "share", e.mfu_source);
   const xlsx::Value speedup =
       in.input("precision_speedup", tr_noop("speed-up of the precision over the basis"), d.precision_speedup,
                Style::kInputNumber, "×", j.precision == Precision::kFp8 ? std::string(kFp8SpeedupSource) : "");
   const xlsx::Value data = in.input("data_seconds_per_step", tr_noop("data loading per step"), e.step.data.count(),
-                                    Style::kInputNumber, "s", "overlaps compute");
+                                    Style::kInputNumber, "s", tr_noop("overlaps compute"));
   const xlsx::Value comm = in.input("allreduce_seconds_per_step", tr_noop("gradient all-reduce per step"),
                                     e.step.communication.count(), Style::kInputNumber, "s");
   const xlsx::Value bwd = in.input("backward_share", tr_noop("backward share of the compute"), backward_share(j),
@@ -145,10 +146,10 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
   // of the expert all-to-alls and context-parallel passes the compute does not hide (at this MFU).
   const double dp_exposed =
       std::max(0.0, e.step.communication.count() - e.step.compute.count() * backward_share(j) * d.comm_overlap);
-  const xlsx::Value waited = in.input("waited_seconds_per_step",
-                                      tr_noop("tensor-, pipeline-, expert- and context-parallel transfers per step"),
-                                      e.step.exposed_communication.count() - dp_exposed, Style::kInputNumber, "s",
-                                      "waited for (expert and context parallel: the part compute does not hide)");
+  const xlsx::Value waited = in.input(
+      "waited_seconds_per_step", tr_noop("tensor-, pipeline-, expert- and context-parallel transfers per step"),
+      e.step.exposed_communication.count() - dp_exposed, Style::kInputNumber, "s",
+      tr_noop("waited for (expert and context parallel: the part compute does not hide)"));
   const xlsx::Value bubble_share = in.input("bubble_share", tr_noop("pipeline bubble, share of the compute"),
                                             e.step.compute.count() > 0 ? e.step.bubble / e.step.compute : 0.0,
                                             Style::kInputPercent, "share", "(stages − 1) / micro-batches");

@@ -27,7 +27,7 @@ Limits limits_inputs(xlsx::Workbook& wb, xlsx::Sheet& a, const PlanWorkbook& d) 
   xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, d.title, false));
   Limits x;
   x.deadline = in.input("deadline_hours", tr_noop("deadline (0 = none)"), d.deadline_hours.value_or(0),
-                        Style::kInputNumber, "hours from now");
+                        Style::kInputNumber, tr_noop("hours from now"));
   x.budget = in.input("budget", tr_noop("budget (0 = none)"), d.budget.value_or(0), Style::kInputMoney,
                       std::string(d.currency.code()));
   x.dataset = in.input("dataset_gb", tr_noop("dataset kept in storage during the run"), d.dataset_gb,
@@ -190,10 +190,10 @@ void plan_summary(xlsx::Sheet& sum, const PlanWorkbook& d, int last) {
   if (!b) sum.formula_text(3, 1, fmt::format("IF(COUNT({0})=0,\"none\",MIN({0}))", costs), "none");
   else sum.formula(3, 1, fmt::format("IF(COUNT({0})=0,\"none\",MIN({0}))", costs), best, Style::kMoney);
   sum.text(5, 0, d.recommendation, Style::kNote);
-  sum.text(6, 0,
-           "The list is what gpuplan showed; the whole search is gpuplan's (rerun it after changing the job). "
-           "Spot plans: gpuplan recommends one only if P(on time) reaches the required confidence.",
-           Style::kNote);
+  sum.label(6, 0,
+            tr_noop("The list is what gpuplan showed; the whole search is gpuplan's (rerun it after changing the job). "
+                    "Spot plans: gpuplan recommends one only if P(on time) reaches the required confidence."),
+            Style::kNote);
   sum.width(0, 36);
   sum.width(1, 60);
 }

@@ -124,28 +124,27 @@ void add_hours_row(xlsx::Sheet& hours, int k, int r, const ServeWorkbookRow& row
 }
 
 void add_headers(xlsx::Sheet& o, xlsx::Sheet& hours, const std::string& cur) {
-  const std::vector<std::pair<std::string, double>> heads = {
-      {tr_noop("offer"), 38},
-      {tr_noop("gpu"), 12},
-      {tr_noop("mode"), 8},
-      {tr_noop("GPUs an instance"), 9},
-      {"price " + cur, 12},
-      {tr_noop("per"), 7},
-      {tr_noop("TP"), 5},
-      {tr_noop("batch"), 7},
-      {tr_noop("replica requests/s (model)"), 14},
-      {tr_noop("replica output tokens/s (model)"), 14},
-      {tr_noop("replicas"), 9},
-      {tr_noop("instances"), 9},
-      {tr_noop("instance-hours a day"), 10},
-      {cur + tr_noop(" a month"), 14},
-      {cur + tr_noop(" a million tokens"), 14},
-      {cur + tr_noop(" a million output tokens, full"), 16},
-      {tr_noop("monthly + hourly: instances by the month"), 12},
-      {"monthly + hourly: " + cur + tr_noop(" an hour above them"), 12},
-      {tr_noop("note"), 60}};
+  const std::vector<std::pair<std::string, double>> heads = {{tr_noop("offer"), 38},
+                                                             {tr_noop("gpu"), 12},
+                                                             {tr_noop("mode"), 8},
+                                                             {tr_noop("GPUs an instance"), 9},
+                                                             {trf("price {}", cur), 12},
+                                                             {tr_noop("per"), 7},
+                                                             {tr_noop("TP"), 5},
+                                                             {tr_noop("batch"), 7},
+                                                             {tr_noop("replica requests/s (model)"), 14},
+                                                             {tr_noop("replica output tokens/s (model)"), 14},
+                                                             {tr_noop("replicas"), 9},
+                                                             {tr_noop("instances"), 9},
+                                                             {tr_noop("instance-hours a day"), 10},
+                                                             {trf("{} a month", cur), 14},
+                                                             {trf("{} a million tokens", cur), 14},
+                                                             {trf("{} a million output tokens, full", cur), 16},
+                                                             {tr_noop("monthly + hourly: instances by the month"), 12},
+                                                             {trf("monthly + hourly: {} an hour above them", cur), 12},
+                                                             {tr_noop("note"), 60}};
   for (std::size_t j = 0; j < heads.size(); ++j) {
-    o.text(0, static_cast<int>(j), heads[j].first, Style::kHeader);
+    o.label(0, static_cast<int>(j), heads[j].first, Style::kHeader);  // marked ones translated; built ones already are
     o.width(static_cast<int>(j), heads[j].second);
   }
   o.freeze(1, 1);
