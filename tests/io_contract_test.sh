@@ -35,6 +35,16 @@ cp "$ex" "$work/caf"$'\xe9'".yaml"
 python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$work/out.json" ||
   fail "JSON with a non-UTF-8 file name does not parse"
 
+# The -o name's extension picks the format for every command that has it: a
+# workbook named .xlsx, the same bytes as --format with the same name.
+for cmd in "prices" "compare $ex" "estimate examples/finetune-7b-a100.yaml" "plan examples/finetune-7b-a100.yaml"; do
+  # shellcheck disable=SC2086
+  "$gpuplan" $cmd -o "$work/by-name.xlsx" 2>"$work/err" || fail "$cmd -o x.xlsx: $(cat "$work/err")"
+  # shellcheck disable=SC2086
+  "$gpuplan" $cmd --format xlsx -o "$work/by-flag.xlsx" 2>/dev/null || fail "$cmd --format xlsx"
+  cmp -s "$work/by-name.xlsx" "$work/by-flag.xlsx" || fail "$cmd: -o x.xlsx differs from --format xlsx"
+done
+
 # -o '' and a read-only -o target.
 "$gpuplan" prices -o '' 2>"$work/err"
 [ $? -eq 3 ] || fail "-o '' did not exit 3"

@@ -164,11 +164,12 @@ void choose_language(const Flags& f, gpuplan::Format format) {
   gpuplan::set_language(for_people ? lang : gpuplan::Language::kEnglish);
 }
 
-int dispatch(const CLI::App& app, const std::vector<CLI::App*>& subs, const Flags& f) {
+int dispatch(const CLI::App& app, const std::vector<CLI::App*>& subs, Flags& f) {
   const auto all = commands();
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (!all[i].run || !subs[i]->parsed()) continue;
-    choose_language(f, output_format(f, app, all[i].format));
+    f.written = output_format(f, app, all[i].format);
+    choose_language(f, f.written);
     Outcome out = all[i].run(f);
     for (const gpuplan::InputError& p : out.problems) print_problem(p);
     emit(f, std::move(out.report), app, all[i], out.exit_code);

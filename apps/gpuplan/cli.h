@@ -31,6 +31,8 @@ enum ExitCode : int { kOk = 0, kFailure = 1, kUsage = 2, kBadInput = 3, kInfeasi
 struct Flags {
   gpuplan::GlobalOptions global;
   std::string format = "table";
+  /// The format the output is written in (--format, else the -o name's extension), set before the command runs.
+  gpuplan::Format written = gpuplan::Format::kTable;
   std::string output = "-";
   std::string color = "auto";
   std::string lang;  ///< --lang: en or zh; empty = from LC_ALL / LC_MESSAGES / LANG

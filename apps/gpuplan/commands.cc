@@ -159,7 +159,8 @@ void prices_options(CLI::App& sub, Flags& f) {
 Outcome prices_run(const Flags& f) {
   return with_context(f, [](const Context& c, const Flags& fl) {
     gpuplan::PricesQuery q = fl.prices;
-    q.brief = fl.fields.empty() && (fl.format == "table" || fl.format == "md");
+    // The terminal table and Markdown show the brief columns; a workbook, CSV or JSON (also by -o's name) all.
+    q.brief = fl.fields.empty() && (fl.written == gpuplan::Format::kTable || fl.written == gpuplan::Format::kMd);
     return gpuplan::prices_report(c, q);
   });
 }
