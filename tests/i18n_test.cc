@@ -3,6 +3,9 @@
 // same arguments, the article's terms, every label people see translated,
 // and tables that stay aligned with CJK widths.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include <map>
 #include <set>
@@ -17,6 +20,7 @@
 #include "gpuplan/commands/sensitivity.h"
 #include "gpuplan/commands/serve.h"
 #include "gpuplan/i18n.h"
+#include "gpuplan/po.h"
 #include "gpuplan/job.h"
 #include "gpuplan/report.h"
 #include "gpuplan/scenario.h"
@@ -92,6 +96,22 @@ TEST_CASE("a .po file: continuation lines, escapes; the header, fuzzy and obsole
   CHECK_THROWS_WITH(parse_po("msgstr \"b\"\n"), Catch::Contains("line 1"));
 }
 
+TEST_CASE("the compiled catalog is lib/po/zh_CN.po's translated entries, sorted, escapes intact", "[i18n]") {
+  std::ifstream in(std::string(GPUPLAN_SOURCE_DIR) + "/lib/po/zh_CN.po", std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto expected = parse_po(text.str());
+  std::sort(expected.begin(), expected.end());
+  const auto compiled = chinese_catalog();
+  REQUIRE(compiled.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CHECK(compiled[i].id == expected[i].first);
+    CHECK(compiled[i].text == expected[i].second);
+  }
+  CHECK(std::any_of(compiled.begin(), compiled.end(), [](const Message& m) { return m.id.find('\n') != m.id.npos; }));
+  CHECK(std::any_of(compiled.begin(), compiled.end(), [](const Message& m) { return m.id.find('"') != m.id.npos; }));
+}
+
 TEST_CASE("the language: --lang names it; else LC_ALL, LC_MESSAGES, LANG in that order", "[i18n]") {
   CHECK(language_from_environment(nullptr, nullptr, "zh_CN.UTF-8") == Language::kChinese);
   CHECK(language_from_environment("C", nullptr, "zh_CN.UTF-8") == Language::kEnglish);       // LC_ALL wins
@@ -112,9 +132,10 @@ TEST_CASE("a message without a translation prints in English; English never read
 }
 
 TEST_CASE("every translation takes the same arguments with the same formats as its English", "[i18n]") {
-  const auto& catalog = chinese_catalog();
+  const auto catalog = chinese_catalog();
   REQUIRE(catalog.size() > 250);
-  for (const auto& [id, str] : catalog) {
+  for (const Message& m : catalog) {
+    const std::string id(m.id), str(m.text);
     INFO(id << " -> " << str);
     bool id_manual = false, str_manual = false;
     const std::vector<FormatField> from = fields_of(id, &id_manual);

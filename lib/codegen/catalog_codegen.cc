@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "codegen/cxx_literal.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/io.h"
 
@@ -17,17 +18,7 @@ using namespace gpuplan;
 
 namespace {
 
-std::string lit(std::string_view s) {
-  // A raw string literal cannot hold every text; escape as a normal literal.
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') out += fmt::format("\\{}", c);
-    else if (u < 0x20 || u >= 0x7F) out += fmt::format("\\{:03o}", u);
-    else out += c;
-  }
-  return out + "\"";
-}
+std::string lit(std::string_view s) { return codegen::cxx_literal(s); }
 
 std::string money(const Money& m) {
   return fmt::format("Money::from_micros({}LL, Currency({}))", m.micros(), lit(m.currency().code()));

@@ -13,10 +13,9 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 namespace gpuplan {
 
@@ -60,11 +59,13 @@ std::string trf(fmt::format_string<Args...> msgid, Args&&... args) {
 /// Whether `msgid` has a Chinese translation.
 bool has_translation(std::string_view msgid);
 
-/// Every (msgid, msgstr) of the Chinese catalog, fuzzy entries left out (tests).
-const std::vector<std::pair<std::string, std::string>>& chinese_catalog();
+/// One translated message: the English text and its translation.
+struct Message {
+  std::string_view id;
+  std::string_view text;
+};
 
-/// A .po file's entries: msgid and msgstr unescaped; the header and fuzzy
-/// entries left out. Throws std::invalid_argument naming the line of a syntax error.
-std::vector<std::pair<std::string, std::string>> parse_po(std::string_view text);
+/// Every message of the Chinese catalog sorted by id, fuzzy entries left out (tests).
+std::span<const Message> chinese_catalog();
 
 }  // namespace gpuplan

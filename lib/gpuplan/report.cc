@@ -399,7 +399,9 @@ void add_defaults_notes(Report& report, const std::vector<std::string>& defaults
 }
 
 std::string translate_word(const Column& column, std::string_view text) {
-  if (column.context != nullptr && language() != Language::kEnglish) {
+  // English needs no lookup, and a lookup would load the message catalog.
+  if (language() == Language::kEnglish) return std::string(text);
+  if (column.context != nullptr) {
     const std::string key = column.context + std::string(text);
     if (has_translation(key)) return std::string(tr(key));
   }
