@@ -4,6 +4,7 @@
 // and tables that stay aligned with CJK widths.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -292,4 +293,34 @@ TEST_CASE("machine output is English whatever the language: CSV and JSON of a Ch
   }
   CHECK(csv_zh == render(en, Format::kCsv));
   CHECK(json_zh == render(en, Format::kJson));
+}
+
+TEST_CASE("an estimate's warnings and network read in Chinese; the echoed network stays English", "[i18n]") {
+  const Context ctx = builtin();
+  EstimateQuery q;
+  q.job_file = example("llama2-7b-pretrain.yaml");
+  const InLanguage zh(Language::kChinese);
+  const std::string text = render(estimate_report(ctx, q).report, Format::kTable);
+  CHECK_THAT(text, Catch::Contains("自定义 1600 Gb/s"));
+  CHECK_THAT(text, !Catch::Contains("custom 1600"));
+  CHECK_THAT(render(estimate_report(ctx, q).report, Format::kJson),
+             Catch::Contains("\"network\": \"custom 1600 Gb/s\""));
+
+  // The network left to its default on 1,024 cards decides the answer: the warning says so, in Chinese.
+  const std::string path = (std::filesystem::temp_directory_path() / "gpuplan-i18n-default-network.yaml").string();
+  {
+    std::ifstream in(q.job_file);
+    std::ofstream out(path);
+    for (std::string line; std::getline(in, line);)
+      if (line.find("network_bandwidth") == std::string::npos) out << line << '\n';
+  }
+  q.job_file = path;
+  const Report r = estimate_report(ctx, q).report;
+  std::filesystem::remove(path);
+  const auto deciding = std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+    return w.find("cluster.network") != std::string::npos;
+  });
+  REQUIRE(deciding != r.warnings.end());
+  CHECK_THAT(*deciding, Catch::StartsWith("未给出 cluster.network，是它的默认值决定了这个估算"));
+  CHECK_THAT(*deciding, Catch::Contains("每节点 25 Gb/s"));
 }

@@ -464,4 +464,10 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
   return m;
 }
 
+std::string network_shown(const Cluster& c) {
+  // resolve_cluster's label for a bandwidth given without a named network.
+  if (!c.network.starts_with("custom ")) return c.network;
+  return trf("custom {:g} Gb/s", c.network_bandwidth.value() * 8 / 1e9);
+}
+
 }  // namespace gpuplan

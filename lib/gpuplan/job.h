@@ -60,6 +60,10 @@ BytesPerSecond storage_read_bandwidth(std::string_view tier);
 std::optional<BytesPerSecond> network_bandwidth(std::string_view name);
 /// The names of the network presets.
 std::vector<std::string_view> network_names();
+/// The cluster's network for people: its named network, or "custom N Gb/s"
+/// in the reader's language when only a bandwidth was given (the data value,
+/// echoed in JSON, stays English).
+std::string network_shown(const Cluster& c);
 
 /// Throws InputErrors naming file, line and field (or --set / the flag).
 /// `text`: the file's content already in memory (`path` then only names it).

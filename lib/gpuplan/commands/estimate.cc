@@ -112,7 +112,7 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl, const 
   const int nodes = (cl.gpus + cl.gpus_per_node - 1) / cl.gpus_per_node;
   if (nodes > 1)
     add(tr_noop("scaling"), trf("{:.2f}× one node's throughput on {} nodes ({:.0f}% efficiency, {})",
-                                e.speedup_vs_one_node, nodes, e.scaling_efficiency * 100, cl.network));
+                                e.speedup_vs_one_node, nodes, e.scaling_efficiency * 100, network_shown(cl)));
   if (band) {
     add(tr_noop("wall time"), trf("{} ({} to {} over the MFU band)", human_seconds(e.wall),
                                   human_seconds(band->fast.wall), human_seconds(band->slow.wall)));
@@ -388,7 +388,7 @@ EstimateWorkbook workbook_data(const std::string& title, const ResolvedJob& rj, 
 // ---- defaults that decide the answer ----
 
 std::string network_text(const Cluster& c) {
-  return fmt::format("{} ({:g} Gb/s per node)", c.network, c.network_bandwidth.value() * 8 / 1e9);
+  return trf("{} ({:g} Gb/s per node)", network_shown(c), c.network_bandwidth.value() * 8 / 1e9);
 }
 
 bool defaulted(const ResolvedJob& rj, std::string_view key) {
@@ -409,15 +409,15 @@ std::vector<Alternative> alternatives(const ResolvedJob& rj) {
   const Cluster& c = rj.cluster;
   if (c.gpus > c.gpus_per_node)
     out.push_back({"cluster.network",
-                   fmt::format("{} Gb/s per node (200 Gb/s InfiniBand per GPU, the fabric of Llama 2's clusters, "
-                               "Touvron et al. 2023 §2.2)",
-                               200 * c.gpus_per_node),
+                   trf("{} Gb/s per node (200 Gb/s InfiniBand per GPU, the fabric of Llama 2's clusters, "
+                       "Touvron et al. 2023 §2.2)",
+                       200 * c.gpus_per_node),
                    [](Job&, Cluster& cl) { cl.network_bandwidth = BytesPerSecond(200e9 / 8 * cl.gpus_per_node); }});
-  out.push_back({"checkpoint.write_bandwidth", "ten times its write bandwidth", [](Job& j, Cluster&) {
+  out.push_back({"checkpoint.write_bandwidth", std::string(tr("ten times its write bandwidth")), [](Job& j, Cluster&) {
                    j.checkpoint_bandwidth = j.checkpoint_bandwidth * 10.0;
                    j.checkpoint_aggregate = j.checkpoint_aggregate * 10.0;
                  }});
-  out.push_back({"data.read_bandwidth", "ten times its read bandwidth",
+  out.push_back({"data.read_bandwidth", std::string(tr("ten times its read bandwidth")),
                  [](Job& j, Cluster&) { j.read_bandwidth = j.read_bandwidth * 10.0; }});
   return out;
 }
@@ -437,11 +437,11 @@ std::vector<std::string> deciding_defaults(const ResolvedJob& rj, const Estimate
     const double change = alt.wall / e.wall - 1;
     if (std::abs(change) <= 0.2) continue;
     out.push_back(
-        fmt::format("{} was not given and its default decides this estimate: {} makes the run {} on {}× {}; with {} it "
-                    "takes {} ({:+.0f}%). Give {} as your cluster has it.",
-                    a.key, a.key == std::string_view("cluster.network") ? network_text(rj.cluster) : "the default",
-                    human_seconds(e.wall), rj.cluster.gpus, rj.cluster.gpu->id, a.instead, human_seconds(alt.wall),
-                    change * 100, a.key));
+        trf("{} was not given and its default decides this estimate: {} makes the run {} on {}× {}; with {} it "
+            "takes {} ({:+.0f}%). Give {} as your cluster has it.",
+            a.key, a.key == std::string_view("cluster.network") ? network_text(rj.cluster) : tr("the default"),
+            human_seconds(e.wall), rj.cluster.gpus, rj.cluster.gpu->id, a.instead, human_seconds(alt.wall),
+            change * 100, a.key));
   }
   return out;
 }

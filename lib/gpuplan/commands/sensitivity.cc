@@ -231,6 +231,24 @@ Json sensitivity_extra(const Sensitivity& s, const Subject& sub, double range) {
   return ex;
 }
 
+// The inputs whose low or high value is not base × (1 ± range), because they
+// are whole numbers or reach a bound, with the change they really got: the
+// table's column headings say ±range for every row.
+std::string moved_otherwise(const Sensitivity& s, double range) {
+  std::vector<std::string> off;
+  for (const Swing& w : s.ranked) {
+    const SensitivityInput& in = s.inputs[w.input];
+    if (in.spread > 0 || in.base == 0) continue;  // trends move by points, said in the metric note
+    const double low = w.low_value / in.base - 1, high = w.high_value / in.base - 1;
+    if (std::abs(low + range) < 1e-3 && std::abs(high - range) < 1e-3) continue;
+    const bool bound = w.low_value <= in.min || w.high_value >= in.max;
+    off.push_back(trf("{} {} and {} ({:+.1f}%, {:+.1f}%: {})", in.name, format_value(in.kind, w.low_value),
+                      format_value(in.kind, w.high_value), low * 100, high * 100,
+                      bound ? tr("held within its allowed range") : tr("rounded to a whole number")));
+  }
+  return fmt::format("{}", fmt::join(off, "; "));
+}
+
 void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, double range, const Context& ctx,
                        const std::optional<CurrencyConverter>& fx) {
   rep.notes.push_back(trf("Base: {} = {}; decision ({}): {}.", sub.metric_label,
@@ -254,6 +272,8 @@ void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, do
     rep.notes.push_back(
         std::string(tr("Each variation reruns the whole plan search; swing = |metric at +range − metric at −range|; "
                        "one input moves at a time.")));
+  if (const std::string off = moved_otherwise(s, range); !off.empty())
+    rep.notes.push_back(trf("Moved by other than ±{:g}%: {}.", range * 100, off));
   if (!s.not_varied.empty())
     rep.notes.push_back(trf("Not varied (zero in the base case): {}.", fmt::join(s.not_varied, ", ")));
   rep.notes.push_back(trf("{}: {}. {}", sub.job ? tr("Job") : tr("Scenario"), sub.source, ctx.catalog_note()));
