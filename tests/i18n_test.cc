@@ -324,3 +324,43 @@ TEST_CASE("an estimate's warnings and network read in Chinese; the echoed networ
   CHECK_THAT(*deciding, Catch::StartsWith("未给出 cluster.network，是它的默认值决定了这个估算"));
   CHECK_THAT(*deciding, Catch::Contains("每节点 25 Gb/s"));
 }
+
+TEST_CASE("short numbers: k, M, B for English, 万 and 亿 for Chinese; rounded before the unit, never an exponent",
+          "[i18n]") {
+  CHECK(short_number(0) == "0");
+  CHECK(short_number(12.345) == "12.3");
+  CHECK(short_number(999.7) == "1k");
+  CHECK(short_number(1539) == "1.54k");
+  CHECK(short_number(764048) == "764k");
+  CHECK(short_number(-468000) == "-468k");
+  CHECK(short_number(999999) == "1M");
+  CHECK(short_number(3040000) == "3.04M");
+  CHECK(short_number(2.5e9) == "2.5B");
+  CHECK(short_number(1250000, 6) == "1.25M");
+  CHECK(short_number(0.000123) == "0.000123");
+  const InLanguage zh(Language::kChinese);
+  CHECK(short_number(9940) == "9940");
+  CHECK(short_number(9999) == "1万");
+  CHECK(short_number(764048) == "76.4万");
+  CHECK(short_number(-468000) == "-46.8万");
+  CHECK(short_number(76400000) == "7640万");
+  CHECK(short_number(99999999) == "1亿");
+  CHECK(short_number(1.5e9) == "15亿");
+}
+
+TEST_CASE("a Chinese tornado's axis puts 0 in the column of the base", "[i18n]") {
+  const Context ctx = builtin();
+  const InLanguage zh(Language::kChinese);
+  SensitivityQuery q;
+  q.file = example("qingdao-8xa100.yaml");
+  const Report r = sensitivity_report(ctx, q).report;
+  REQUIRE(!r.figures.empty());
+  std::istringstream lines(r.figures.front());
+  std::string title, axis, bar;
+  std::getline(lines, title);
+  std::getline(lines, axis);
+  std::getline(lines, bar);
+  REQUIRE_THAT(axis, Catch::Contains("万"));
+  const std::size_t zero = display_width(axis.substr(0, axis.find(" 0 ") + 1));
+  CHECK(zero == display_width(bar.substr(0, bar.find('|'))));
+}

@@ -36,15 +36,6 @@ std::vector<double> ticks(double lo, double hi, int count) {
   return out;
 }
 
-// "1.2M", "350k", "12": an axis label.
-std::string short_number(double v) {
-  const double a = std::abs(v);
-  if (a >= 1e9) return fmt::format("{:g}B", v / 1e9);
-  if (a >= 1e6) return fmt::format("{:g}M", v / 1e6);
-  if (a >= 1e3) return fmt::format("{:g}k", v / 1e3);
-  return fmt::format("{:g}", v);
-}
-
 struct Frame {
   double x0 = 0, x1 = 1, y0 = 0, y1 = 1;  // data range
   static constexpr double kWidth = 760, kHeight = 360, kLeft = 70, kRight = 170, kTop = 40, kBottom = 50;
@@ -115,7 +106,7 @@ std::string axes(const Chart& c, const Frame& f) {
     out += fmt::format(
         "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\"/><text x=\"{3:.1f}\" "
         "y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>",
-        Frame::kLeft, f.y(t), right, Frame::kLeft - 6, f.y(t) + 4, short_number(t));
+        Frame::kLeft, f.y(t), right, Frame::kLeft - 6, f.y(t) + 4, short_number(t, 6));
   if (c.kind == Chart::Kind::kStackedBars)
     for (std::size_t k = 0; k < c.categories.size(); ++k)
       out += bar_label(c.categories[k], f.x(static_cast<double>(k)), bottom + 18,
@@ -123,7 +114,7 @@ std::string axes(const Chart& c, const Frame& f) {
   else
     for (const double t : ticks(f.x0, f.x1, 8))
       out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", f.x(t), bottom + 18,
-                         short_number(t));
+                         short_number(t, 6));
   if (f.y0 < 0 && f.y1 > 0)  // amounts below zero (a resale): zero drawn like an axis
     out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\"/>", Frame::kLeft,
                        f.y(0), right);

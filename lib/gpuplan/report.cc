@@ -10,6 +10,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <span>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -46,6 +47,42 @@ Format parse_format(std::string_view name) {
   if (name == "html") return Format::kHtml;
   if (name == "svg") return Format::kSvg;
   throw std::invalid_argument(trf("{} not in {{{}}}", name, kFormatNames));
+}
+
+namespace {
+
+// `x` to `digits` significant digits, never in exponent form ("7640", "1.5").
+std::string significant(double x, int digits) {
+  const int magnitude = x == 0 ? 0 : static_cast<int>(std::floor(std::log10(std::abs(x))));
+  const int decimals = std::max(0, digits - 1 - magnitude);
+  if (decimals == 0) {  // 999,999 to three digits is 1,000,000
+    const double step = std::pow(10.0, magnitude - digits + 1);
+    x = std::round(x / step) * step;
+  }
+  std::string s = fmt::format("{:.{}f}", x, decimals);
+  if (decimals > 0) {
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+  }
+  return s == "-0" ? "0" : s;
+}
+
+}  // namespace
+
+std::string short_number(double v, int digits) {
+  struct Unit {
+    double size;
+    const char* name;
+  };
+  static constexpr Unit kWestern[] = {{1e9, "B"}, {1e6, "M"}, {1e3, "k"}};
+  static constexpr Unit kChinese[] = {{1e8, "亿"}, {1e4, "万"}};
+  const std::span<const Unit> units =
+      language() == Language::kChinese ? std::span<const Unit>(kChinese) : std::span<const Unit>(kWestern);
+  // The unit is chosen after rounding, so 999,999 is "1M", never "1000k".
+  const double a = std::abs(std::stod(significant(v, digits)));
+  for (const Unit& u : units)
+    if (a >= u.size) return significant(v / u.size, digits) + u.name;
+  return significant(v, digits);
 }
 
 std::size_t display_width(std::string_view text) {

@@ -160,6 +160,11 @@ std::vector<std::size_t> shown_columns(const Table& table);
 /// Columns a terminal needs for `text` (East Asian wide characters count 2).
 std::size_t display_width(std::string_view text);
 
+/// A number in a few characters, for a chart's axis or a label beside a bar:
+/// "764k", "1.5M", "2B" (`digits` significant digits); for a Chinese reader in
+/// the units a Chinese reader counts in, "76.4万", "1.5亿".
+std::string short_number(double v, int digits = 3);
+
 inline constexpr int kSchemaVersion = 3;
 
 }  // namespace gpuplan

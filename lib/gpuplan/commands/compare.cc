@@ -20,14 +20,6 @@ char symbol(const std::string& key) {
   return 'Y';
 }
 
-std::string short_money(double v) {
-  const double a = std::abs(v);
-  if (a >= 1e9) return fmt::format("{:.1f}B", v / 1e9);
-  if (a >= 1e6) return fmt::format("{:.1f}M", v / 1e6);
-  if (a >= 1e3) return fmt::format("{:.0f}k", v / 1e3);
-  return fmt::format("{:.0f}", v);
-}
-
 }  // namespace
 
 namespace {
@@ -138,7 +130,7 @@ std::string cumulative_chart(const Comparison& c, int width, int height) {
     const double value = hi - (hi - lo) * r / (height - 1);
     const bool label = r == 0 || r == height - 1 || r == height / 2;
     std::string line =
-        fmt::format("{:>{}} |{}", label ? short_money(value) : "", label_w, grid[static_cast<std::size_t>(r)]);
+        fmt::format("{:>{}} |{}", label ? short_number(value) : "", label_w, grid[static_cast<std::size_t>(r)]);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }

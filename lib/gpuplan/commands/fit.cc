@@ -76,9 +76,7 @@ std::string scaling_chart(const ScalingSample& sample, const std::vector<std::pa
   for (int r = 0; r < h; ++r) {
     const bool show = r == 0 || r == h - 1 || r == h / 2;
     const double v = y_max * (h - 1 - r) / (h - 1);
-    const std::string tick = v >= 1e6   ? fmt::format("{:.1f}M", v / 1e6)
-                             : v >= 1e4 ? fmt::format("{:.1f}k", v / 1e3)
-                                        : fmt::format("{:.4g}", v);
+    const std::string tick = short_number(v, 3);
     std::string line = fmt::format("{:>{}} |{}", show ? tick : "", label, grid[static_cast<std::size_t>(r)]);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";

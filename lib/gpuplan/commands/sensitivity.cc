@@ -28,15 +28,6 @@ bool sets_name_a_job(const std::vector<std::string>& sets) {
   });
 }
 
-std::string short_number(double v) {
-  const double a = std::abs(v);
-  if (a >= 1e9) return fmt::format("{:.3g}B", v / 1e9);
-  if (a >= 1e6) return fmt::format("{:.3g}M", v / 1e6);
-  if (a >= 1e4) return fmt::format("{:.3g}k", v / 1e3);
-  if (a >= 100) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.3g}", v);
-}
-
 }  // namespace
 
 Chart tornado(const Sensitivity& s, const std::string& metric_label, std::size_t rows) {
@@ -79,11 +70,13 @@ std::string tornado_chart(const Sensitivity& s, const std::string& metric_label,
   std::string out = trf("Tornado: {} with each input at -{:g}% ('-') and +{:g}% ('+'); '|' is the base ({})\n",
                         metric_label, s.range * 100, s.range * 100, short_number(base));
   // Axis labels: the largest change either way.
-  std::string axis(static_cast<std::size_t>(2 * half + 1), ' ');
+  // Padded by display width: "-46.8万" takes six columns in seven bytes.
   const std::string left = short_number(-most), right = "+" + short_number(most);
-  axis.replace(0, left.size(), left);
-  axis[static_cast<std::size_t>(half)] = '0';
-  axis.replace(axis.size() - right.size(), right.size(), right);
+  const auto pad = [&](const std::string& label) {
+    return std::string(static_cast<std::size_t>(half) - std::min(display_width(label), static_cast<std::size_t>(half)),
+                       ' ');
+  };
+  const std::string axis = left + pad(left) + "0" + pad(right) + right;
   out += fmt::format("{:<{}}  {}\n", "", label_w, axis);
   for (const Swing* w : shown) {
     std::string bar(static_cast<std::size_t>(2 * half + 1), ' ');
