@@ -45,6 +45,27 @@ for cmd in "prices" "compare $ex" "estimate examples/finetune-7b-a100.yaml" "pla
   cmp -s "$work/by-name.xlsx" "$work/by-flag.xlsx" || fail "$cmd: -o x.xlsx differs from --format xlsx"
 done
 
+# The refusal of a command without a workbook (a chart) names exactly the
+# commands that have one.
+"$gpuplan" gpus --format xlsx -o "$work/gpus.xlsx" 2>"$work/refusal.xlsx" && fail "gpus wrote a workbook"
+"$gpuplan" prices --format svg 2>"$work/refusal.svg" >/dev/null && fail "prices drew a chart"
+for cmd in "prices" "gpus" "compare $ex" "estimate examples/finetune-7b-a100.yaml" \
+  "plan examples/finetune-7b-a100.yaml" "sensitivity $ex" "serve examples/serve-7b-4090.yaml" \
+  "fit scaling examples/scaling-a100.csv" "fit progress examples/trial-progress.csv --total-steps 20000" \
+  "catalog validate examples/team-quotes.yaml"; do
+  name=${cmd%% *}
+  [ "$name" = fit ] && name="fit ${cmd#fit }" && name=${name%% examples*}
+  for format in xlsx svg; do
+    # shellcheck disable=SC2086
+    if "$gpuplan" $cmd --format $format -o "$work/any.$format" 2>/dev/null; then
+      grep -Eq "\(([^)]*[, ])?${name}[ ,)]" "$work/refusal.$format" ||
+        fail "$cmd has --format $format, which the refusal does not name: $(cat "$work/refusal.$format")"
+    else
+      grep -Eq "\(([^)]*[, ])?${name}[ ,)]" "$work/refusal.$format" && fail "the $format refusal names $name, which has none"
+    fi
+  done
+done
+
 # -o '' and a read-only -o target.
 "$gpuplan" prices -o '' 2>"$work/err"
 [ $? -eq 3 ] || fail "-o '' did not exit 3"

@@ -525,7 +525,7 @@ std::string render_as_is(const Report& report, Format format, const RenderOption
     case Format::kXlsx:
       if (!report.xlsx)
         throw UsageError(
-            trf("--format xlsx: `gpuplan {}` has no workbook (compare, estimate, plan and prices do)", report.command));
+            trf("--format xlsx: `gpuplan {}` has no workbook (compare, estimate, plan, prices and serve do)", report.command));
       return report.xlsx();
     case Format::kYaml:
       if (report.yaml.empty())
