@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fmt/args.h>
 #include <fmt/format.h>
+#include <regex>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -297,6 +299,18 @@ void choose_usage_language(int argc, char** argv) {
   gpuplan::set_language(machine ? gpuplan::Language::kEnglish : l);
 }
 
+void refuse_flags_as_values(CLI::App& app) {
+  const CLI::Validator not_a_flag(
+      [](std::string& value) -> std::string {
+        if (!value.starts_with("--")) return {};
+        return gpuplan::trf("needs a value, and the next argument is the flag {}", value);
+      },
+      "");
+  for (CLI::Option* opt : app.get_options())
+    if (opt->nonpositional() && opt->get_expected_min() > 0) opt->check(not_a_flag);
+  for (CLI::App* sub : app.get_subcommands({})) refuse_flags_as_values(*sub);
+}
+
 CLI::Validator one_of(std::vector<std::string> allowed) {
   const std::string list = fmt::format("{}", fmt::join(allowed, ","));
   return CLI::Validator(
@@ -307,13 +321,46 @@ CLI::Validator one_of(std::vector<std::string> allowed) {
       "{" + list + "}");
 }
 
+namespace {
+
+// CLI11's messages (2.1, Debian 12's) as patterns, each with gpuplan's words
+// for it (translated); the captured names and values go in unchanged.
+struct Cli11Message {
+  const char* pattern;
+  const char* words;
+};
+constexpr Cli11Message kCli11Messages[] = {
+    {"A subcommand is required", gpuplan::tr_noop("a subcommand is required")},
+    {"(.+) is required", gpuplan::tr_noop("{} is required")},
+    {"(.+): \\d+ required \\S+ missing", gpuplan::tr_noop("{} needs a value")},
+    {"(.+): At Most (\\d+) required but received (\\d+)", gpuplan::tr_noop("{} takes at most {} value(s), {} given")},
+    {"(.+): At least (\\d+) required but received (\\d+)", gpuplan::tr_noop("{} takes at least {} value(s), {} given")},
+    {"Could not convert: (.+) = (.*)", gpuplan::tr_noop("{}: cannot read {}")},
+    {"(.+): Should be true/false or a number", gpuplan::tr_noop("{} is a switch: give it alone, or =true or =false")},
+    {"(.+) excludes (.+)", gpuplan::tr_noop("{} cannot be given with {}")},
+    {"(.+) requires (.+)", gpuplan::tr_noop("{} needs {} too")},
+};
+
+// A CLI11 message in gpuplan's words, or as it is when no pattern knows it.
+std::string cli11_words(const std::string& what) {
+  for (const Cli11Message& m : kCli11Messages) {
+    std::smatch match;
+    if (!std::regex_match(what, match, std::regex(m.pattern))) continue;
+    fmt::dynamic_format_arg_store<fmt::format_context> args;
+    for (std::size_t i = 1; i < match.size(); ++i) args.push_back(match[i].str());
+    return fmt::vformat(gpuplan::tr(m.words), args);
+  }
+  return what;
+}
+
+}  // namespace
+
 std::string usage_message(const CLI::App& app, const CLI::Error& e) {
   std::string what = e.what();
-  // Where CLI11's own words can be said from what it parsed, say them in the reader's language.
-  if (gpuplan::language() != gpuplan::Language::kEnglish && dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
-    std::vector<std::string> extra = app.remaining(true);
-    what = gpuplan::trf("not expected: {}", fmt::join(extra, " "));
-  }
+  // CLI11's words, said as gpuplan says things and in the reader's language.
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) what = cli11_words(what);
+  else if (gpuplan::language() != gpuplan::Language::kEnglish)
+    what = gpuplan::trf("not expected: {}", fmt::join(app.remaining(true), " "));
   return gpuplan::trf("gpuplan: {}\nRun with --help for more information.\n", what);
 }
 

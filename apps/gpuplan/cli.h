@@ -95,6 +95,10 @@ void choose_usage_language(int argc, char** argv);
 
 /// A flag's allowed values (CLI11's IsMember, its message in the reader's language).
 CLI::Validator one_of(std::vector<std::string> allowed);
+/// Refuses "--flag" as the value of an option of `app` or its subcommands:
+/// CLI11 takes the next argument as a value even when it is the next flag
+/// (`--deadline --lang zh` would read "--lang" as the deadline).
+void refuse_flags_as_values(CLI::App& app);
 
 /// What CLI11's parse error says, in the reader's language where gpuplan can say it.
 std::string usage_message(const CLI::App& app, const CLI::Error& e);

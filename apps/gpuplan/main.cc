@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     return cli::kUsage;
   }
   const std::vector<CLI::App*> subs = cli::add_commands(app, flags, wanted);
+  cli::refuse_flags_as_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

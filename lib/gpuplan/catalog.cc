@@ -330,7 +330,7 @@ std::optional<FilterProblem> filter_problem(const std::vector<std::string>& filt
     for (const auto& r : records)
       if (std::find(names.begin(), names.end(), get(r)) == names.end()) names.push_back(get(r));
     std::sort(names.begin(), names.end());
-    return FilterProblem{i, fmt::format("'{}' matches nothing in the catalog (known: {})", f, fmt::join(names, ", "))};
+    return FilterProblem{i, trf("'{}' matches nothing in the catalog (known: {})", f, fmt::join(names, ", "))};
   }
   return std::nullopt;
 }
