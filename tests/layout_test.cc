@@ -421,3 +421,30 @@ TEST_CASE("context parallel is searched even where a layout without it fits: 128
   const double published = tokens_per_step * flops_per_token / (380e12 * 16384);
   CHECK(choice->step.work.count() / published == Approx(1).margin(0.25));
 }
+
+TEST_CASE("estimate's fit table shows, on the cluster's own GPU, the memory of the estimate's layout",
+          "[estimate][layout]") {
+  const Context ctx = fixture_context();
+  for (const char* f : {"finetune-7b-a100.yaml", "llama2-7b-pretrain.yaml", "pretrain-1b-h800.yaml",
+                        "moe-gpt-oss-120b.yaml", "vision-4090.yaml"}) {
+    INFO(f);
+    EstimateQuery q;
+    q.job_file = std::string(GPUPLAN_SOURCE_DIR "/examples/") + f;
+    const Report r = estimate_report(ctx, q).report;
+    const Table *fit = nullptr, *memory = nullptr;
+    for (const Table& t : r.tables) {
+      if (t.name == "fit") fit = &t;
+      if (t.name == "memory") memory = &t;
+    }
+    REQUIRE(fit);
+    REQUIRE(memory);
+    const std::string gpu = load_job(q.job_file, {}, ctx).cluster.gpu->id;
+    const auto total = std::find_if(memory->rows.begin(), memory->rows.end(),
+                                    [](const auto& row) { return std::get<std::string>(row[0]) == "total"; });
+    const auto own = std::find_if(fit->rows.begin(), fit->rows.end(),
+                                  [&](const auto& row) { return std::get<std::string>(row[0]) == gpu; });
+    REQUIRE(total != memory->rows.end());
+    REQUIRE(own != fit->rows.end());
+    CHECK(std::get<double>((*own)[2]) == Approx(std::get<double>((*total)[1])));
+  }
+}

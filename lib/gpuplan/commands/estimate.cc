@@ -158,8 +158,11 @@ Table fit_table(const Catalog& catalog, const Job& job, const Cluster& cl, const
   const TrainingModel model(job);
   for (const Gpu& g : catalog.gpus) {
     if (!g.dense_tflops.contains(job.precision)) continue;
-    const Configuration c{&g, cl.gpus, server_shape(g, cl.gpus_per_node, BytesPerSecond(100e9), "infiniband"), 0.5};
-    const auto at = model.best_layout(c, 1e12, cl.usable_memory, pin);
+    // The layout estimate() would choose on this GPU with the cluster's network,
+    // so the cluster's own GPU shows the memory of the estimate above.
+    const Configuration c{&g, cl.gpus, server_shape(g, cl.gpus_per_node, cl.network_bandwidth, fabric_of(cl.network)),
+                          cl.comm_overlap};
+    const auto at = model.best_layout(c, model.achieved_flops(g), cl.usable_memory, pin);
     const auto min = minimum_gpus(job, g, cl.gpus_per_node, 4096, cl.usable_memory);
     fit.add_row({g.id, g.memory.value() / kGB, at ? Cell{at->memory.total.value() / kGB} : Cell{},
                  at && at->memory.fits, min ? Cell{static_cast<std::int64_t>(min->first)} : Cell{},
