@@ -53,6 +53,8 @@ Context make_context(const GlobalOptions& options) {
     for (char& ch : code) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     ctx.currency = Currency(code);
     ctx.currency_given = options.currency.has_value();
+    // Checked here, for every command: the built-in defaults are CNY amounts.
+    if (ctx.currency_given) require_conversion(ctx.catalog(), kCny, ctx.currency);
   } catch (const std::invalid_argument& e) {
     throw InputError(SourceLocation{"--currency"}, "", e.what());
   }

@@ -47,6 +47,10 @@ class CurrencyConverter {
   mutable std::vector<std::pair<Currency, Conversion>> used_{};
 };
 
+/// Throws std::invalid_argument naming both currencies when the catalog has no
+/// rate to show amounts in `from` in `to` (gpuplan's own defaults are in CNY).
+void require_conversion(const Catalog& catalog, Currency from, Currency to);
+
 struct Context {
   /// The merged catalog. Shared, not copied: with no --catalog file it is the
   /// built-in catalog itself (no copy at start-up).

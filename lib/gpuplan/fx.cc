@@ -9,14 +9,23 @@
 
 namespace gpuplan {
 
+namespace {
+
+std::string no_rate(Currency from, Currency to) {
+  return trf("the catalog has no exchange rate between {} and {} (add one under fx_rates)", from.code(), to.code());
+}
+
+}  // namespace
+
+void require_conversion(const Catalog& catalog, Currency from, Currency to) {
+  if (from != to && !find_conversion(catalog, from, to)) throw std::invalid_argument(no_rate(from, to));
+}
+
 Conversion CurrencyConverter::lookup(Currency from) const {
   for (const auto& [c, conv] : used_)
     if (c == from) return conv;
   const std::optional<Conversion> conv = find_conversion(*catalog_, from, display_);
-  if (!conv)
-    throw InputError(SourceLocation{"--currency"}, "",
-                     trf("the catalog has no exchange rate between {} and {} (add one under fx_rates)", from.code(),
-                         display_.code()));
+  if (!conv) throw InputError(SourceLocation{"--currency"}, "", no_rate(from, display_));
   if (conv->via) used_.emplace_back(from, *conv);
   return *conv;
 }

@@ -316,8 +316,10 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   Currency file_currency = kCny;
   if (root.IsMap() && root["currency"] && root["currency"].IsScalar()) try {
       file_currency = Currency(root["currency"].Scalar());
-    } catch (const std::invalid_argument&) {
-      // reported where the top level is read
+      require_conversion(ctx.catalog(), file_currency, ctx.currency);
+    } catch (const std::invalid_argument& e) {
+      // A bad code is reported where the top level is read; a code without a rate here.
+      if (file_currency != kCny) diag.fail(root["currency"], "currency", e.what());
     }
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   FieldContext fctx;

@@ -685,6 +685,13 @@ Header read_header(const YAML::Node& root, const Context& ctx, Diagnostics& diag
   }
   // The report is in --currency when given, else in the scenario's currency.
   if (!ctx.currency_given) h.local.currency = h.file_currency;
+  try {
+    require_conversion(ctx.catalog(), kCny, h.local.currency);  // the defaults' amounts
+    require_conversion(ctx.catalog(), h.file_currency, h.local.currency);
+  } catch (const std::invalid_argument& e) {
+    diag.fail(root["currency"], "currency", e.what());
+    throw InputErrors(std::move(diag.problems()));
+  }
   return h;
 }
 

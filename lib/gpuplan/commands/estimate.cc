@@ -560,6 +560,16 @@ std::optional<Band> mfu_band(const Context& ctx, const CurrencyConverter& fx, co
   return b;
 }
 
+// Where the field an estimate refuses ("job.layout: no layout …") was given:
+// its flag or --set when one gave it, else the job file.
+SourceLocation where_given(const EstimateQuery& q, std::string_view message) {
+  const std::string field(message.substr(0, message.find(':')));
+  if (field == "job.layout" && q.layout) return SourceLocation{"--layout " + *q.layout};
+  for (auto it = q.sets.rbegin(); it != q.sets.rend(); ++it)
+    if (it->starts_with(field + "=")) return SourceLocation{"--set " + *it};
+  return SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file};
+}
+
 }  // namespace
 
 EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
@@ -570,7 +580,7 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   try {
     e = estimate(job, cl, rj.layout);
   } catch (const std::invalid_argument& err) {
-    throw InputError(SourceLocation{q.job_file.empty() ? "<defaults>" : q.job_file}, "", err.what());
+    throw InputError(where_given(q, err.what()), "", err.what());
   }
   EstimateOutcome out;
   Report& rep = out.report;

@@ -413,9 +413,21 @@ void infeasible_notes(Report& rep, const PlanInputs& in, const PlanResult& r, Cu
                             m.plan.source->offer ? m.plan.source->offer->provider : std::string("own hardware"),
                             to_string(m.plan.config.mode), fmt::format("{}", fmt::join(change, " and "))));
   }
-  if (r.valid.empty())
+  if (!r.valid.empty()) return;
+  // Why nothing is valid, from the rejections that happened (not always memory).
+  const auto rejected = [&](Rejection why) { return r.rejected[static_cast<std::size_t>(why)] > 0; };
+  if (rejected(Rejection::kMemory))
     rep.notes.push_back(std::string(
         tr("No configuration fits in memory at any count up to --max-gpus: see gpuplan estimate's fit table.")));
+  else if (rejected(Rejection::kBatch) && !in.layout.empty())
+    rep.notes.push_back(
+        std::string(tr("No layout that matches job.layout (--layout) runs at any count up to --max-gpus: TP × PP "
+                       "must divide the GPUs, TP the heads and the GPUs per node; gpuplan estimate with the same "
+                       "layout says why for one count.")));
+  else if (rejected(Rejection::kBatch))
+    rep.notes.push_back(std::string(
+        tr("No count gives every data-parallel rank a micro-batch of the global batch: raise job.global_batch or "
+           "lower job.micro_batch.")));
 }
 
 // What P(on time) counts, and for the recommendation which uncertainty dominates.
