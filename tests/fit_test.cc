@@ -360,3 +360,24 @@ TEST_CASE("fit scaling's chart: each law's curve, the best fit's band around it,
   CHECK(measured.points.front().first == 1);
   CHECK(measured.points.back().first == 16);
 }
+
+TEST_CASE("fit scaling warns when a prediction reaches far past the measurements or no noise was measured",
+          "[fit][scaling]") {
+  ScalingQuery q;
+  q.file = GPUPLAN_TEST_DATA "/fit_linear_exact.csv";  // 1, 2, 4, 8 GPUs, exactly linear
+  const auto warned = [&](const std::string& text) {
+    const Report r = fit_scaling_report(Context{}, q);
+    return std::count_if(r.warnings.begin(), r.warnings.end(),
+                         [&](const std::string& w) { return w.find(text) != std::string::npos; });
+  };
+  q.predict = {"16"};  // twice the largest count: no extrapolation warning
+  CHECK(warned("the largest measured count") == 0);
+  CHECK(warned("no noise to measure") == 1);  // a zero-width interval is not certainty
+  q.predict = {"1000", "12", "17"};
+  CHECK(warned("--predict 1000 is 125× the largest measured count (8)") == 1);
+  CHECK(warned("--predict 17 is") == 1);
+  CHECK(warned("--predict 12 is") == 0);
+  q.file = GPUPLAN_SOURCE_DIR "/examples/scaling-a100.csv";  // measured noise: intervals with width
+  q.predict = {"32"};
+  CHECK(warned("no noise to measure") == 0);
+}

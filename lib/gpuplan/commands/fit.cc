@@ -234,17 +234,42 @@ std::vector<std::string> scaling_warnings(const std::string& file, const Scaling
     out.push_back(std::move(w));
   const ScalingOutliers found = scaling_outliers(sample, best->model);
   const ScalingFit& others = found.without ? *found.without : *best;
-  const std::string predicts = model_name(*best) + (!found.without              ? " predicts"
-                                                    : found.flagged.size() == 1 ? " without it predicts"
-                                                                                : " without them predicts");
+  const std::string predicts = !found.without              ? trf("{} predicts", model_name(*best))
+                               : found.flagged.size() == 1 ? trf("{} without it predicts", model_name(*best))
+                                                           : trf("{} without them predicts", model_name(*best));
   for (const ScalingOutlier& o : found.flagged) {
-    const std::string what =
-        o.runs == 1 ? fmt::format("{:.10g} at {:g} GPUs", o.throughput, o.gpus)
-                    : trf("the {} runs at {:g} GPUs (mean {:.6g}, from this line)", o.runs, o.gpus, o.throughput);
-    out.push_back(fmt::format(
-        "{}:{}: {} {} not belong with the other points (efficiency {:.2f}, {} {:.6g}): a typo, or another workload?",
-        file, o.tag, what, o.runs == 1 ? "does" : "do", o.efficiency, predicts, others.predict(o.gpus)));
+    if (o.runs == 1)
+      out.push_back(
+          trf("{}:{}: {:.10g} at {:g} GPUs does not belong with the other points (efficiency {:.2f}, {} "
+              "{:.6g}): a typo, or another workload?",
+              file, o.tag, o.throughput, o.gpus, o.efficiency, predicts, others.predict(o.gpus)));
+    else
+      out.push_back(
+          trf("{}:{}: the {} runs at {:g} GPUs (mean {:.6g}, from this line) do not belong with the other "
+              "points (efficiency {:.2f}, {} {:.6g}): a typo, or another workload?",
+              file, o.tag, o.runs, o.gpus, o.throughput, o.efficiency, predicts, others.predict(o.gpus)));
   }
+  return out;
+}
+
+// What the prediction intervals cannot say: how far the model's form holds
+// beyond the measurements, and anything at all when no noise was measured.
+std::vector<std::string> prediction_warnings(const std::vector<double>& predict, const ScalingSample& sample,
+                                             const ScalingFits& sf) {
+  std::vector<std::string> out;
+  if (predict.empty() || sf.fits.empty()) return out;
+  const double measured = sample.groups().back().gpus;
+  for (const double p : predict)
+    if (p > 2 * measured)
+      out.push_back(
+          trf("--predict {:g} is {:.3g}× the largest measured count ({:g}): its interval covers the "
+              "measurements' noise, not whether the model still holds that far; measure nearer {:g} GPUs "
+              "before relying on it",
+              p, p / measured, measured, p));
+  if (std::all_of(sf.fits.begin(), sf.fits.end(), [](const ScalingFit& f) { return f.residual_std_error == 0; }))
+    out.push_back(std::string(
+        tr("the fit passes through every point, so there is no noise to measure: the intervals have zero width and "
+           "say nothing about the uncertainty; give repeated runs or more GPU counts than the model has parameters")));
   return out;
 }
 
@@ -360,6 +385,7 @@ Report fit_scaling_report(const Context&, const ScalingQuery& q) {
                   in.sample.groups().size(), in.file);
   rep.tables = {models_table(sf.fits), coefficients_table(sf.fits), points_table(in.sample, sf.fits)};
   rep.warnings = scaling_warnings(in.file, in.sample, sf);
+  for (std::string& w : prediction_warnings(predict, in.sample, sf)) rep.warnings.push_back(std::move(w));
   if (!predict.empty()) rep.tables.push_back(predictions_table(predict, sf.fits));
   rep.primary = 1;
   double n_max = in.sample.groups().back().gpus;
