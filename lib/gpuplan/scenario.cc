@@ -3,6 +3,7 @@
 #include "gpuplan/i18n.h"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -766,9 +767,14 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
   const FieldContext fctx = field_context(h.local, fx, h.file_currency);
   Draft d = read_draft(root, diag, fctx);
   if (d.s.name.empty()) d.s.name = path.empty() ? std::string(kDefaultName) : path;
+  // A section with a bad value is not checked again as a whole: "-1 cards"
+  // must not also be "0 cards cannot run the workload".
+  std::set<std::string> bad_sections;
+  for (const InputError& p : diag.problems()) bad_sections.insert(p.field().substr(0, p.field().rfind('.')));
   DefaultNotes notes;
   Resolver rv(d, fctx, notes, [&](const std::string& field, const std::string& message) {
-    diag.fail(detail::node_at(root, field), field, message);
+    if (!bad_sections.contains(field.substr(0, field.rfind('.'))))
+      diag.fail(detail::node_at(root, field), field, message);
   });
   resolve(rv);
   if (diag.count() == 0) resolve_serving(rv, h.local, path);
