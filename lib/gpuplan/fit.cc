@@ -38,7 +38,7 @@ LinearFit fit_linear(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const E
   require_finite(X, "predictors");
   require_finite(y, "observations");
   const Eigen::Index n = X.rows(), p = X.cols();
-  if (n <= p) throw FitError(fmt::format("{} points cannot determine {} parameters; need at least {}", n, p, p + 1));
+  if (n <= p) throw FitError(trf("{} points cannot determine {} parameters; need at least {}", n, p, p + 1));
   Eigen::MatrixXd Xw = X;
   Eigen::VectorXd yw = y;
   if (weights) {
@@ -49,7 +49,7 @@ LinearFit fit_linear(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const E
   // QR with column pivoting; the rank check catches collinear predictors.
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Xw);
   if (qr.rank() < p)
-    throw FitError(fmt::format("the data determine only {} of {} parameters (are all x values equal?)", qr.rank(), p));
+    throw FitError(trf("the data determine only {} of {} parameters (are all x values equal?)", qr.rank(), p));
   LinearFit f;
   f.coefficients = qr.solve(yw);
   const Eigen::VectorXd resid = yw - Xw * f.coefficients;
@@ -206,13 +206,13 @@ void check_scaling_data(const ScalingSample& sample, int p_full) {
   const std::int64_t m = sample.rows();
   const auto& g = sample.groups();
   if (m >= 2 && g.size() == 1)
-    throw FitError(fmt::format("all GPU counts are equal ({:g}): the data determine only λ", g[0].gpus));
+    throw FitError(trf("all GPU counts are equal ({:g}): the data determine only λ", g[0].gpus));
   if (m < p_full + 1)
-    throw FitError(fmt::format("{} point{} cannot determine {} parameters; need at least {}", m, m == 1 ? "" : "s",
-                               p_full, p_full + 1));
+    throw FitError(m == 1 ? trf("1 point cannot determine {} parameters; need at least {}", p_full, p_full + 1)
+                          : trf("{} points cannot determine {} parameters; need at least {}", m, p_full, p_full + 1));
   if (static_cast<int>(g.size()) < p_full)
-    throw FitError(fmt::format("{} distinct GPU counts cannot determine {} parameters; measure at least {}", g.size(),
-                               p_full, p_full));
+    throw FitError(
+        trf("{} distinct GPU counts cannot determine {} parameters; measure at least {}", g.size(), p_full, p_full));
 }
 
 // Least squares decomposes by GPU count: Σ(f(N_i) − x_i)² = Σ_N c_N (f(N) − x̄_N)²
@@ -297,7 +297,7 @@ void covariance(const Groups& g, const Eigen::Vector3d& p, const std::vector<int
   }
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J);
   if (qr.rank() < f.parameters)
-    throw FitError(fmt::format("the data determine only {} of {} parameters", qr.rank(), f.parameters));
+    throw FitError(trf("the data determine only {} of {} parameters", qr.rank(), f.parameters));
   const Eigen::MatrixXd R = qr.matrixR().topLeftCorner(f.parameters, f.parameters).triangularView<Eigen::Upper>();
   const Eigen::MatrixXd Rinv =
       R.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(f.parameters, f.parameters));
@@ -401,8 +401,10 @@ ScalingSample::Group& ScalingSample::group(double gpus) {
 }
 
 void ScalingSample::add(double gpus, double throughput, std::int64_t tag) {
-  if (!std::isfinite(gpus) || !std::isfinite(throughput)) throw FitError("the data hold NaN or infinite values");
-  if (!(gpus > 0) || !(throughput > 0)) throw FitError("GPU counts and throughputs must be greater than zero");
+  if (!std::isfinite(gpus) || !std::isfinite(throughput))
+    throw FitError(std::string(tr("the data hold NaN or infinite values")));
+  if (!(gpus > 0) || !(throughput > 0))
+    throw FitError(std::string(tr("GPU counts and throughputs must be greater than zero")));
   Group& g = group(gpus);
   if (g.runs == 0) g.first_tag = tag;
   ++g.runs;
@@ -527,13 +529,13 @@ ProgressFit fit_progress(const std::vector<double>& steps, const std::vector<dou
   const std::size_t n = steps.size();
   if (n != elapsed.size()) throw std::logic_error("fit_progress: sizes differ");
   if (n < 4)
-    throw FitError(
-        fmt::format("{} row{} cannot determine a rate after warm-up; need at least 4", n, n == 1 ? "" : "s"));
+    throw FitError(n == 1 ? std::string(tr("1 row cannot determine a rate after warm-up; need at least 4"))
+                          : trf("{} rows cannot determine a rate after warm-up; need at least 4", n));
   for (std::size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(steps[i]) || !std::isfinite(elapsed[i])) throw FitError("the data hold NaN or infinite values");
-    if (i > 0 && !(steps[i] > steps[i - 1])) throw FitError(fmt::format("steps must increase (data row {})", i + 1));
-    if (i > 0 && elapsed[i] < elapsed[i - 1])
-      throw FitError(fmt::format("elapsed time goes backwards (data row {})", i + 1));
+    if (!std::isfinite(steps[i]) || !std::isfinite(elapsed[i]))
+      throw FitError(std::string(tr("the data hold NaN or infinite values")));
+    if (i > 0 && !(steps[i] > steps[i - 1])) throw FitError(trf("steps must increase (data row {})", i + 1));
+    if (i > 0 && elapsed[i] < elapsed[i - 1]) throw FitError(trf("elapsed time goes backwards (data row {})", i + 1));
   }
   // Warm-up: the leading intervals whose seconds per step exceed 1.5× the
   // median of the second half (compilation, data-loader start, cache warm-up).
@@ -583,7 +585,8 @@ ProgressFit fit_progress(const std::vector<double>& steps, const std::vector<dou
   p.mean_interval = (steps.back() - steps[warm]) / static_cast<double>(m);
   p.last_step = steps.back();
   p.last_elapsed = elapsed.back();
-  if (!(p.seconds_per_step > 0)) throw FitError("the fitted time per step is not positive: is elapsed time constant?");
+  if (!(p.seconds_per_step > 0))
+    throw FitError(std::string(tr("the fitted time per step is not positive: is elapsed time constant?")));
   return p;
 }
 

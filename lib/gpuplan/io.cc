@@ -122,7 +122,7 @@ InputStream::InputStream(const std::string& path, std::size_t max_bytes) : path_
   struct stat st {};
   if (::fstat(fd_, &st) != 0) fail(errno_text(errno));
   if (path == "-") return;
-  if (S_ISDIR(st.st_mode)) fail("is a directory, not a file");
+  if (S_ISDIR(st.st_mode)) fail(std::string(tr("is a directory, not a file")));
   if (S_ISBLK(st.st_mode)) fail("is a block device, not a file");
   // A FIFO, pipe (`compare <(…)`), socket or character device is read as a
   // stream, as standard input is, up to the same size; one with no writer
@@ -202,7 +202,7 @@ void write_output_file(const std::string& requested, const std::string& content,
   struct stat out_st {};
   const bool exists = ::stat(path.c_str(), &out_st) == 0;
   if (exists) {
-    if (S_ISDIR(out_st.st_mode)) throw file_error(path, "output path is a directory");
+    if (S_ISDIR(out_st.st_mode)) throw file_error(path, std::string(tr("output path is a directory")));
     for (const std::string& in : inputs) {
       struct stat in_st {};
       if (in != "-" && ::stat(in.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
@@ -228,7 +228,7 @@ void write_output_file(const std::string& requested, const std::string& content,
   std::string tmpl = dir + "/.gpuplan-XXXXXX";
   TempFileGuard guard;
   const int fd = guard.create(tmpl);
-  if (fd < 0) throw file_error(path, fmt::format("cannot create a file in {}: {}", dir, errno_text(errno)));
+  if (fd < 0) throw file_error(path, trf("cannot create a file in {}: {}", dir, errno_text(errno)));
   const bool ok = write_all(fd, content) && ::fsync(fd) == 0;
   const int err = errno;
   const bool closed = ::close(fd) == 0;

@@ -7,14 +7,23 @@ namespace gpuplan {
 
 ValidationResult validate_catalogs(const std::vector<std::string>& files, bool with_builtin, Date today) {
   ValidationResult out;
+  // The status is data ("ok", "invalid" in CSV); a person reads it in their language.
+  static constexpr const char* kStatus = "catalog status: ";
+  [[maybe_unused]] static constexpr const char* kStatusWords[] = {tr_noop("catalog status: ok"),
+                                                                  tr_noop("catalog status: invalid")};
   Catalog merged = with_builtin ? builtin_catalog() : Catalog{};
   Table t;
   t.name = "files";
-  t.columns = {{"file", tr_noop("file")},           {"status", tr_noop("status")},
-               {"problems", tr_noop("problems")},   {"gpus", tr_noop("gpus")},
-               {"providers", tr_noop("providers")}, {"offers", tr_noop("offers")},
-               {"purchases", tr_noop("purchases")}, {"operating", tr_noop("operating")},
-               {"fx_rates", tr_noop("fx rates")},   {"apis", tr_noop("apis")}};
+  t.columns = {{"file", tr_noop("file")},
+               {.key = "status", .label = tr_noop("status"), .words = true, .context = kStatus},
+               {"problems", tr_noop("problems")},
+               {"gpus", tr_noop("gpus")},
+               {"providers", tr_noop("providers")},
+               {"offers", tr_noop("offers")},
+               {"purchases", tr_noop("purchases")},
+               {"operating", tr_noop("operating")},
+               {"fx_rates", tr_noop("fx rates")},
+               {"apis", tr_noop("apis")}};
   for (const std::string& file : files) {
     try {
       const Catalog c = load_catalog_file(file, &merged);
@@ -34,8 +43,8 @@ ValidationResult validate_catalogs(const std::vector<std::string>& files, bool w
     }
   }
   out.report.command = "catalog validate";
-  out.report.title = out.problems.empty() ? fmt::format("{} catalog file(s) valid", files.size())
-                                          : fmt::format("{} problem(s) found", out.problems.size());
+  out.report.title = out.problems.empty() ? trf("{} catalog file(s) valid", files.size())
+                                          : trf("{} problem(s) found", out.problems.size());
   Json in = Json::object();
   Json fs = Json::array();
   for (const auto& f : files) fs.push_back(f);

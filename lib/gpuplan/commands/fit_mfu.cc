@@ -127,17 +127,17 @@ Measurement job_measurement(const MfuQuery& q, const Job& job, int gpus) {
     m = {Measured::kWallTime, Seconds(h * 3600 / gpus), fmt::format("{:g} GPU-hours for the whole run", h)};
   } else if (q.step_time) {
     const double s = flag_number("--step-time", *q.step_time);
-    m = {Measured::kStepWork, Seconds(s), fmt::format("{:g} s a step", s)};
+    m = {Measured::kStepWork, Seconds(s), trf("{:g} s a step", s)};
   } else if (q.tokens_per_second) {
     if (!(job.sequence_length > 0))
       throw UsageError(
           std::string(tr("--tokens-per-second: this job counts samples, not tokens (give --samples-per-second)")));
     const double tps = flag_number("--tokens-per-second", *q.tokens_per_second);
     m = {Measured::kStepWork, Seconds(job.global_batch * job.sequence_length / tps),
-         fmt::format("{:g} tokens/s on the whole job", tps)};
+         trf("{:g} tokens/s on the whole job", tps)};
   } else {
     const double sps = flag_number("--samples-per-second", *q.samples_per_second);
-    m = {Measured::kStepWork, Seconds(job.global_batch / sps), fmt::format("{:g} samples/s on the whole job", sps)};
+    m = {Measured::kStepWork, Seconds(job.global_batch / sps), trf("{:g} samples/s on the whole job", sps)};
   }
   return m;
 }
@@ -229,16 +229,16 @@ Report job_report(const Context& ctx, const MfuQuery& q) {
   rep.inputs = std::move(in);
   rep.notes.push_back(trf("From {}. Pass it on: {} --mfu {:.2f}% (it reproduces the measurement: {}).", m.text,
                           estimate_command(q), *mfu * 100,
-                          m.what == Measured::kWallTime ? "the GPU-hours"
-                                                        : "the steady-state step, JSON estimate.step_work_seconds "
-                                                          "and tokens_per_second; the step time shown adds "
-                                                          "checkpoints and failures"));
-  rep.notes.push_back(
+                          m.what == Measured::kWallTime
+                              ? tr("the GPU-hours")
+                              : tr("the steady-state step, JSON estimate.step_work_seconds and tokens_per_second; the "
+                                   "step time shown adds checkpoints and failures")));
+  rep.notes.push_back(std::string(
       m.what == Measured::kWallTime
-          ? "MFU is the compute share of the step: the model adds communication, pipeline bubbles, data stalls, "
-            "checkpoints and failures on top; end-to-end MFU counts them in."
-          : "MFU is the compute share of the step: the model adds communication, pipeline bubbles and data stalls "
-            "on top (a steady-state step: no checkpoints or failures); end-to-end MFU counts them in.");
+          ? tr("MFU is the compute share of the step: the model adds communication, pipeline bubbles, data stalls, "
+               "checkpoints and failures on top; end-to-end MFU counts them in.")
+          : tr("MFU is the compute share of the step: the model adds communication, pipeline bubbles and data stalls "
+               "on top (a steady-state step: no checkpoints or failures); end-to-end MFU counts them in.")));
   add_defaults_notes(rep, rj.defaults_used);
   return rep;
 }

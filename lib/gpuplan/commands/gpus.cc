@@ -25,7 +25,7 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
   for (const std::string& f : filters)
     if (std::none_of(ctx.catalog().gpus.begin(), ctx.catalog().gpus.end(),
                      [&](const Gpu& g) { return gpu_matches(f, g.id); }))
-      throw InputError(SourceLocation{"--gpu"}, "", fmt::format("'{}' matches no GPU in the catalog", f));
+      throw InputError(SourceLocation{"--gpu"}, "", trf("'{}' matches no GPU in the catalog", f));
   const auto shown = [&](const Gpu& g) {
     return filters.empty() ||
            std::any_of(filters.begin(), filters.end(), [&](const std::string& f) { return gpu_matches(f, g.id); });
