@@ -718,8 +718,8 @@ std::string recommendation(Comparison& c, const OptionResult& win) {
                : trf("{}owning is still behind {} at the {}-month horizon, counting the hardware's value", sep,
                      tr(c.break_even_versus), s.horizon_months);
   }
-  std::string out = trf("{} is cheapest (NPV {:.0f} {}){}{}.", win.label, win.npv, s.currency.code(),
-                        why.empty() ? "" : tr(": "), why);
+  std::string out = trf("{} is cheapest (NPV {} {}){}{}.", win.label, group_thousands(fmt::format("{:.0f}", win.npv)),
+                        s.currency.code(), why.empty() ? "" : tr(": "), why);
   std::vector<std::string> rentals_out;  // buying's exclusion is the why above
   for (const Scenario::Exclusion& x : s.excluded)
     if (x.option != "buy") rentals_out.push_back(x.option);

@@ -435,6 +435,10 @@ void add_defaults_notes(Report& report, const std::vector<std::string>& defaults
   for (const auto& d : defaults) report.notes.push_back("  " + d);
 }
 
+[[maybe_unused]] constexpr const char* kConfidenceWords[] = {
+    tr_noop("source confidence: high"), tr_noop("source confidence: medium"), tr_noop("source confidence: low"),
+    tr_noop("source confidence: unrated")};
+
 std::string translate_word(const Column& column, std::string_view text) {
   // English needs no lookup, and a lookup would load the message catalog.
   if (language() == Language::kEnglish) return std::string(text);
@@ -525,7 +529,8 @@ std::string render_as_is(const Report& report, Format format, const RenderOption
     case Format::kXlsx:
       if (!report.xlsx)
         throw UsageError(
-            trf("--format xlsx: `gpuplan {}` has no workbook (compare, estimate, plan, prices and serve do)", report.command));
+            trf("--format xlsx: `gpuplan {}` has no workbook (compare, estimate, plan, prices and serve do)",
+                report.command));
       return report.xlsx();
     case Format::kYaml:
       if (report.yaml.empty())

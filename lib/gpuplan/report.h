@@ -41,6 +41,10 @@ struct Column {
 /// A word cell of `column` in the reader's language (see Column::context).
 std::string translate_word(const Column& column, std::string_view text);
 
+/// What a catalog record's own confidence ("high", "medium", "low", "unrated")
+/// is looked up as in a column of them.
+inline constexpr const char* kConfidenceContext = "source confidence: ";
+
 struct Table {
   std::string name{};   ///< JSON key of the rows: "offers".
   std::string title{};  ///< heading above the table when a report has several.

@@ -48,7 +48,7 @@ Table providers_table(const std::map<std::string, Tally>& by, const Tally& all) 
                date_cell(x.newest)});
   };
   for (const auto& [name, x] : by) row(name, x);
-  row("all", all);
+  row(std::string(tr("all")), all);
   return t;
 }
 
@@ -69,7 +69,9 @@ Table quality_table(const Catalog& c) {
   Table t;
   t.name = "sources";
   t.title = tr_noop("Records by how their source rates itself");
-  t.columns = {{"confidence", tr_noop("confidence")}, {"records", tr_noop("records")}, {"undated", tr_noop("undated")}};
+  t.columns = {{.key = "confidence", .label = tr_noop("confidence"), .words = true, .context = kConfidenceContext},
+               {"records", tr_noop("records")},
+               {"undated", tr_noop("undated")}};
   for (const char* level : {"high", "medium", "low", "unrated"})
     if (const auto it = n.find(level); it != n.end())
       t.add_row({std::string(level), it->second.first, it->second.second});
@@ -98,7 +100,7 @@ Report catalog_check_report(const Context& ctx) {
   rep.inputs = ctx.echo();
   rep.tables.push_back(providers_table(by, all));
   rep.tables.push_back(quality_table(c));
-  rep.notes.push_back(ctx.catalog_note() + ".");
+  rep.notes.push_back(ctx.catalog_note() + std::string(tr(".")));
   rep.notes.push_back(
       trf("Stale: priced more than {} days before {} (--stale-after), or undated (as_of unknown: the source gives no "
           "date). `gpuplan prices --stale` lists them.",

@@ -175,7 +175,7 @@ Table options_table(const Comparison& c, Currency currency) {
   const auto month = [](const std::optional<double>& m) { return m ? Cell{*m} : Cell{}; };
   for (const OptionResult& o : c.options) {
     std::string notes;
-    for (const auto& n : o.notes) notes += (notes.empty() ? "" : "; ") + n;
+    for (const auto& n : o.notes) notes += (notes.empty() ? "" : std::string(tr("; "))) + n;
     const bool buy = o.key == "buy";
     const Money resale = buy ? c.own.resale : Money::zero(currency);
     // VAT is in the total only where it is not recoverable (as a line of its own).

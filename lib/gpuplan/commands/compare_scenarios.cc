@@ -111,7 +111,7 @@ Table scenarios_table(const std::vector<Compared>& all, const Compared* best, bo
       Cell over{};
       if (best && o.available) over = npv_money(rank(x, o, per_month) - rank(*best, *best->best, per_month), cur);
       std::string notes;
-      for (const std::string& n : o.notes) notes += (notes.empty() ? "" : "; ") + n;
+      for (const std::string& n : o.notes) notes += (notes.empty() ? "" : std::string(tr("; "))) + n;
       t.add_row({x.rs.scenario.name, x.rs.source, o.key, o.label, static_cast<std::int64_t>(h), o.total,
                  npv_money(o.npv, cur), npv_money(o.npv / h, cur), over, o.used_gpu_hours, &o == x.best,
                  best && &o == best->best, notes.empty() ? Cell{} : Cell{notes}});
@@ -131,7 +131,7 @@ Table differences_table(const std::vector<Compared>& all, const Compared* best, 
                       : tr_noop("Each scenario's cheapest option against the cheapest of all (NPV)");
   t.currency = cur;
   t.columns = {{"scenario", tr_noop("scenario")},
-               {"cheapest", tr_noop("its cheapest")},
+               {.key = "cheapest", .label = tr_noop("its cheapest"), .words = true},
                {"npv", tr_noop("NPV") + (" " + CUR), cents},
                {"npv_per_month", tr_noop("NPV/month") + (" " + CUR), cents},
                {per_month ? "over_cheapest_per_month" : "over_cheapest",
@@ -139,7 +139,7 @@ Table differences_table(const std::vector<Compared>& all, const Compared* best, 
                {"over_cheapest_pct", tr_noop("% over the best"), 1}};
   for (const Compared& x : all) {
     if (!x.best) {
-      t.add_row({x.rs.scenario.name, std::string("none can run"), Cell{}, Cell{}, Cell{}, Cell{}});
+      t.add_row({x.rs.scenario.name, std::string(tr_noop("none can run")), Cell{}, Cell{}, Cell{}, Cell{}});
       continue;
     }
     const double mine = rank(x, *x.best, per_month), theirs = rank(*best, *best->best, per_month);
@@ -155,10 +155,14 @@ void scenario_notes(Report& rep, const std::vector<Compared>& all, const Compare
   if (best) {
     const Currency cur = best->rs.scenario.currency;
     const int h = best->rs.scenario.horizon_months;
-    rep.notes.push_back(trf("Cheapest of all{}: {} in {} ({}), NPV {} over {} months ({} a month).",
-                            per_month ? " by NPV a month (the horizons differ)" : " by NPV", best->best->label,
-                            best->rs.scenario.name, best->rs.source, amount(npv_money(best->best->npv, cur)), h,
-                            amount(npv_money(best->best->npv / h, cur))));
+    const std::string npv = amount(npv_money(best->best->npv, cur)),
+                      monthly = amount(npv_money(best->best->npv / h, cur));
+    rep.notes.push_back(
+        per_month ? trf("Cheapest of all by NPV a month (the horizons differ): {} in {} ({}), NPV {} over {} months "
+                        "({} a month).",
+                        best->best->label, best->rs.scenario.name, best->rs.source, npv, h, monthly)
+                  : trf("Cheapest of all by NPV: {} in {} ({}), NPV {} over {} months ({} a month).", best->best->label,
+                        best->rs.scenario.name, best->rs.source, npv, h, monthly));
   } else rep.notes.push_back(std::string(tr("No scenario has an option that can run within its horizon.")));
   for (const Compared& x : all) {
     rep.notes.push_back(trf("{}: {}", x.rs.scenario.name, x.c.recommendation));
@@ -166,7 +170,7 @@ void scenario_notes(Report& rep, const std::vector<Compared>& all, const Compare
     for (const OptionResult& o : x.c.options)
       if (!o.available)
         rep.notes.push_back(
-            trf("{}: {} is out of the decision ({}).", x.rs.scenario.name, o.key, fmt::join(o.notes, "; ")));
+            trf("{}: {} is out of the decision ({}).", x.rs.scenario.name, o.key, fmt::join(o.notes, tr("; "))));
   }
   if (!q.sets.empty()) rep.notes.push_back(trf("--set applies to every scenario ({}).", fmt::join(q.sets, ", ")));
   rep.notes.push_back(

@@ -144,9 +144,10 @@ Table models_table(const std::vector<ScalingFit>& fits) {
   for (const ScalingFit& f : fits) {
     const auto peak = f.peak_gpus();
     std::string note;
-    for (const auto& c : f.constrained) note += (note.empty() ? "" : "; ") + c + " held at 0 (fit made it negative)";
+    for (const auto& c : f.constrained)
+      note += (note.empty() ? "" : std::string(tr("; "))) + trf("{} held at 0 (fit made it negative)", c);
     if (f.model == ScalingModel::kAmdahl && f.sigma > 0)
-      note += (note.empty() ? "" : "; ") + trf("no peak: approaches λ/σ = {:.4g}", f.lambda / f.sigma);
+      note += (note.empty() ? "" : std::string(tr("; "))) + trf("no peak: approaches λ/σ = {:.4g}", f.lambda / f.sigma);
     models.add_row({model_name(f), f.r_squared, f.residual_std_error, f.aicc ? Cell{*f.aicc} : Cell{},
                     peak ? Cell{*peak} : Cell{}, peak ? Cell{f.predict(*peak)} : Cell{}, f.converged,
                     note.empty() ? Cell{} : Cell{note}});

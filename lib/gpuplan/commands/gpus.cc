@@ -10,12 +10,22 @@ namespace gpuplan {
 
 namespace {
 
+constexpr const char* kAvailabilityContext = "market availability: ";
+[[maybe_unused]] constexpr const char* kAvailabilityWords[] = {tr_noop("market availability: available"),
+                                                               tr_noop("market availability: restricted"),
+                                                               tr_noop("market availability: unknown")};
+constexpr const char* kFormContext = "form factor: ";
+[[maybe_unused]] constexpr const char* kFormWords[] = {tr_noop("form factor: sxm"), tr_noop("form factor: pcie"),
+                                                       tr_noop("form factor: consumer")};
+
 // "CN restricted": each market the catalog states, for the brief column.
 Cell buying(const Gpu& g) {
   if (g.availability.empty()) return Cell{};
   std::string out;
   for (const MarketStatus& m : g.availability)
-    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", m.market, to_string(m.status));
+    out += fmt::format(
+        "{}{} {}", out.empty() ? "" : tr(", "), m.market,
+        translate_word({.key = "", .label = "", .words = true, .context = kAvailabilityContext}, to_string(m.status)));
   return out;
 }
 
@@ -34,7 +44,7 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
   t.name = "gpus";
   t.columns = {{"gpu", tr_noop("gpu")},
                {"name", tr_noop("name"), 0, false},
-               {"form_factor", tr_noop("form")},
+               {.key = "form_factor", .label = tr_noop("form"), .words = true, .context = kFormContext},
                {"memory_gb", tr_noop("mem GB"), 1},
                {"memory_bandwidth_gbs", tr_noop("mem GB/s"), 0},
                {"fp32_tflops", tr_noop("fp32"), 1},
@@ -47,8 +57,12 @@ Report gpus_report(const Context& ctx, const std::vector<std::string>& filters) 
                {"pcie_gen", tr_noop("PCIe")},
                {"software", tr_noop("stack")},
                {"availability", tr_noop("buying")},
-               {"as_of", tr_noop("as_of")},
-               {"confidence", tr_noop("confidence"), 0, false},
+               {.key = "as_of", .label = tr_noop("as_of"), .words = true},
+               {.key = "confidence",
+                .label = tr_noop("confidence"),
+                .brief = false,
+                .words = true,
+                .context = kConfidenceContext},
                {"source", tr_noop("source"), 0, false}};
   for (const Gpu& g : ctx.catalog().gpus) {
     if (!shown(g)) continue;

@@ -66,10 +66,10 @@ std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Co
   if (priced && is_stale(*priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after)))
     note = priced->as_of ? trf("stale price (as_of {})", format_date(priced->as_of))
                          : std::string(tr("undated price (as_of unknown)"));
-  for (const auto& n : d.notes) note += (note.empty() ? "" : "; ") + n;
+  for (const auto& n : d.notes) note += (note.empty() ? "" : std::string(tr("; "))) + n;
   if (d.spot && d.work_hours > 0)  // reclaims on top of what the same cards take on demand
-    note +=
-        (note.empty() ? "" : "; ") + trf("+{:.1f}% time for spot reclaims", (d.wall_hours / d.work_hours - 1) * 100);
+    note += (note.empty() ? "" : std::string(tr("; "))) +
+            trf("+{:.1f}% time for spot reclaims", (d.wall_hours / d.work_hours - 1) * 100);
   Cell probability{};
   if (d.on_time) probability = d.on_time->probability;
   const auto money_or_empty = [](bool has, Money m) { return has ? Cell{m} : Cell{}; };

@@ -97,6 +97,10 @@ void sort_rows(std::vector<Row>& rows, const std::string& sort) {
   });
 }
 
+// "single" in the joins column reads as a word; "400G" stays as it is.
+constexpr const char* kJoinsContext = "offer joins: ";
+[[maybe_unused]] constexpr const char* kJoinsWords[] = {tr_noop("offer joins: single")};
+
 std::vector<Column> price_columns(Currency currency) {
   const std::string CUR(currency.code());
   return {
@@ -106,7 +110,7 @@ std::vector<Column> price_columns(Currency currency) {
       {"instance", tr_noop("instance"), 0, false},
       {"gpu", tr_noop("gpu")},
       {"gpus", tr_noop("gpus")},
-      {"joins", tr_noop("joins")},
+      {.key = "joins", .label = tr_noop("joins"), .words = true, .context = kJoinsContext},
       {"interconnect", tr_noop("inside"), 0, false},
       {"fabric", tr_noop("fabric"), 0, false},
       {"network_gbps", tr_noop("network Gb/s"), -4, false},
@@ -114,16 +118,20 @@ std::vector<Column> price_columns(Currency currency) {
       {.key = "mode", .label = tr_noop("mode"), .words = true},
       {"term", tr_noop("term")},
       {"price", CUR, 2},
-      {"per", tr_noop("per")},
+      {.key = "per", .label = tr_noop("per"), .words = true},
       {"gpu_hour", CUR + tr_noop("/GPU-h"), 3},
       {"list_price", tr_noop("list price"), -1, false},
       {"list_currency", tr_noop("list cur"), 0, false},
       {"fx_rate", tr_noop("fx rate"), 6, false},
       {"billing_granularity", tr_noop("billing")},
-      {"as_of", tr_noop("as_of")},
+      {.key = "as_of", .label = tr_noop("as_of"), .words = true},
       {"age_days", tr_noop("age days"), 0, false},
       {"stale", tr_noop("stale")},
-      {"confidence", tr_noop("confidence"), 0, false},
+      {.key = "confidence",
+       .label = tr_noop("confidence"),
+       .brief = false,
+       .words = true,
+       .context = kConfidenceContext},
       {"source", tr_noop("source"), 0, false},
   };
 }

@@ -239,7 +239,7 @@ std::string moved_otherwise(const Sensitivity& s, double range) {
                       format_value(in.kind, w.high_value), low * 100, high * 100,
                       bound ? tr("held within its allowed range") : tr("rounded to a whole number")));
   }
-  return fmt::format("{}", fmt::join(off, "; "));
+  return fmt::format("{}", fmt::join(off, tr("; ")));
 }
 
 void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, double range, const Context& ctx,
@@ -254,7 +254,7 @@ void sensitivity_notes(Report& rep, const Sensitivity& s, const Subject& sub, do
                              format_value(s.inputs[w.input].kind, *w.flip_value),
                              format_value(s.inputs[w.input].kind, s.inputs[w.input].base)));
   if (flipping.empty()) rep.notes.push_back(trf("No input flips the decision within ±{:g}%.", range * 100));
-  else rep.notes.push_back(trf("Flip the decision within ±{:g}%: {}.", range * 100, fmt::join(flipping, "; ")));
+  else rep.notes.push_back(trf("Flip the decision within ±{:g}%: {}.", range * 100, fmt::join(flipping, tr("; "))));
   if (!sub.job)
     rep.notes.push_back(std::string(
         tr("Metric: NPV of the option cheapest at the base minus the NPV of the next cheapest; below zero, it "

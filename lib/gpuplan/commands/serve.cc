@@ -123,7 +123,7 @@ struct CostRow {
 
 void add_caveat(CostRow& r, std::optional<AvailabilityCaveat> c) {
   if (!c) return;
-  r.note = c->detail + (r.note.empty() ? "" : "; " + r.note);
+  r.note = c->detail + (r.note.empty() ? "" : std::string(tr("; ")) + r.note);
   r.caveat = std::move(c);
 }
 
@@ -179,7 +179,8 @@ void per_million(CostRow& r, const Serving& s, double replicas, double hours_in_
 // Amounts from a trillion up are no budget anyone has (money.h): the row stays, unpriced, and says so.
 bool plausible(CostRow& r, double monthly_units) {
   if (monthly_units < Money::kMaxPlausibleUnits) return true;
-  r.note = "a month costs more than a trillion: left unpriced" + (r.note.empty() ? "" : "; " + r.note);
+  r.note = std::string(tr("a month costs more than a trillion: left unpriced")) +
+           (r.note.empty() ? "" : std::string(tr("; ")) + r.note);
   return false;
 }
 
@@ -221,10 +222,10 @@ void price_rental(CostRow& r, const Serving& s, const RentalQuote& q) {
   const Money by_month = q.price,
               by_hour = (q.mixed() ? q.rise_price : q.price).scaled(static_cast<double>(on) * kHoursPerMonth / 24);
   const bool monthly = q.mode == BillingMode::kMonthly && !q.mixed();
-  if (!monthly) r.note = day_text(q) + (r.note.empty() ? "" : "; " + r.note);
+  if (!monthly) r.note = day_text(q) + (r.note.empty() ? "" : std::string(tr("; ")) + r.note);
   if (q.commitment_months > 0)
     r.note = trf("committed for {} months: owed for the whole term, whatever the load", q.commitment_months) +
-             (r.note.empty() ? "" : "; " + r.note);
+             (r.note.empty() ? "" : std::string(tr("; ")) + r.note);
   if (q.mode == BillingMode::kSpot)
     r.note = std::string(tr("spot: a reclaim loses its replica's requests in flight, and the latency targets until "
                             "a replacement has loaded the model (no spares priced); ")) +
@@ -263,7 +264,7 @@ std::vector<CostRow> rental_rows(const Context& ctx, const CurrencyConverter& fx
         continue;
       r.stale = priced.as_of ? trf("stale price (as_of {})", format_date(priced.as_of))
                              : std::string(tr("undated price (as_of unknown)"));
-      r.note = r.stale + (r.note.empty() ? "" : "; " + r.note);
+      r.note = r.stale + (r.note.empty() ? "" : std::string(tr("; ")) + r.note);
     }
     add_caveat(r, rental_caveat(ctx.catalog(), "rent", o.id, s.market));
     price_rental(r, s, q);
@@ -311,7 +312,7 @@ std::optional<CostRow> owned_row(const Context& ctx, const Serving& s, const Gpu
   r.note = trf("compare's buy option over {} months at {:.0f}% busy{}", rs.scenario.horizon_months, busy * 100,
                rented_month ? trf(", the {:.1f}-month lead time served by the cheapest rental",
                                   rs.scenario.own.lead_time / Months(1))
-                            : ", no rental to serve the lead time: it costs nothing here");
+                            : std::string(tr(", no rental to serve the lead time: it costs nothing here")));
   add_caveat(r, purchase_caveat(ctx.catalog(), g.gpu->id, s.market));
   return r;
 }
@@ -576,7 +577,7 @@ std::string api_hint(const Serving& s, const Catalog& c) {
         "of about {}; or give api.input_price_per_million and api.output_price_per_million.",
         c.apis.size(), trf("{:.3g}B parameters", n / 1e9));
   return trf("No API compared: api.offer=ID weighs one of the catalog's for a model of about this size: {}.",
-             fmt::join(near, "; "));
+             fmt::join(near, tr("; ")));
 }
 
 void serve_notes(Report& rep, const ResolvedServing& rs, const std::vector<CostRow>& rows,
