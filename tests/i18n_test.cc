@@ -380,3 +380,41 @@ TEST_CASE("a Chinese tornado's axis puts 0 in the column of the base", "[i18n]")
   const std::size_t zero = display_width(axis.substr(0, axis.find(" 0 ") + 1));
   CHECK(zero == display_width(bar.substr(0, bar.find('|'))));
 }
+
+// The first problem's message of a scenario text that does not load.
+std::string load_problem(const std::string& text) {
+  try {
+    load_scenario("bad.yaml", {}, builtin(), &text);
+  } catch (const InputErrors& e) {
+    return e.problems().front().message();
+  } catch (const InputError& e) {
+    return e.message();
+  }
+  return "";
+}
+
+TEST_CASE("a YAML syntax error reads in Chinese: yaml-cpp's message translated, its detail kept", "[i18n]") {
+  const struct {
+    const char* text;
+    const char* english;
+    const char* chinese;
+  } cases[] = {
+      {"job:\n  parameters: [1, 2\nhorizon: 3\n", "end of sequence flow not found", "找不到 [ ] 列表的结尾"},
+      {"a: b: c\n", "illegal map value", "此处不能出现值"},
+      {"a: \"\\q\"\n", "unknown escape character: q", "未知的转义字符：q"},
+      {"horizon: 3\n", "", ""},
+      {"horizon: 3\ncosts: 4\n", "", ""},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    const std::string en = load_problem(c.text);
+    CHECK_THAT(en, Catch::Contains(c.english));
+    const InLanguage zh(Language::kChinese);
+    const std::string cn = load_problem(c.text);
+    CHECK_THAT(cn, Catch::Contains(c.chinese));
+    if (*c.english != '\0') CHECK_THAT(cn, !Catch::Contains(c.english));
+    if (!en.empty()) CHECK(has_wide(cn));
+  }
+  const InLanguage zh(Language::kChinese);
+  CHECK(load_problem("workload: 3\n") == "必须是由字段组成的映射");
+}

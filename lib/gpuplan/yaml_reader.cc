@@ -283,6 +283,67 @@ SourceLocation stray_comma(std::string_view text, const std::string& file) {
   return SourceLocation{file, 0, 0};
 }
 
+// yaml-cpp's parser messages (its ErrorMsg namespace, 0.7) for people: each
+// looked up as "yaml-cpp: " + the message; a message that ends in ": " is a
+// prefix of the detail that follows it ("unknown escape character: q").
+constexpr const char* kYamlCppMessages[] = {
+    tr_noop("yaml-cpp: YAML directives must have exactly one argument"),
+    tr_noop("yaml-cpp: bad YAML version: "),
+    tr_noop("yaml-cpp: YAML major version too large"),
+    tr_noop("yaml-cpp: repeated YAML directive"),
+    tr_noop("yaml-cpp: TAG directives must have exactly two arguments"),
+    tr_noop("yaml-cpp: repeated TAG directive"),
+    tr_noop("yaml-cpp: illegal character found while scanning tag handle"),
+    tr_noop("yaml-cpp: tag handle with no suffix"),
+    tr_noop("yaml-cpp: end of verbatim tag not found"),
+    tr_noop("yaml-cpp: end of map not found"),
+    tr_noop("yaml-cpp: end of map flow not found"),
+    tr_noop("yaml-cpp: end of sequence not found"),
+    tr_noop("yaml-cpp: end of sequence flow not found"),
+    tr_noop("yaml-cpp: cannot assign multiple tags to the same node"),
+    tr_noop("yaml-cpp: cannot assign multiple anchors to the same node"),
+    tr_noop("yaml-cpp: cannot assign multiple aliases to the same node"),
+    tr_noop("yaml-cpp: aliases can't have any content, *including* tags"),
+    tr_noop("yaml-cpp: bad character found while scanning hex number"),
+    tr_noop("yaml-cpp: invalid unicode: "),
+    tr_noop("yaml-cpp: unknown escape character: "),
+    tr_noop("yaml-cpp: unknown token"),
+    tr_noop("yaml-cpp: illegal document indicator in scalar"),
+    tr_noop("yaml-cpp: illegal EOF in scalar"),
+    tr_noop("yaml-cpp: illegal character in scalar"),
+    tr_noop("yaml-cpp: illegal tab when looking for indentation"),
+    tr_noop("yaml-cpp: illegal flow end"),
+    tr_noop("yaml-cpp: illegal block entry"),
+    tr_noop("yaml-cpp: illegal map key"),
+    tr_noop("yaml-cpp: illegal map value"),
+    tr_noop("yaml-cpp: alias not found after *"),
+    tr_noop("yaml-cpp: anchor not found after &"),
+    tr_noop("yaml-cpp: illegal character found while scanning alias"),
+    tr_noop("yaml-cpp: illegal character found while scanning anchor"),
+    tr_noop("yaml-cpp: cannot set zero indentation for a block scalar"),
+    tr_noop("yaml-cpp: unexpected character in block scalar"),
+    tr_noop("yaml-cpp: cannot assign the same alias to multiple nodes"),
+    tr_noop("yaml-cpp: the referenced anchor is not defined"),
+    tr_noop("yaml-cpp: unexpected end sequence token"),
+    tr_noop("yaml-cpp: unexpected end map token"),
+    tr_noop("yaml-cpp: invalid character in single-quoted string"),
+    tr_noop("yaml-cpp: invalid anchor"),
+    tr_noop("yaml-cpp: invalid alias"),
+    tr_noop("yaml-cpp: invalid tag"),
+    tr_noop("yaml-cpp: unmatched group tag"),
+};
+
+std::string yaml_cpp_message(const std::string& msg) {
+  if (language() == Language::kEnglish) return msg;
+  constexpr std::string_view kPrefix = "yaml-cpp: ";
+  for (const char* id : kYamlCppMessages) {
+    const std::string_view english = std::string_view(id).substr(kPrefix.size());
+    if (msg == english || (english.ends_with(": ") && msg.starts_with(english)))
+      return std::string(tr(id)) + msg.substr(english.size());
+  }
+  return msg;  // a message of a later yaml-cpp: as it is
+}
+
 }  // namespace
 
 std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag) {
@@ -326,9 +387,9 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
   } catch (const YAML::ParserException& e) {
     SourceLocation where{diag.file(), 0, 0};
     if (!e.mark.is_null()) where = {diag.file(), e.mark.line + 1, e.mark.column + 1};
-    diag.fail(where, "", trf("malformed YAML: {}", e.msg));
+    diag.fail(where, "", trf("malformed YAML: {}", yaml_cpp_message(e.msg)));
   } catch (const YAML::Exception& e) {
-    diag.fail(SourceLocation{diag.file(), 0, 0}, "", trf("malformed YAML: {}", e.msg));
+    diag.fail(SourceLocation{diag.file(), 0, 0}, "", trf("malformed YAML: {}", yaml_cpp_message(e.msg)));
   }
   return std::nullopt;
 }
@@ -337,7 +398,8 @@ Fields::Fields(Diagnostics& diag, const YAML::Node& map, std::string path, std::
     : diag_(diag), map_(map), path_(std::move(path)), problems_at_start_(diag.count()), known_(std::move(known)) {
   is_map_ = map_.IsMap();
   if (!is_map_)
-    diag_.fail(map_, path_, map_.IsNull() ? "is empty; expected a map of fields" : "must be a map of fields");
+    diag_.fail(map_, path_,
+               std::string(map_.IsNull() ? tr("is empty; expected a map of fields") : tr("must be a map of fields")));
   else
     for (auto it = map_.begin(); it != map_.end(); ++it)
       if (it->first.IsScalar()) entries_.push_back(Entry{it->first.Scalar(), it->first, it->second});
