@@ -186,42 +186,51 @@ void add_global_options(CLI::App& app, Flags& f) {
   app.require_subcommand(1);
   app.fallthrough();
   app.footer(
-      "\nExit status:\n"
-      "  0  success\n"
-      "  1  internal error (a bug: please report it with the command line)\n"
-      "  2  usage error: unknown flag or subcommand, a flag value not in its set\n"
-      "  3  bad input: a file, a value or a flag's content (the message names file, line, column, field);\n"
-      "     output that cannot be written (-o FILE, or standard output)\n"
-      "  4  nothing feasible: plan found no configuration within the deadline and the budget\n"
-      "\nEvery subcommand has --help with examples. Documentation: doc/manual.md; man gpuplan.");
-  app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION);
+      tr("\nExit status:\n"
+         "  0  success\n"
+         "  1  internal error (a bug: please report it with the command line)\n"
+         "  2  usage error: unknown flag or subcommand, a flag value not in its set\n"
+         "  3  bad input: a file, a value or a flag's content (the message names file, line, column, field);\n"
+         "     output that cannot be written (-o FILE, or standard output)\n"
+         "  4  nothing feasible: plan found no configuration within the deadline and the budget\n"
+         "\nEvery subcommand has --help with examples. Documentation: doc/manual.md; man gpuplan."));
+  app.option_defaults()->group(tr("Options"));  // CLI11 names the group, not a label; subcommands inherit it
+  app.set_help_flag("-h,--help", tr("Print this help message and exit"));
+  app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION,
+                       tr("Display program version information and exit"));
+  // CLI11's own words in the help (its Formatter labels); the type names (TEXT, INT) stay.
+  for (const char* key :
+       {tr_noop("Usage"), tr_noop("OPTIONS"), tr_noop("SUBCOMMAND"), tr_noop("SUBCOMMANDS"), tr_noop("Positionals"),
+        tr_noop("Options"), tr_noop("Subcommands"), tr_noop("REQUIRED"), tr_noop("Needs"), tr_noop("Excludes")})
+    app.get_formatter()->label(key, tr(key));
   app.failure_message([](const CLI::App* a, const CLI::Error& e) { return usage_message(*a, e); });
   app.add_option("--catalog", f.global.catalog_files,
-                 "catalog YAML merged over the built-in one by id (repeatable; later wins)");
-  app.add_flag("--no-default-catalog", f.global.no_default_catalog, "start from an empty catalog");
-  app.add_option("--currency", f.global.currency,
-                 "display currency (default: the scenario's, else CNY), converted with the catalog's dated FX rates");
-  app.add_option("--format", f.format, "output format")
+                 tr("catalog YAML merged over the built-in one by id (repeatable; later wins)"));
+  app.add_flag("--no-default-catalog", f.global.no_default_catalog, tr("start from an empty catalog"));
+  app.add_option(
+      "--currency", f.global.currency,
+      tr("display currency (default: the scenario's, else CNY), converted with the catalog's dated FX rates"));
+  app.add_option("--format", f.format, tr("output format"))
       ->check(one_of({"table", "csv", "tsv", "json", "md", "xlsx", "yaml", "html", "svg"}))
       ->capture_default_str();
   app.add_option("-o,--output", f.output,
-                 "write to FILE (whole or not at all); - is stdout; without --format, the name's extension "
-                 "(.csv .tsv .json .md .xlsx .html .svg) picks the format")
+                 tr("write to FILE (whole or not at all); - is stdout; without --format, the name's extension "
+                    "(.csv .tsv .json .md .xlsx .html .svg) picks the format"))
       ->capture_default_str();
-  app.add_option("--color", f.color, "colour on a terminal: auto, always, never (NO_COLOR is honoured)")
+  app.add_option("--color", f.color, tr("colour on a terminal: auto, always, never (NO_COLOR is honoured)"))
       ->check(one_of({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_option("--lang", f.lang,
-                 "language of tables, notes, reports and messages: en or zh (default: from LC_ALL, LC_MESSAGES, "
-                 "LANG; zh_* is Chinese); CSV, TSV, JSON, YAML and --field are always English")
+                 tr("language of tables, notes, reports and messages: en or zh (default: from LC_ALL, LC_MESSAGES, "
+                    "LANG; zh_* is Chinese); CSV, TSV, JSON, YAML and --field are always English"))
       ->check(one_of({"en", "zh"}));
-  app.add_flag("-q,--quiet", f.quiet, "no notes under tables, nothing but the result");
+  app.add_flag("-q,--quiet", f.quiet, tr("no notes under tables, nothing but the result"));
   app.add_option("--field", f.fields,
-                 "print one value of the JSON result, e.g. break_even.month, options.0.total or options.*.total "
-                 "(every element; repeatable: one value a line, in the order given)");
+                 tr("print one value of the JSON result, e.g. break_even.month, options.0.total or options.*.total "
+                    "(every element; repeatable: one value a line, in the order given)"));
   app.add_option("--today", f.global.today,
-                 "evaluate staleness as of this date, YYYY-MM-DD (default: $GPUPLAN_TODAY, else today in UTC)");
-  app.add_option("--stale-after", f.global.stale_after, "flag prices older than this (default: catalog, 180d)");
+                 tr("evaluate staleness as of this date, YYYY-MM-DD (default: $GPUPLAN_TODAY, else today in UTC)"));
+  app.add_option("--stale-after", f.global.stale_after, tr("flag prices older than this (default: catalog, 180d)"));
 }
 
 // A single-valued option given twice takes the later value, as shells and
@@ -239,8 +248,10 @@ std::vector<CLI::App*> add_commands(CLI::App& app, Flags& f, const Command* want
     CLI::App* parent = &app;
     for (std::size_t i = 0; i < subs.size(); ++i)
       if (commands()[i].path == parent_of(c.path)) parent = subs[i];
-    CLI::App* sub = parent->add_subcommand(std::string(leaf_of(c.path)), std::string(c.description));
-    sub->footer(fmt::format("\nExamples:\n{}", c.examples));
+    CLI::App* sub = parent->add_subcommand(std::string(leaf_of(c.path)), std::string(gpuplan::tr(c.description)));
+    sub->group(tr("Subcommands"));
+    sub->set_help_flag("-h,--help", tr("Print this help message and exit"));  // again: into the group above
+    sub->footer(gpuplan::trf("\nExamples:\n{}", gpuplan::tr(c.examples)));
     if (!c.run) sub->require_subcommand(1);
     if (c.options && (!wanted || wanted == &c)) c.options(*sub, f);
     subs.push_back(sub);

@@ -25,6 +25,11 @@
 
 namespace cli {
 
+/// A help text in the reader's language (--help is read by people; the
+/// language is chosen before the flags are declared, see choose_usage_language).
+inline std::string tr(const char* text) { return std::string(gpuplan::tr(text)); }
+using gpuplan::tr_noop;
+
 enum ExitCode : int { kOk = 0, kFailure = 1, kUsage = 2, kBadInput = 3, kInfeasible = 4 };
 
 /// Every flag of every command, parsed once.

@@ -6,14 +6,14 @@
 #include "cli.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "gpuplan: GPU compute cost and capacity planner.\n"
-      "Prices from a dated, sourced catalog; every number traceable.",
-      "gpuplan"};
+  // The help and usage errors read in the language chosen here, before any flag is declared.
+  cli::choose_usage_language(argc, argv);
+  CLI::App app{cli::tr("gpuplan: GPU compute cost and capacity planner.\n"
+                       "Prices from a dated, sourced catalog; every number traceable."),
+               "gpuplan"};
   cli::Flags flags;
   cli::add_global_options(app, flags);
   // A misspelt subcommand: CLI11 would say only "A subcommand is required".
-  cli::choose_usage_language(argc, argv);
   std::string misspelt;
   const cli::Command* wanted = cli::invoked_command(app, argc, argv, &misspelt);
   if (!misspelt.empty()) {
