@@ -330,7 +330,8 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   fctx.now = ctx.now;
   const JobDraft d = read_draft(root, diag, out, fctx);
   // The cluster is not in the name: --set and --gpu change it, and titles say "on N× GPU" themselves.
-  if (out.job.name.empty()) out.job.name = path.empty() ? "7B full fine-tune (built-in defaults)" : path;
+  if (out.job.name.empty())
+    out.job.name = path.empty() ? std::string(tr("7B full fine-tune (built-in defaults)")) : path;
   DefaultNotes notes;
   const Report report = [&](const std::string& field, const std::string& message) {
     diag.fail(detail::node_at(root, field), field, message);

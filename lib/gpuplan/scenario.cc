@@ -752,8 +752,8 @@ void drop_replaced(YAML::Node& root, const std::vector<std::string>& sets) {
   }
 }
 
-constexpr std::string_view kDefaultSource = "built-in defaults (an 8-card A100-class team in Qingdao)";
-constexpr std::string_view kDefaultName = "8-card A100-class team in Qingdao (built-in defaults)";
+constexpr const char* kDefaultSource = tr_noop("built-in defaults (an 8-card A100-class team in Qingdao)");
+constexpr const char* kDefaultName = tr_noop("8-card A100-class team in Qingdao (built-in defaults)");
 
 }  // namespace
 
@@ -766,7 +766,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
   const CurrencyConverter fx(h.local.catalog(), h.local.currency);
   const FieldContext fctx = field_context(h.local, fx, h.file_currency);
   Draft d = read_draft(root, diag, fctx);
-  if (d.s.name.empty()) d.s.name = path.empty() ? std::string(kDefaultName) : path;
+  if (d.s.name.empty()) d.s.name = path.empty() ? std::string(tr(kDefaultName)) : path;
   // A section with a bad value is not checked again as a whole: "-1 cards"
   // must not also be "0 cards cannot run the workload".
   std::set<std::string> bad_sections;
@@ -779,14 +779,14 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
   resolve(rv);
   if (diag.count() == 0) resolve_serving(rv, h.local, path);
   diag.throw_if_any();
-  return finish(d, path.empty() ? std::string(kDefaultSource) : path, fx, notes);
+  return finish(d, path.empty() ? std::string(tr(kDefaultSource)) : path, fx, notes);
 }
 
 ResolvedScenario default_scenario(const Context& ctx) {
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   const FieldContext fctx = field_context(ctx, fx, ctx.currency);
   Draft d = empty_draft(ctx.currency);
-  d.s.name = kDefaultName;
+  d.s.name = tr(kDefaultName);
   DefaultNotes notes;
   std::vector<InputError> problems;
   Resolver rv(d, fctx, notes, [&](const std::string& field, const std::string& message) {
@@ -794,7 +794,7 @@ ResolvedScenario default_scenario(const Context& ctx) {
   });
   resolve(rv);
   if (!problems.empty()) throw InputErrors(std::move(problems));
-  return finish(d, std::string(kDefaultSource), fx, notes);
+  return finish(d, std::string(tr(kDefaultSource)), fx, notes);
 }
 
 std::vector<AvailabilityCaveat> availability_caveats(const Catalog& c, const Scenario& s) {

@@ -598,7 +598,7 @@ const Section<ResolvedServing>& serving_section(std::string_view name) {
 
 ResolvedServing load_serving(const std::string& path, const std::vector<std::string>& sets, const Context& ctx) {
   ResolvedServing out;
-  out.source = path.empty() ? "built-in defaults (Llama 2 7B for about 200 staff)" : path;
+  out.source = path.empty() ? std::string(tr("built-in defaults (Llama 2 7B for about 200 staff)")) : path;
   detail::Diagnostics diag(path.empty() ? "<defaults>" : path);
   const YAML::Node root = detail::load_with_sets(path, sets, diag);
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
@@ -663,12 +663,12 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   diag.throw_if_any();
   // Without a file the built-in case names itself, unless --set gave another model.
   if (path.empty() && out.model_given)
-    out.source = fmt::format("built-in defaults, a {} model given by --set", count_text(out.serving.model.parameters));
+    out.source = trf("built-in defaults, a {} model given by --set", count_text(out.serving.model.parameters));
   if (out.serving.name.empty())
-    out.serving.name = !path.empty()     ? path
-                       : out.model_given ? fmt::format("a {} model (--set) for the built-in traffic",
-                                                       count_text(out.serving.model.parameters))
-                                         : "Llama 2 7B for about 200 staff (built-in defaults)";
+    out.serving.name =
+        !path.empty()     ? path
+        : out.model_given ? trf("a {} model (--set) for the built-in traffic", count_text(out.serving.model.parameters))
+                          : std::string(tr("Llama 2 7B for about 200 staff (built-in defaults)"));
   warn_sizes(out);
   profile_wins(out.serving.traffic, out.warnings);
   warn_api_size(out, ctx.catalog());
