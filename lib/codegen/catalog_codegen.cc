@@ -55,6 +55,13 @@ std::string statuses(std::string_view var, const std::vector<MarketStatus>& list
 void emit(std::ostream& out, const Catalog& c) {
   out << fmt::format("  c.stale_after = Seconds({});\n  c.stale_after_given = {};\n", dbl(c.stale_after.count()),
                      c.stale_after_given);
+  // Each list sized once: growing by doubling would leave the heap pages of
+  // every smaller copy touched, and every command starts with this catalog.
+  out << fmt::format(
+      "  c.fx_rates.reserve({});\n  c.gpus.reserve({});\n  c.providers.reserve({});\n  c.offers.reserve({});\n"
+      "  c.purchases.reserve({});\n  c.operating.reserve({});\n  c.apis.reserve({});\n",
+      c.fx_rates.size(), c.gpus.size(), c.providers.size(), c.offers.size(), c.purchases.size(), c.operating.size(),
+      c.apis.size());
   for (const FxRate& r : c.fx_rates)
     out << fmt::format("  c.fx_rates.push_back(FxRate{{{}, Currency({}), Currency({}), {}, {}, {}, {}}});\n", lit(r.id),
                        lit(r.from.code()), lit(r.to.code()), dbl(r.rate), lit(r.rate_text), prov(r.provenance),

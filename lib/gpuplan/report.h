@@ -119,6 +119,15 @@ struct Report {
   std::string yaml{};
 };
 
+/// The tables in order, each moved in: a braced list would copy every one.
+template <class... Tables>
+std::vector<Table> tables_of(Tables&&... tables) {
+  std::vector<Table> v;
+  v.reserve(sizeof...(tables));
+  (v.push_back(std::forward<Tables>(tables)), ...);
+  return v;
+}
+
 enum class Format { kTable, kCsv, kTsv, kJson, kMd, kXlsx, kYaml, kHtml, kSvg };
 
 /// "table" -> kTable ...; throws std::invalid_argument for anything else.

@@ -426,7 +426,7 @@ void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) 
 Report compare_report(const Context& ctx, const CompareQuery& q) {
   if (q.scenario_files.size() > 1) return compare_scenarios_report(ctx, q);
   const std::string file = q.scenario_files.empty() ? q.scenario_file : q.scenario_files.front();
-  const ResolvedScenario rs = load_scenario(file, q.sets, ctx);
+  ResolvedScenario rs = load_scenario(file, q.sets, ctx);
   Comparison c;
   try {
     c = compare(rs.scenario);
@@ -439,12 +439,9 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   rep.command = "compare";
   rep.currency = currency;
   rep.title = trf("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, currency.code(), rs.scenario.name);
-  rep.tables = {options_table(c, currency),
-                breakdown_table(c, currency),
-                cash_flow_table(c, currency, q.monthly),
-                own_schedule_table(c, currency, q.monthly),
-                monthly_breakdown_table(c, currency, q.breakdown),
-                defaults_table(rs, q.defaults)};
+  rep.tables = tables_of(options_table(c, currency), breakdown_table(c, currency),
+                         cash_flow_table(c, currency, q.monthly), own_schedule_table(c, currency, q.monthly),
+                         monthly_breakdown_table(c, currency, q.breakdown), defaults_table(rs, q.defaults));
   if (q.monthly) rep.primary = 2;
   if (q.breakdown) rep.primary = 4;
   if (q.defaults) rep.primary = 5;
@@ -456,7 +453,10 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   in["set"] = Json::strings(q.sets);
   rep.inputs = std::move(in);
   rep.extra = compare_extra(rs, c);
-  rep.xlsx = [rs, c] {
+  compare_notes(rep, rs, c, q, ctx);
+  compare_warnings(rep, c, ctx.catalog());
+  // Last, so the inputs and results move into it rather than being copied.
+  rep.xlsx = [rs = std::move(rs), c = std::move(c)] {
     // The workbook rebuilds every item with formulas; a served model is not one of them yet.
     if (!rs.scenario.workload.serving.empty())
       throw InputError(
@@ -464,8 +464,6 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
           std::string(tr("the compare workbook does not model a served model yet: use --format csv or json")));
     return compare_workbook(rs, c);
   };
-  compare_notes(rep, rs, c, q, ctx);
-  compare_warnings(rep, c, ctx.catalog());
   return rep;
 }
 

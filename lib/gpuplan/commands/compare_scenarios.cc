@@ -282,7 +282,7 @@ Report compare_scenarios_report(const Context& ctx, const CompareQuery& q) {
   rep.command = "compare";
   rep.currency = cur;
   rep.title = trf("Buy vs rent, {} scenarios side by side, {}", all.size(), cur.code());
-  rep.tables = {scenarios_table(all, best, per_month, cur), differences_table(all, best, per_month, cur)};
+  rep.tables = tables_of(scenarios_table(all, best, per_month, cur), differences_table(all, best, per_month, cur));
   rep.charts.push_back(scenarios_chart(all, best, per_month, cur));
   Json in = ctx.echo();
   in["scenario_files"] = Json::strings(q.scenario_files);

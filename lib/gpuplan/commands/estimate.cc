@@ -593,8 +593,9 @@ EstimateOutcome estimate_report(const Context& ctx, const EstimateQuery& q) {
   out.feasible = e.memory.fits || !costs.rows.empty();
   rep.xlsx = [wbd = workbook_data(rep.title, rj, e, costs.rows, ctx.currency)] { return estimate_workbook(wbd); };
   const std::optional<Band> band = mfu_band(ctx, fx, rj, costs);
-  rep.tables = {summary_table(e, job, cl, band), memory_table(e, cl), fit_table(ctx.catalog(), job, cl, rj.layout),
-                step_table(e), costs_table(costs, *cl.gpu, ctx.currency)};
+  rep.tables =
+      tables_of(summary_table(e, job, cl, band), memory_table(e, cl), fit_table(ctx.catalog(), job, cl, rj.layout),
+                step_table(e), costs_table(costs, *cl.gpu, ctx.currency));
   rep.primary = 4;
   if (!costs.rows.empty()) rep.charts.push_back(cost_chart(costs, ctx.currency));
   rep.charts.push_back(step_chart(e));

@@ -384,7 +384,7 @@ Report fit_scaling_report(const Context&, const ScalingQuery& q) {
   rep.command = "fit scaling";
   rep.title = trf("Scaling fit of {} against {} ({} rows at {} GPU counts, {})", in.ycol, in.xcol, in.sample.rows(),
                   in.sample.groups().size(), in.file);
-  rep.tables = {models_table(sf.fits), coefficients_table(sf.fits), points_table(in.sample, sf.fits)};
+  rep.tables = tables_of(models_table(sf.fits), coefficients_table(sf.fits), points_table(in.sample, sf.fits));
   rep.warnings = scaling_warnings(in.file, in.sample, sf);
   for (std::string& w : prediction_warnings(predict, in.sample, sf)) rep.warnings.push_back(std::move(w));
   if (!predict.empty()) rep.tables.push_back(predictions_table(predict, sf.fits));

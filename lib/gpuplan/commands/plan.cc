@@ -524,8 +524,8 @@ PlanOutcome plan_report(const Context& ctx, const PlanQuery& q) {
   // keys do not change with the outcome; the terminal shows those with rows.
   // CSV prints the plans, one row per role; on exit 4 the nearest misses (or,
   // without any, why every configuration failed): a documented other table.
-  rep.tables = {plans_table(r, in, ctx), frontier_table(frontier, roles, in, ctx), misses_table(r, in, ctx),
-                rejections_table(r)};
+  rep.tables = tables_of(plans_table(r, in, ctx), frontier_table(frontier, roles, in, ctx), misses_table(r, in, ctx),
+                         rejections_table(r));
   if (!frontier.empty()) rep.charts.push_back(frontier_chart(frontier, r, in, ctx.currency));
   rep.tables[0].text = !roles.empty();
   rep.tables[1].text = !r.feasible.empty();

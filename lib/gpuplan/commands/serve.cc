@@ -728,7 +728,7 @@ ServeOutcome serve_report(const Context& ctx, const ServeQuery& q) {
   rep.command = "serve";
   rep.currency = ctx.currency;
   rep.title = title(s);
-  rep.tables = {gpu_table(gpus, s.targets, s), cost_table(offers, ctx.currency)};
+  rep.tables = tables_of(gpu_table(gpus, s.targets, s), cost_table(offers, ctx.currency));
   if (std::any_of(offers.begin(), offers.end(), [](const CostRow& r) { return r.monthly.has_value(); }))
     rep.charts.push_back(month_chart(offers, api_monthly(s, ctx.currency), ctx.currency));
   rep.xlsx = [wbd = workbook_data(rep.title, s, offers, ctx.currency)] { return serve_workbook(wbd); };
