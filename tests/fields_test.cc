@@ -1,8 +1,10 @@
 // The field tables: one definition per input field, from which reading,
 // defaults, the echo and the published schemas come.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
@@ -83,6 +85,45 @@ TEST_CASE("edit distance counts insertions, deletions and substitutions", "[fiel
   CHECK(nearest("workload.utilisaton", names) == "workload.utilisation");
   CHECK(nearest("workload.gpu", names) == "workload.gpus");
   CHECK(nearest("buy.card_price", names).empty());  // nothing within two edits
+}
+
+// The textbook table, unbounded: the reference the bounded search must agree with.
+static std::size_t reference_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+  return d[a.size()][b.size()];
+}
+
+TEST_CASE("the bounded nearest-name search agrees with the full edit-distance table", "[fields]") {
+  // Random words over a small alphabet (so near misses are common), lengths
+  // 0..80 (past the stack buffer of 64), against random candidate lists.
+  std::mt19937 rng(17);
+  const auto word = [&](std::size_t max_len) {
+    std::string w(std::uniform_int_distribution<std::size_t>(0, max_len)(rng), 'a');
+    for (char& c : w) c = static_cast<char>('a' + std::uniform_int_distribution<int>(0, 3)(rng));
+    return w;
+  };
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::size_t len = trial % 10 == 0 ? 80 : 12;
+    const std::string w = word(len);
+    std::vector<std::string> names;
+    for (int k = 0; k < 8; ++k) names.push_back(k % 3 == 0 ? word(len) : w.substr(0, w.size() / 2) + word(3));
+    std::vector<std::string_view> views(names.begin(), names.end());
+    for (const std::size_t max : {0u, 1u, 2u, 3u}) {
+      std::string_view expected;  // the first of the closest within max
+      std::size_t best = max + 1;
+      for (const std::string& n : names)
+        if (const std::size_t d = reference_distance(w, n); d < best) expected = n, best = d;
+      INFO("word " << w << ", max " << max);
+      CHECK(nearest(w, views, max) == expected);
+      if (!expected.empty()) CHECK(nearest(w, views, max).data() == expected.data());  // the first of equals
+    }
+    CHECK(edit_distance(w, names[0]) == reference_distance(w, names[0]));
+  }
 }
 
 TEST_CASE("an unknown scenario field is refused with the nearest known one", "[fields]") {
