@@ -11,6 +11,7 @@
 #include "gpuplan/error.h"
 #include "gpuplan/i18n.h"
 #include "gpuplan/io.h"
+#include "gpuplan/report.h"
 #include "gpuplan/suggest.h"
 
 namespace cli {
@@ -182,7 +183,32 @@ int dispatch(const CLI::App& app, const std::vector<CLI::App*>& subs, Flags& f) 
 
 }  // namespace
 
+namespace {
+
+// CLI11 pads the option column by bytes (std::setw); a Chinese type name
+// (文本) is two columns in three bytes, so pad by display width instead.
+class DisplayWidthFormatter : public CLI::Formatter {
+ public:
+  std::string make_option(const CLI::Option* opt, bool is_positional) const override {
+    const std::string name = "  " + make_option_name(opt, is_positional) + make_option_opts(opt);
+    const std::string desc = make_option_desc(opt);
+    const std::size_t col = get_column_width(), width = gpuplan::display_width(name);
+    const std::string indent(col, ' ');
+    std::string out = name;
+    if (width < col) out += std::string(col - width, ' ');
+    else if (!desc.empty()) out += "\n" + indent;
+    for (const char c : desc) {
+      out += c;
+      if (c == '\n') out += indent;
+    }
+    return out + "\n";
+  }
+};
+
+}  // namespace
+
 void add_global_options(CLI::App& app, Flags& f) {
+  app.formatter(std::make_shared<DisplayWidthFormatter>());  // before the subcommands: they share it
   app.require_subcommand(1);
   app.fallthrough();
   app.footer(
@@ -198,7 +224,7 @@ void add_global_options(CLI::App& app, Flags& f) {
   app.set_help_flag("-h,--help", tr("Print this help message and exit"));
   app.set_version_flag("--version", std::string("gpuplan ") + GPUPLAN_VERSION,
                        tr("Display program version information and exit"));
-  // CLI11's own words in the help (its Formatter labels); the type names (TEXT, INT) stay.
+  // CLI11's own words in the help (its Formatter labels); the type names: label_type_names().
   for (const char* key :
        {tr_noop("Usage"), tr_noop("OPTIONS"), tr_noop("SUBCOMMAND"), tr_noop("SUBCOMMANDS"), tr_noop("Positionals"),
         tr_noop("Options"), tr_noop("Subcommands"), tr_noop("REQUIRED"), tr_noop("Needs"), tr_noop("Excludes")})
@@ -320,6 +346,16 @@ void refuse_flags_as_values(CLI::App& app) {
   for (CLI::Option* opt : app.get_options())
     if (opt->nonpositional() && opt->get_expected_min() > 0) opt->check(not_a_flag);
   for (CLI::App* sub : app.get_subcommands({})) refuse_flags_as_values(*sub);
+}
+
+void label_type_names(CLI::App& app) {
+  // The formatter is shared with the subcommands; a label maps a whole type name.
+  if (gpuplan::tr("TEXT") == "TEXT") return;  // English: CLI11's own
+  for (const CLI::Option* opt : app.get_options()) {
+    const std::string type = opt->get_type_name();
+    if (type.starts_with("TEXT")) app.get_formatter()->label(type, std::string(gpuplan::tr("TEXT")) + type.substr(4));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) label_type_names(*sub);
 }
 
 CLI::Validator one_of(std::vector<std::string> allowed) {

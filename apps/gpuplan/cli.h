@@ -104,6 +104,8 @@ CLI::Validator one_of(std::vector<std::string> allowed);
 /// CLI11 takes the next argument as a value even when it is the next flag
 /// (`--deadline --lang zh` would read "--lang" as the deadline).
 void refuse_flags_as_values(CLI::App& app);
+/// CLI11's type names in the help (TEXT, TEXT:{a,b}) in the current language.
+void label_type_names(CLI::App& app);
 
 /// What CLI11's parse error says, in the reader's language where gpuplan can say it.
 std::string usage_message(const CLI::App& app, const CLI::Error& e);

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   }
   const std::vector<CLI::App*> subs = cli::add_commands(app, flags, wanted);
   cli::refuse_flags_as_values(app);
+  cli::label_type_names(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -482,15 +482,14 @@ Value Assumptions::derived(const std::string& name, const std::string& label, co
 void Assumptions::limit(double lo, double hi, bool whole) {
   const auto shown = [](double x) { return fmt::format("{:g}", x); };
   if (lo == hi) {
-    s_.validate(row_ - 1, 1, lo, hi, whole,
-                fmt::format("locked at {}: change it with gpuplan and export again", shown(lo)));
+    s_.validate(row_ - 1, 1, lo, hi, whole, trf("locked at {}: change it with gpuplan and export again", shown(lo)));
     return;
   }
   const std::string message = std::isfinite(lo) && std::isfinite(hi)
-                                  ? fmt::format("gpuplan accepts {} to {}", shown(lo), shown(hi))
-                              : std::isfinite(lo) ? fmt::format("gpuplan accepts {} or more", shown(lo))
-                                                  : fmt::format("gpuplan accepts {} or less", shown(hi));
-  s_.validate(row_ - 1, 1, lo, hi, whole, message + (whole ? " (whole numbers)" : ""));
+                                  ? trf("gpuplan accepts {} to {}", shown(lo), shown(hi))
+                              : std::isfinite(lo) ? trf("gpuplan accepts {} or more", shown(lo))
+                                                  : trf("gpuplan accepts {} or less", shown(hi));
+  s_.validate(row_ - 1, 1, lo, hi, whole, whole ? trf("{} (whole numbers)", message) : message);
 }
 
 void Assumptions::set_as(const std::string& setting) { s_.text(row_ - 1, 4, setting, Style::kNote); }

@@ -153,25 +153,25 @@ HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, co
   const double idle =
       (busy > 0 && auto_release.v == 0) ? std::min(idle_h_value, std::max(0.0, 730 - busy) / nruns) : 0.0;
   const V busy_v = in.derived(p + "busy_h", mode_label(what, tr_noop("busy hours a month")),
-                              fmt::format("730*{}*{}", u.ref, factor.ref), busy, Style::kNumber, "hours");
+                              fmt::format("730*{}*{}", u.ref, factor.ref), busy, Style::kNumber, tr_noop("hours"));
   const V run_v = in.derived(p + "run_h", mode_label(what, tr_noop("hours per run")),
-                             fmt::format("{}/MAX(1,{})", busy_v.ref, runs.ref), run, Style::kNumber, "hours");
+                             fmt::format("{}/MAX(1,{})", busy_v.ref, runs.ref), run, Style::kNumber, tr_noop("hours"));
   const V idle_v = in.derived(p + "idle_h", mode_label(what, tr_noop("left running per run")),
                               fmt::format("IF(AND({0}>0,{1}=0),MIN({2},MAX(0,730-{0})/MAX(1,{3})),0)", busy_v.ref,
                                           auto_release.ref, idle_per_run.ref, runs.ref),
-                              idle, Style::kNumber, "hours");
+                              idle, Style::kNumber, tr_noop("hours"));
   const double bw = billed_run_hours(run, ri.granularity, ri.minimum_billing) * nruns * r.instances.v;
   const double ba = billed_run_hours(run + idle, ri.granularity, ri.minimum_billing) * nruns * r.instances.v;
   const V work = in.derived(
       p + "billed_work_h", mode_label(what, tr_noop("billed instance-hours (work)")),
       fmt::format("{}*MAX(1,{})*{}", billed_formula(run_v.ref, r.granularity, r.minimum), runs.ref, r.instances.ref),
-      bw, Style::kNumber, "instance-hours");
+      bw, Style::kNumber, tr_noop("instance-hours"));
   const V all =
       in.derived(p + "billed_all_h", mode_label(what, tr_noop("billed instance-hours (with idle)")),
                  fmt::format("{}*MAX(1,{})*{}",
                              billed_formula(fmt::format("({}+{})", run_v.ref, idle_v.ref), r.granularity, r.minimum),
                              runs.ref, r.instances.ref),
-                 ba, Style::kNumber, "instance-hours");
+                 ba, Style::kNumber, tr_noop("instance-hours"));
   h.compute = in.derived(p + "compute", mode_label(what, tr_noop("compute a month")),
                          fmt::format("{}*{}", r.price.ref, work.ref), r.price.v * bw, Style::kMoney);
   h.idle = in.derived(p + "idle", mode_label(what, tr_noop("idle hours billed a month")),
@@ -229,9 +229,10 @@ void workload_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const Workload& w = s.workload;
   x.rate = field(gen, "", "discount_rate", "discount_rate", s.discount_rate, Style::kInputPercent, tr_noop("per year"));
   gen.heading(tr_noop("Workload"));
-  field(gen, "workload", "gpus", "gpus", w.gpus, Style::kInputNumber, "GPUs");
+  field(gen, "workload", "gpus", "gpus", w.gpus, Style::kInputNumber, tr_noop("GPUs"));
   x.u = field(gen, "workload", "utilisation", "utilisation", w.utilisation, Style::kInputPercent, tr_noop("share"));
-  x.runs = field(gen, "workload", "runs_per_month", "runs_per_month", w.runs_per_month, Style::kInputNumber, "runs");
+  x.runs = field(gen, "workload", "runs_per_month", "runs_per_month", w.runs_per_month, Style::kInputNumber,
+                 tr_noop("runs"));
   field(gen, "workload", "dataset", "dataset_gb", w.dataset.value() / kGB, Style::kInputNumber, "GB");
   field(gen, "workload", "egress_per_month", "egress_gb_per_month", w.egress_per_month.value() / kGB,
         Style::kInputNumber, "GB");
@@ -266,13 +267,14 @@ void resale_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                             o.resale_amount  ? 2
                             : o.resale_share ? 1
                                              : 0,
-                            Style::kInputNumber, "0, 1 or 2");
+                            Style::kInputNumber, tr_noop("0, 1 or 2"));
   gen.limit(0, 2, true);
-  gen.set_as("0: neither; 1: buy.resale_value; 2: buy.resale_amount");
+  gen.set_as(std::string(tr("0: neither; 1: buy.resale_value; 2: buy.resale_amount")));
   x.resale_share = field(gen, "buy", "resale_value", "resale_value", o.resale_share.value_or(0), Style::kInputPercent,
                          tr_noop("share of hardware (resale_mode 1)"));
-  x.resale_amount = field(gen, "buy", "resale_amount", "resale_amount",
-                          o.resale_amount ? o.resale_amount->units() : 0.0, Style::kInputMoney, "resale_mode 2");
+  x.resale_amount =
+      field(gen, "buy", "resale_amount", "resale_amount", o.resale_amount ? o.resale_amount->units() : 0.0,
+            Style::kInputMoney, tr_noop("resale_mode 2"));
 }
 
 void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
@@ -281,28 +283,30 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   gen.heading(tr_noop("Buy"));
   V cards;
   if (defaulted(x, "buy.cards")) {
-    cards = gen.derived("cards", fmt::format("cards ({}): workload.gpus (default)", o.gpu), "gpus", o.cards,
-                        Style::kInteger, "cards");
+    cards = gen.derived("cards", trf("cards ({}): workload.gpus (default)", o.gpu), "gpus", o.cards, Style::kInteger,
+                        tr_noop("cards"));
   } else {
-    cards = gen.input("cards", fmt::format("cards ({})", o.gpu), o.cards, Style::kInputNumber, "cards");
+    cards = gen.input("cards", trf("cards ({})", o.gpu), o.cards, Style::kInputNumber, tr_noop("cards"));
     bind_field(gen, "buy", "cards");
   }
-  const V per_server =
-      field(gen, "buy", "cards_per_server", "cards_per_server", o.cards_per_server, Style::kInputNumber, "cards");
+  const V per_server = field(gen, "buy", "cards_per_server", "cards_per_server", o.cards_per_server,
+                             Style::kInputNumber, tr_noop("cards"));
   const V card_price = field(gen, "buy", "card_price", "card_price", o.card_price.units(), Style::kInputMoney, CUR);
   const V base = field(gen, "buy", "server_base", "server_base", o.server_base.units(), Style::kInputMoney, CUR);
   const V net = field(gen, "buy", "network", "network", o.network.units(), Style::kInputMoney, CUR);
   x.facility = field(gen, "buy", "facility", "facility", o.facility.units(), Style::kInputMoney, CUR);
-  x.lead = field(gen, "buy", "lead_time", "lead_time_months", o.lead_time / Months(1), Style::kInputNumber, "months");
+  x.lead = field(gen, "buy", "lead_time", "lead_time_months", o.lead_time / Months(1), Style::kInputNumber,
+                 tr_noop("months"));
   const bool bridge_possible = s.hourly || s.monthly;
-  x.cover = gen.input("cover_by_renting", tr_noop("bridge the lead time by renting (1) or pay the delay cost (0)"),
-                      o.cover == LeadTimeCover::kRent && bridge_possible ? 1 : 0, Style::kInputNumber, "1 or 0");
+  x.cover =
+      gen.input("cover_by_renting", tr_noop("bridge the lead time by renting (1) or pay the delay cost (0)"),
+                o.cover == LeadTimeCover::kRent && bridge_possible ? 1 : 0, Style::kInputNumber, tr_noop("1 or 0"));
   gen.limit(0, 1, true);
-  gen.set_as("buy.lead_time_cover=rent (1) or delay_cost (0)");
+  gen.set_as(fmt::format("buy.lead_time_cover={}", tr("rent (1) or delay_cost (0)")));
   x.delay = field(gen, "buy", "delay_cost_per_month", "delay_cost_per_month", o.delay_cost_per_month.units(),
                   Style::kInputMoney, CUR);
-  x.life =
-      field(gen, "buy", "useful_life", "useful_life_months", o.useful_life / Months(1), Style::kInputNumber, "months");
+  x.life = field(gen, "buy", "useful_life", "useful_life_months", o.useful_life / Months(1), Style::kInputNumber,
+                 tr_noop("months"));
   x.residual = field(gen, "buy", "residual_value", "residual_value", o.residual_share, Style::kInputPercent,
                      tr_noop("share of hardware"));
   field(gen, "buy", "card_price_trend", "card_price_trend", o.card_price_trend, Style::kInputPercent,
@@ -315,7 +319,7 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                         o.gpu_idle.value(), Style::kNumber, "W")
           : field(gen, "buy", "gpu_idle_power", "gpu_idle_power_w", o.gpu_idle.value(), Style::kInputNumber, "W");
   const V server_w = field(gen, "buy", "server_power", "server_power_w", o.server.value(), Style::kInputNumber, "W");
-  x.pue = field(gen, "buy", "pue", "pue", o.pue, Style::kInputNumber, "ratio");
+  x.pue = field(gen, "buy", "pue", "pue", o.pue, Style::kInputNumber, tr_noop("ratio"));
   x.tariff = field(gen, "buy", "electricity_per_kwh", "electricity_per_kwh", o.electricity_per_kwh.units(),
                    Style::kInputMoney, tr_noop("per kWh"));
   x.ops = field(gen, "buy", "operations_per_month", "operations_per_month", o.operations_per_month.units(),
@@ -333,20 +337,20 @@ void financing_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const OwnInputs& o = s.own;
   gen.heading(tr_noop("Buy: financing"));
   x.financing = gen.input("financing", tr_noop("how the hardware is paid: 0 cash, 1 loan, 2 lease"),
-                          static_cast<int>(o.financing), Style::kInputNumber, "0, 1 or 2");
+                          static_cast<int>(o.financing), Style::kInputNumber, tr_noop("0, 1 or 2"));
   gen.limit(0, 2, true);
-  gen.set_as("buy.financing=cash (0), loan (1) or lease (2)");
+  gen.set_as(fmt::format("buy.financing={}", tr("cash (0), loan (1) or lease (2)")));
   const V loan_rate =
       field(gen, "buy", "loan_rate", "loan_rate", o.loan_rate, Style::kInputPercent, tr_noop("per year"));
   const V loan_term =
-      field(gen, "buy", "loan_term", "loan_term_months", o.loan_term_months, Style::kInputNumber, "months");
+      field(gen, "buy", "loan_term", "loan_term_months", o.loan_term_months, Style::kInputNumber, tr_noop("months"));
   gen.set_as("buy.loan_term={}mo");
   const V down =
       field(gen, "buy", "down_payment", "down_payment", o.down_payment, Style::kInputPercent, tr_noop("share"));
   const V lease_rate =
       field(gen, "buy", "lease_rate", "lease_rate", o.lease_rate, Style::kInputPercent, tr_noop("per year"));
   const V lease_term =
-      field(gen, "buy", "lease_term", "lease_term_months", o.lease_term_months, Style::kInputNumber, "months");
+      field(gen, "buy", "lease_term", "lease_term_months", o.lease_term_months, Style::kInputNumber, tr_noop("months"));
   gen.set_as("buy.lease_term={}mo");
   const V lease_up =
       field(gen, "buy", "lease_upfront", "lease_upfront", o.lease_upfront, Style::kInputPercent, tr_noop("share"));
@@ -361,7 +365,7 @@ void financing_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   x.fin_rate = gen.derived("fin_rate", tr_noop("financing: yearly rate"), pick(loan_rate, lease_rate), t.annual_rate,
                            Style::kPercent);
   x.fin_term = gen.derived("fin_term", tr_noop("financing: months of payments"), pick(loan_term, lease_term), t.months,
-                           Style::kInteger, "months");
+                           Style::kInteger, tr_noop("months"));
   const V up_share = gen.derived("fin_upfront_share", tr_noop("financing: share paid upfront"), pick(down, lease_up),
                                  t.upfront_share, Style::kPercent);
   x.hw_r = gen.derived("hardware_rounded", tr_noop("hardware, to the cent"), fmt::format("ROUND({},2)", x.hardware.ref),
@@ -392,21 +396,21 @@ void tax_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   x.vat_services =
       field(gen, "tax", "vat_services", "vat_services", s.vat.services, Style::kInputPercent, tr_noop("share"));
   x.vat_recoverable = gen.input("vat_recoverable", tr_noop("input VAT is deducted (1) or a cost in every total (0)"),
-                                s.vat.recoverable ? 1 : 0, Style::kInputNumber, "1 or 0");
+                                s.vat.recoverable ? 1 : 0, Style::kInputNumber, tr_noop("1 or 0"));
   gen.limit(0, 1, true);
-  gen.set_as("tax.vat_recoverable=true (1) or false (0)");
+  gen.set_as(fmt::format("tax.vat_recoverable={}", tr("true (1) or false (0)")));
 }
 
 void hourly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   gen.heading(tr_noop("Rent by the hour"));
   x.hr = rent_inputs(gen, "h_", s.hourly->rent, s.workload, "hourly");
   x.h_idle_per_run = gen.input("h_idle_per_run_h", tr_noop("hourly: left running after each run"),
-                               s.hourly->idle_per_run.count(), Style::kInputNumber, "hours");
+                               s.hourly->idle_per_run.count(), Style::kInputNumber, tr_noop("hours"));
   bind_field(gen, "rent.hourly", "idle_per_run", 3600);
   x.h_auto = gen.input("h_auto_release", tr_noop("hourly: released automatically (1) or not (0)"),
-                       s.hourly->auto_release ? 1 : 0, Style::kInputNumber, "1 or 0");
+                       s.hourly->auto_release ? 1 : 0, Style::kInputNumber, tr_noop("1 or 0"));
   gen.limit(0, 1, true);
-  gen.set_as("rent.hourly.auto_release=true (1) or false (0)");
+  gen.set_as(fmt::format("rent.hourly.auto_release={}", tr("true (1) or false (0)")));
   const V one{"1", 1};
   x.hp = hourly_parts(gen, "h_", *x.hr, x.u, x.runs, one, x.h_idle_per_run, x.h_auto, "hourly", s.hourly->rent,
                       s.workload);
@@ -450,15 +454,15 @@ void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x
                               p.interruptions_per_hour * 24, Style::kInputNumber, tr_noop("per day"));
   bind_field(gen, "rent.spot", "interruptions_per_day");
   const V cw = gen.input("s_checkpoint_write_h", tr_noop("spot: checkpoint write"), p.checkpoint_write.count() / 3600,
-                         Style::kInputNumber, "hours");
+                         Style::kInputNumber, tr_noop("hours"));
   bind_field(gen, "rent.spot", "checkpoint_write", 3600);
-  const V rs_ =
-      gen.input("s_restart_h", tr_noop("spot: restart"), p.restart.count() / 3600, Style::kInputNumber, "hours");
+  const V rs_ = gen.input("s_restart_h", tr_noop("spot: restart"), p.restart.count() / 3600, Style::kInputNumber,
+                          tr_noop("hours"));
   bind_field(gen, "rent.spot", "restart", 3600);
   const V given = gen.input("s_interval_h", tr_noop("spot: checkpoint interval (0 = Daly's optimum)"),
-                            p.interval ? p.interval->count() / 3600 : 0.0, Style::kInputNumber, "hours");
+                            p.interval ? p.interval->count() / 3600 : 0.0, Style::kInputNumber, tr_noop("hours"));
   gen.limit(0, std::numeric_limits<double>::infinity());
-  gen.set_as("rent.spot.checkpoint_interval={}h (0: auto)");
+  gen.set_as(fmt::format("rent.spot.checkpoint_interval={{}}h ({})", tr("0: auto")));
   const double lambda = p.interruptions_per_hour * sr.instances.v;
   const V lam =
       gen.derived("s_lambda_per_h", tr_noop("spot: interruptions an hour of the job (rate × instances)"),
@@ -471,21 +475,22 @@ void spot_inputs(Inputs& gen, const Scenario& s, const SpotOverhead& ov, Refs& x
                               fmt::format("IF({0}>0,{0},IF({1}>0,IF({2}=0,1/3600,IF({2}>=2/{1},1/{1},"
                                           "SQRT(2*{2}/{1})*(1+SQRT({2}*{1}/2)/3+{2}*{1}/18)-{2})),0))",
                                           given.ref, lam.ref, cw.ref),
-                              tau, Style::kPrecise, "hours");
+                              tau, Style::kPrecise, tr_noop("hours"));
   // Daly's complete model: T/W = M·e^(R/M)·(e^((τ + C)/M) − 1)/τ; never interrupted: 1 + C/τ for a given τ, else 1.
   const V factor =
       gen.derived("s_wall_per_work", tr_noop("spot: wall time per hour of work (Daly's complete model)"),
                   fmt::format("IF({0}=0,IF({1}>0,1+{2}/{1},1),EXP({3}*{0})*(EXP(({1}+{2})*{0})-1)/({0}*{1}))", lam.ref,
                               tau_v.ref, cw.ref, rs_.ref),
-                  ov.wall_per_work, Style::kPrecise, "ratio");
+                  ov.wall_per_work, Style::kPrecise, tr_noop("ratio"));
   const V one{"1", 1}, zero{"0", 0}, yes{"1", 1};
   x.sp_work =
       hourly_parts(gen, "s_work_", sr, x.u, x.runs, one, zero, yes, tr_noop("spot (work)"), s.spot->rent, s.workload);
   // Billed up to the whole month (compare.cc build_spot): past it spot cannot do the work.
   const double u = s.workload.utilisation;
-  const V billed = gen.derived("s_wall_billed", tr_noop("spot: wall time billed per hour of work (at most the month)"),
-                               fmt::format("IF({0}>0,MIN({1},1/{0}),{1})", x.u.ref, factor.ref),
-                               u > 0 ? std::min(ov.wall_per_work, 1 / u) : ov.wall_per_work, Style::kPrecise, "ratio");
+  const V billed =
+      gen.derived("s_wall_billed", tr_noop("spot: wall time billed per hour of work (at most the month)"),
+                  fmt::format("IF({0}>0,MIN({1},1/{0}),{1})", x.u.ref, factor.ref),
+                  u > 0 ? std::min(ov.wall_per_work, 1 / u) : ov.wall_per_work, Style::kPrecise, tr_noop("ratio"));
   x.sp_wall = hourly_parts(gen, "s_wall_", sr, x.u, x.runs, billed, zero, yes, tr_noop("spot (with interruptions)"),
                            s.spot->rent, s.workload);
 }
@@ -498,12 +503,12 @@ void hybrid_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const V share = gen.input("y_local_share", tr_noop("hybrid: share of the work on local cards"), y.local_share,
                             Style::kInputPercent, tr_noop("share"));
   bind_field(gen, "hybrid", "local_share");
-  const V lc = gen.input("y_local_cards", fmt::format("hybrid: local cards ({})", y.local_gpu), y.local_cards,
-                         Style::kInputNumber, "cards");
+  const V lc = gen.input("y_local_cards", trf("hybrid: local cards ({})", y.local_gpu), y.local_cards,
+                         Style::kInputNumber, tr_noop("cards"));
   bind_field(gen, "hybrid", "local_cards");
   const V speed =
       gen.input("y_local_speed", tr_noop("hybrid: work a local card does in an hour, relative to a rented card"),
-                y.local_speed, Style::kInputNumber, "ratio");
+                y.local_speed, Style::kInputNumber, tr_noop("ratio"));
   bind_field(gen, "hybrid", "local_speed");
   x.y_capex = gen.input("y_local_capex", tr_noop("hybrid: local hardware (month 0)"), y.local_capex.units(),
                         Style::kInputMoney, CUR);
@@ -1014,12 +1019,12 @@ Refs assumptions_sheet(xlsx::Workbook& wb, xlsx::Sheet& a, const ResolvedScenari
   Inputs in(wb, a, first);
   a.label(in.row(), 0, tr_noop("horizon (rows of Cash flow)"));
   a.number(in.row(), 1, s.horizon_months, Style::kInteger);
-  a.text(in.row(), 2, "months");
+  a.label(in.row(), 2, tr_noop("months"));
   // Locked by validation: the rows are the horizon, so a typed change would leave them behind.
   a.validate(in.row(), 1, s.horizon_months, s.horizon_months, true,
-             fmt::format("The horizon is the number of rows of Cash flow: run gpuplan compare --set horizon=…mo "
-                         "(this workbook: {}mo)",
-                         s.horizon_months));
+             trf("The horizon is the number of rows of Cash flow: run gpuplan compare --set horizon=…mo "
+                 "(this workbook: {}mo)",
+                 s.horizon_months));
   a.label(in.row(), 3, tr_noop("locked: the rows of Cash flow are the months; change it with gpuplan"), Style::kNote);
   a.text(in.row(), 4, "horizon={}mo", Style::kNote);
   wb.define_name("horizon_months", a, in.row(), 1);

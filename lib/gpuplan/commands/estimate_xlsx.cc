@@ -30,7 +30,7 @@ JobCells per_sample_job(xlsx::Assumptions& in, const EstimateWorkbook& d, const 
   const xlsx::Value fwd = in.input("forward_flops_per_sample", tr_noop("forward FLOPs per sample"),
                                    j.forward_flops_per_sample, Style::kInputNumber, "FLOPs");
   const xlsx::Value samples =
-      in.input("samples", tr_noop("samples (× epochs)"), j.samples, Style::kInputNumber, "samples");
+      in.input("samples", tr_noop("samples (× epochs)"), j.samples, Style::kInputNumber, tr_noop("samples"));
   JobCells c;
   c.step_flops =
       in.derived("step_flops", tr_noop("FLOPs per step"), fmt::format("{}*{}*{}", mult.ref, fwd.ref, batch.ref),
@@ -46,11 +46,13 @@ JobCells token_job(xlsx::Assumptions& in, const EstimateWorkbook& d, const xlsx:
   const Estimate& e = d.estimate;
   const double k = training_flops_multiplier(j);
   const double active = active_parameters(j);  // a MoE's FLOPs follow what a token passes through
-  const xlsx::Value n = in.input("parameters", j.experts > 0 ? "active parameters (N, MoE)" : "parameters (N)", active,
-                                 Style::kInputNumber, "parameters");
-  const xlsx::Value tokens = in.input("tokens", tr_noop("tokens (D)"), j.tokens, Style::kInputNumber, "tokens");
-  const xlsx::Value seq =
-      in.input("sequence_length", tr_noop("sequence length"), j.sequence_length, Style::kInputNumber, "tokens");
+  const xlsx::Value n =
+      in.input("parameters", j.experts > 0 ? tr_noop("active parameters (N, MoE)") : tr_noop("parameters (N)"), active,
+               Style::kInputNumber, tr_noop("parameters"));
+  const xlsx::Value tokens =
+      in.input("tokens", tr_noop("tokens (D)"), j.tokens, Style::kInputNumber, tr_noop("tokens"));
+  const xlsx::Value seq = in.input("sequence_length", tr_noop("sequence length"), j.sequence_length,
+                                   Style::kInputNumber, tr_noop("tokens"));
   const double attention = e.flops_per_token - k * active;
   const xlsx::Value att =
       in.input("attention_flops_per_token", tr_noop("attention FLOPs per token"), attention, Style::kInputNumber,
@@ -94,7 +96,7 @@ xlsx::Value interruption_cells(xlsx::Assumptions& in, const EstimateWorkbook& d,
                     Style::kInputNumber, "×", "no checkpoints");
   const xlsx::Value rate =
       in.input("interruptions_per_hour", tr_noop("interruptions an hour (hardware failures)"), s.interruptions_per_hour,
-               Style::kInputNumber, "per hour", "GPUs ÷ cluster.gpu_mtbf");
+               Style::kInputNumber, tr_noop("per hour"), tr_noop("GPUs ÷ cluster.gpu_mtbf"));
   const xlsx::Value c = in.input("checkpoint_write_seconds", tr_noop("one checkpoint, all nodes writing"),
                                  s.checkpoint_write.count(), Style::kInputNumber, "s");
   const xlsx::Value r = in.input("restart_seconds", tr_noop("restart after an interruption"), d.job.restart.count(),
@@ -102,7 +104,7 @@ xlsx::Value interruption_cells(xlsx::Assumptions& in, const EstimateWorkbook& d,
   xlsx::Value tau;
   if (d.job.checkpoint_every_steps) {
     const xlsx::Value steps = in.input("checkpoint_interval_steps", tr_noop("checkpoint every"),
-                                       *d.job.checkpoint_every_steps, Style::kInputNumber, "steps");
+                                       *d.job.checkpoint_every_steps, Style::kInputNumber, tr_noop("steps"));
     tau = in.derived("checkpoint_interval_seconds", tr_noop("checkpoint interval (work)"),
                      fmt::format("MAX(1,{})*{}", steps.ref, work.ref), s.checkpoint_interval_steps * s.work.count(),
                      Style::kPrecise, "s");
@@ -121,16 +123,16 @@ xlsx::Value interruption_cells(xlsx::Assumptions& in, const EstimateWorkbook& d,
 TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, const JobCells& job) {
   const Job& j = d.job;
   const Estimate& e = d.estimate;
-  in.heading(fmt::format("Cluster: {}× {}", d.gpus, d.gpu));
+  in.heading(trf("Cluster: {}× {}", d.gpus, d.gpu));
   TimeCells t;
   t.gpus =
-      in.input("gpus", tr_noop("GPUs"), d.gpus, Style::kInputNumber, "GPUs",
+      in.input("gpus", tr_noop("GPUs"), d.gpus, Style::kInputNumber, tr_noop("GPUs"),
                tr_noop("locked: the per-step times below are for this count (rerun gpuplan --gpus N to change it)"));
   // Communication and the layout change with the count, which no formula here redoes.
   in.limit(d.gpus, d.gpus, true);
   const xlsx::Value peak = in.input("peak_tflops", trf("dense peak ({}: MFU's basis)", to_string(d.mfu_basis)),
-                                    d.peak_tflops, Style::kInputNumber, "TFLOP/s per GPU");
-  const xlsx::Value mfu = in.input("mfu", tr_noop("MFU"), e.mfu, Style::kInputPercent, "share", e.mfu_source);
+                                    d.peak_tflops, Style::kInputNumber, tr_noop("TFLOP/s per GPU"));
+  const xlsx::Value mfu = in.input("mfu", tr_noop("MFU"), e.mfu, Style::kInputPercent, tr_noop("share"), e.mfu_source);
   const xlsx::Value speedup =
       in.input("precision_speedup", tr_noop("speed-up of the precision over the basis"), d.precision_speedup,
                Style::kInputNumber, "×", j.precision == Precision::kFp8 ? std::string(kFp8SpeedupSource) : "");
@@ -139,9 +141,9 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
   const xlsx::Value comm = in.input("allreduce_seconds_per_step", tr_noop("gradient all-reduce per step"),
                                     e.step.communication.count(), Style::kInputNumber, "s");
   const xlsx::Value bwd = in.input("backward_share", tr_noop("backward share of the compute"), backward_share(j),
-                                   Style::kInputPercent, "share");
+                                   Style::kInputPercent, tr_noop("share"));
   const xlsx::Value overlap = in.input("comm_overlap", tr_noop("backward time that hides communication"),
-                                       d.comm_overlap, Style::kInputPercent, "share");
+                                       d.comm_overlap, Style::kInputPercent, tr_noop("share"));
   // Everything exposed but the data-parallel part: tensor and pipeline transfers, and what
   // of the expert all-to-alls and context-parallel passes the compute does not hide (at this MFU).
   const double dp_exposed =
@@ -150,9 +152,10 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
       "waited_seconds_per_step", tr_noop("tensor-, pipeline-, expert- and context-parallel transfers per step"),
       e.step.exposed_communication.count() - dp_exposed, Style::kInputNumber, "s",
       tr_noop("waited for (expert and context parallel: the part compute does not hide)"));
-  const xlsx::Value bubble_share = in.input("bubble_share", tr_noop("pipeline bubble, share of the compute"),
-                                            e.step.compute.count() > 0 ? e.step.bubble / e.step.compute : 0.0,
-                                            Style::kInputPercent, "share", "(stages − 1) / micro-batches");
+  const xlsx::Value bubble_share =
+      in.input("bubble_share", tr_noop("pipeline bubble, share of the compute"),
+               e.step.compute.count() > 0 ? e.step.bubble / e.step.compute : 0.0, Style::kInputPercent,
+               tr_noop("share"), tr_noop("(stages − 1) / micro-batches"));
   t.dataset = in.input("dataset_gb", tr_noop("dataset kept in storage"), d.dataset_gb, Style::kInputNumber, "GB");
   in.heading(tr_noop(
       "Time (training.cc: step = (max(compute, data) + exposed communication) × checkpoints and interruptions)"));
@@ -172,9 +175,9 @@ TimeCells cluster_and_time(xlsx::Assumptions& in, const EstimateWorkbook& d, con
   const xlsx::Value step = in.derived("step_seconds", tr_noop("step"), fmt::format("{}*{}", work.ref, stretch.ref),
                                       e.step.step.count(), Style::kPrecise, "s");
   t.wall = in.derived("wall_hours", tr_noop("wall time"), fmt::format("{}*{}/3600", step.ref, job.steps.ref),
-                      e.wall.count() / 3600, Style::kNumber, "hours");
+                      e.wall.count() / 3600, Style::kNumber, tr_noop("hours"));
   in.derived("gpu_hours", tr_noop("GPU-hours"), fmt::format("{}*{}", t.wall.ref, t.gpus.ref), e.gpu_hours,
-             Style::kNumber, "GPU-hours");
+             Style::kNumber, tr_noop("GPU-hours"));
   return t;
 }
 
@@ -196,7 +199,7 @@ void costs_header(xlsx::Sheet& c, Currency currency) {
                                           tr_noop("compute"),
                                           tr_noop("storage"),
                                           tr_noop("support"),
-                                          "total " + std::string(currency.code())};
+                                          trf("total {}", currency.code())};
   for (std::size_t i = 0; i < heads.size(); ++i) c.label(0, static_cast<int>(i), heads[i], Style::kHeader);
   c.freeze(1, 1);
   c.width(0, 40);

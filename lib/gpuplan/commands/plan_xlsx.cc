@@ -33,7 +33,7 @@ Limits limits_inputs(xlsx::Workbook& wb, xlsx::Sheet& a, const PlanWorkbook& d) 
   x.dataset = in.input("dataset_gb", tr_noop("dataset kept in storage during the run"), d.dataset_gb,
                        Style::kInputNumber, "GB");
   x.confidence = in.input("confidence", tr_noop("a spot plan must be on time this often"), d.confidence,
-                          Style::kInputPercent, "share", "P(on time) is gpuplan's Monte Carlo");
+                          Style::kInputPercent, tr_noop("share"), tr_noop("P(on time) is gpuplan's Monte Carlo"));
   return x;
 }
 
@@ -62,7 +62,7 @@ void plans_header(xlsx::Sheet& p, Currency currency) {
                                           tr_noop("support"),
                                           tr_noop("hardware"),
                                           tr_noop("power"),
-                                          "total " + std::string(currency.code()),
+                                          trf("total {}", currency.code()),
                                           tr_noop("on time"),
                                           tr_noop("within budget"),
                                           tr_noop("feasible"),

@@ -17,7 +17,7 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
   xlsx::Sheet& a = wb.add_sheet("Assumptions");
   xlsx::Sheet& p = wb.add_sheet("Prices");
   const std::string CUR(display.code());
-  xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, fmt::format("GPU rental prices in {}", CUR), false));
+  xlsx::Assumptions in(wb, a, xlsx::assumptions_header(a, trf("GPU rental prices in {}", CUR), false));
   const auto col = [&](const std::string& key) {
     for (std::size_t i = 0; i < t.columns.size(); ++i)
       if (t.columns[i].key == key) return i;
@@ -29,16 +29,16 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
   for (const auto& row : t.rows)
     if (const auto* c = std::get_if<std::string>(&row[c_cur]); c && *c != CUR) currencies.insert(*c);
   for (const std::string& c : currencies)
-    in.input("fx_" + c, fmt::format("1 {} in {}", c, CUR), rates.at(c), Style::kInputNumber, CUR,
+    in.input("fx_" + c, trf("1 {} in {}", c, CUR), rates.at(c), Style::kInputNumber, CUR,
              "the catalog's dated rate; see the notes of gpuplan prices");
   const auto ymd = std::chrono::year_month_day(today);
   const xlsx::Value today_v =
       in.input("today", tr_noop("today (for the stale check)"),
                xlsx::date_serial(static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
                                  static_cast<unsigned>(ymd.day())),
-               Style::kInputDate, "date");
-  in.input("stale_after_days", tr_noop("stale after"), stale_after_days, Style::kInputNumber, "days");
-  in.input("hours_per_month", tr_noop("hours in a month (SPEC: 730)"), 730, Style::kNumber, "hours");
+               Style::kInputDate, tr_noop("date"));
+  in.input("stale_after_days", tr_noop("stale after"), stale_after_days, Style::kInputNumber, tr_noop("days"));
+  in.input("hours_per_month", tr_noop("hours in a month (SPEC: 730)"), 730, Style::kNumber, tr_noop("hours"));
   (void)today_v;
 
   const std::vector<std::pair<std::string, std::string>> heads = {{"offer", tr_noop("offer")},
@@ -52,9 +52,9 @@ std::string prices_workbook(const Table& t, Currency display, Date today, double
                                                                   {"list_price", tr_noop("list price")},
                                                                   {"list_currency", tr_noop("list currency")},
                                                                   {"fx_rate", tr_noop("fx rate")},
-                                                                  {tr_noop("price"), "price " + CUR},
+                                                                  {tr_noop("price"), trf("price {}", CUR)},
                                                                   {"per", tr_noop("per")},
-                                                                  {tr_noop("gpu_hour"), CUR + tr_noop(" per GPU-hour")},
+                                                                  {tr_noop("gpu_hour"), trf("{} per GPU-hour", CUR)},
                                                                   {"billing_granularity", tr_noop("billing")},
                                                                   {"as_of", tr_noop("as_of")},
                                                                   {"age_days", tr_noop("age (days)")},

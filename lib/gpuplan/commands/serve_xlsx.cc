@@ -50,8 +50,10 @@ void add_traffic(xlsx::Assumptions& in, const ServeWorkbook& d) {
   in.input("requests_per_second", tr_noop("requests a second, day's average"), t.requests_per_second,
            Style::kInputNumber, "requests/s");
   in.set_as("traffic.requests_per_second={}");
-  in.input("prompt_tokens", tr_noop("prompt tokens a request"), t.prompt_tokens, Style::kInputNumber, "tokens");
-  in.input("output_tokens", tr_noop("output tokens a request"), t.output_tokens, Style::kInputNumber, "tokens");
+  in.input("prompt_tokens", tr_noop("prompt tokens a request"), t.prompt_tokens, Style::kInputNumber,
+           tr_noop("tokens"));
+  in.input("output_tokens", tr_noop("output tokens a request"), t.output_tokens, Style::kInputNumber,
+           tr_noop("tokens"));
   if (t.daily_profile.empty()) {
     in.input("peak_to_average", tr_noop("busiest hour over the day's average (Day: 24 ÷ it busy hours from 9:00)"),
              t.peak_to_average, Style::kInputNumber, "×");
@@ -62,17 +64,18 @@ void add_traffic(xlsx::Assumptions& in, const ServeWorkbook& d) {
                fmt::format("MAX({0})/AVERAGE({0})", day_range(kRateCol)), t.peak_to_average, Style::kNumber, "×");
   }
   in.input("peak_load", tr_noop("share of a replica's throughput the busiest hour may use"), d.peak_load,
-           Style::kInputPercent, "share");
+           Style::kInputPercent, tr_noop("share"));
   in.set_as("serve.peak_load={}");
   in.input("min_replicas", tr_noop("replicas hourly rentals keep up through quiet hours"), d.min_replicas,
-           Style::kInputNumber, "replicas");
+           Style::kInputNumber, tr_noop("replicas"));
   in.limit(0, kMaxReplicas, true);
   in.set_as("serve.min_replicas={}");
-  in.input("hours_per_month", tr_noop("hours in a month (SPEC: 730)"), kHoursPerMonth, Style::kNumber, "hours");
+  in.input("hours_per_month", tr_noop("hours in a month (SPEC: 730)"), kHoursPerMonth, Style::kNumber,
+           tr_noop("hours"));
   in.derived("tokens_per_month", tr_noop("tokens a month at the average load"),
              "requests_per_second*(prompt_tokens+output_tokens)*hours_per_month*3600",
              t.requests_per_second * (t.prompt_tokens + t.output_tokens) * kHoursPerMonth * 3600, Style::kNumber,
-             "tokens");
+             tr_noop("tokens"));
 }
 
 // The day hour by hour: the profile as given (inputs), or the two-level day
