@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -8,7 +9,9 @@
 #include <sys/wait.h>
 #include <chrono>
 #include <thread>
+#include <random>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include "gpuplan/error.h"
 #include "gpuplan/io.h"
@@ -213,4 +216,124 @@ TEST_CASE("aliases: the expansion is counted from the events, so a bomb is refus
   }
   // A text with no alias is not parsed a second time, and a '*' in a value is not an alias.
   CHECK(load("name: '8 * A100'\nnote: a*b\n") == std::pair{true, std::string()});
+}
+
+// ---------------------------------------------------------------------------
+// shorten_comments: the parser sees the same document, token for token.
+
+namespace {
+
+// What yaml-cpp makes of a text: the tree with every node's tag, value and
+// line:column, or its error with its line:column.
+std::string parsed(const std::string& text) {
+  std::string out;
+  int nodes = 0;  // aliases can make a tree exponential (or a cycle): the first nodes tell
+  const auto walk = [&](const auto& self, const YAML::Node& n, int depth) -> void {
+    if (depth > 20 || ++nodes > 5000) return;
+    const YAML::Mark m = n.Mark();
+    out += fmt::format("{}@{}:{} {} ", static_cast<int>(n.Type()), m.line, m.column, n.Tag());
+    if (n.IsScalar()) out += "<" + n.Scalar() + ">";
+    out += "\n";
+    if (n.IsMap())
+      for (const auto& kv : n) {
+        self(self, kv.first, depth + 1);
+        self(self, kv.second, depth + 1);
+      }
+    else if (n.IsSequence())
+      for (const auto& e : n) self(self, e, depth + 1);
+  };
+  try {
+    walk(walk, YAML::Load(text), 0);
+  } catch (const YAML::Exception& e) {
+    out = fmt::format("error {}:{} {}", e.mark.line, e.mark.column, e.msg);
+  }
+  return out;
+}
+
+void same_document(const std::string& text) {
+  const std::string short_text = detail::shorten_comments(text);
+  INFO("text:\n" << text << "\nshortened:\n" << short_text);
+  CHECK(short_text.size() <= text.size());
+  CHECK(std::count(short_text.begin(), short_text.end(), '\n') == std::count(text.begin(), text.end(), '\n'));
+  CHECK(parsed(short_text) == parsed(text));
+}
+
+// Lines where a '#' is content, or where a comment meets a tricky token.
+const std::vector<std::string> kTricky = {
+    "notes: |\n  # a heading in a block scalar\n  text # not a comment\n",
+    "notes: >-\n  # folded\n\n  more\nnext: 1 # c\n",
+    "- |2\n   # kept\n  x\n- y # c\n",
+    "a: &x |\n  # anchored block\nb: *x\n",
+    "a: !!str |\n  # tagged block\n",
+    "name: \"multi\n  # inside a double-quoted scalar\n  end\" # c\n",
+    "name: 'it''s\n  # inside a single-quoted scalar\n  end' # c\n",
+    "name: \"esc \\\" still open\n  # in\n  \" # c\n",
+    "list: [a, 'b\n  # in a quote in a flow list\n  ', c] # c\n",
+    "map: {a: 1, # c\n  b: \"x # y\"}\n",
+    "plain: first line\n  # a comment ends the plain scalar\n  second\n",
+    "plain: first line\n  second # c\n  third\n",
+    "name: Qingdao team, 8×A100 (the article's figures) # c\n",
+    "name: \"quoted # not a comment\" # but this is\n",
+    "name: 'quoted # not' # is\n",
+    "url: http://x#frag # comment\n",
+    "a: b: c # invalid\n# later\n",
+    "? complex\n# c\n: value\n",
+    "--- # doc\na: 1 # c\n... # end\n",
+    "%YAML 1.2\n---\n# c\na: 1\n",
+    "a:\t1 # tab\n# c\n",
+    "a: 1 # c\r\n# crlf\r\nb: 2\r\n",
+    "- - a # c\n  - b\n# c\n- c\n",
+    "  # indented first\nkey:   # c\n  - 1 # c\n",
+    "a: 'closed' trailing # c\n",
+    "a: \"x\"# glued\n",
+    "a: -5 # c\nb: ---x\n",
+    "k: v\n#no space\n   #\n#\n",
+};
+
+}  // namespace
+
+TEST_CASE("cutting comments leaves the document and every mark as they were", "[io][yaml]") {
+  for (const std::string& text : kTricky) same_document(text);
+}
+
+TEST_CASE("cutting comments: random documents of tricky lines parse the same", "[io][yaml]") {
+  // Lines from the tricky cases, shuffled and re-indented: block scalars,
+  // multi-line quotes and comments in every combination of order.
+  std::vector<std::string> lines;
+  for (const std::string& t : kTricky)
+    for (std::size_t pos = 0; pos < t.size();) {
+      const std::size_t end = std::min(t.find('\n', pos), t.size());
+      lines.push_back(t.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  std::mt19937 rng(18);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text;
+    const int n = std::uniform_int_distribution<int>(1, 8)(rng);
+    for (int k = 0; k < n; ++k) {
+      const std::string& l = lines[std::uniform_int_distribution<std::size_t>(0, lines.size() - 1)(rng)];
+      text += std::string(static_cast<std::size_t>(std::uniform_int_distribution<int>(0, 2)(rng)) * 2, ' ') + l + "\n";
+    }
+    same_document(text);
+  }
+}
+
+TEST_CASE("cutting comments: every YAML file of the repository parses the same", "[io][yaml]") {
+  int files = 0;
+  for (const char* dir : {"examples", "pricing", "tests/data", "tests/fuzz/corpus", "doc"})
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(GPUPLAN_SOURCE_DIR) / dir)) {
+      if (!e.is_regular_file() || (e.path().extension() != ".yaml" && e.path().extension() != ".yml" &&
+                                   e.path().parent_path().filename().string().find("fuzz") == std::string::npos &&
+                                   e.path().string().find("/corpus/") == std::string::npos))
+        continue;
+      const std::string text = slurp(e.path());
+      if (text.size() > 400000) continue;
+      INFO(e.path());
+      same_document(text);
+      ++files;
+    }
+  CHECK(files > 50);
+  // And it does what it is for: the commented example loses most of its comments.
+  const std::string example = slurp(fs::path(GPUPLAN_SOURCE_DIR) / "examples/qingdao-8xa100.yaml");
+  CHECK(detail::shorten_comments(example).size() < example.size() * 6 / 10);
 }

@@ -44,18 +44,22 @@ void Diagnostics::throw_if_any() {
   throw InputErrors(std::move(problems_));
 }
 
-// A quoted value that runs past its line: every value of a job, scenario or
-// catalog is one line, so this is an unclosed quote that has swallowed what follows
-// (`name: "70B pre-train` then the job section, read as part of the name).
-void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& diag, const std::string& field,
-                    int depth) {
+namespace {
+
+// Recursion of check_one_line(); `lines`: where each line of `text` starts.
+void check_quotes(const YAML::Node& n, std::string_view text, const std::vector<std::size_t>& lines, Diagnostics& diag,
+                  const std::string& field, int depth) {
   if (depth > 64) return;
   if (n.IsScalar()) {
+    // By line and column: the parser read the text with its comments cut
+    // (shorten_comments), so its byte offsets are not this text's.
     const YAML::Mark m = n.Mark();
-    if (m.is_null() || m.pos < 0 || static_cast<std::size_t>(m.pos) >= text.size()) return;
-    const char quote = text[static_cast<std::size_t>(m.pos)];
+    if (m.is_null() || m.line < 0 || static_cast<std::size_t>(m.line) >= lines.size()) return;
+    const std::size_t at = lines[static_cast<std::size_t>(m.line)] + static_cast<std::size_t>(m.column);
+    if (at >= text.size()) return;
+    const char quote = text[at];
     if (quote != '"' && quote != '\'') return;
-    for (std::size_t i = static_cast<std::size_t>(m.pos) + 1; i < text.size(); ++i) {
+    for (std::size_t i = at + 1; i < text.size(); ++i) {
       if (text[i] == '\\' && quote == '"') ++i;
       else if (text[i] == quote) return;
       else if (text[i] == '\n')
@@ -69,11 +73,23 @@ void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& dia
   if (n.IsMap())
     for (const auto& kv : n) {
       const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-      check_one_line(kv.second, text, diag, field.empty() ? key : field + "." + key, depth + 1);
+      check_quotes(kv.second, text, lines, diag, field.empty() ? key : field + "." + key, depth + 1);
     }
   else if (n.IsSequence())
     for (std::size_t i = 0; i < n.size(); ++i)
-      check_one_line(n[i], text, diag, fmt::format("{}[{}]", field, i), depth + 1);
+      check_quotes(n[i], text, lines, diag, fmt::format("{}[{}]", field, i), depth + 1);
+}
+
+}  // namespace
+
+// A quoted value that runs past its line: every value of a job, scenario or
+// catalog is one line, so this is an unclosed quote that has swallowed what follows
+// (`name: "70B pre-train` then the job section, read as part of the name).
+void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& diag) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // as load_document() read it
+  std::vector<std::size_t> lines{0};
+  for (std::size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1)) lines.push_back(i + 1);
+  check_quotes(n, text, lines, diag, "", 0);
 }
 
 YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
@@ -346,6 +362,90 @@ std::string yaml_cpp_message(const std::string& msg) {
 
 }  // namespace
 
+namespace {
+
+constexpr std::size_t kUnsure = std::string_view::npos - 1;
+
+bool key_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+}
+
+// Where the comment of a value starting at `i` begins: npos for none, kUnsure
+// when the value might run onto later lines or is not a plain or quoted
+// scalar (block scalar |, >; a quote not closed on the line; flow [ ] { };
+// anchors, aliases, tags, directives, complex keys; a ': ' inside).
+std::size_t value_comment(std::string_view line, std::size_t i) {
+  std::size_t j = i;
+  if (line[i] == '"' || line[i] == '\'') {
+    const char q = line[i];
+    for (j = i + 1;; ++j) {
+      if (j >= line.size()) return kUnsure;  // runs onto the next line
+      if (q == '"' && line[j] == '\\') ++j;  // an escape: \" does not close
+      else if (q == '\'' && line[j] == '\'' && j + 1 < line.size() && line[j + 1] == '\'') ++j;  // '' is a quote
+      else if (line[j] == q) break;
+    }
+    const std::size_t k = line.find_first_not_of(' ', j + 1);
+    if (k == std::string_view::npos) return std::string_view::npos;
+    return line[k] == '#' && k > j + 1 ? k : kUnsure;
+  }
+  // A plain scalar (YAML 1.2, 7.3.3): its first character no indicator; after
+  // it, quotes, | and > are characters like any other (block context).
+  if (std::string_view("|>[]{}&*!%@`?:,").find(line[i]) != std::string_view::npos) return kUnsure;
+  for (; j < line.size(); ++j) {
+    const char c = line[j];
+    if (c == '#' && j > i && line[j - 1] == ' ') return j;
+    if (c == ':' && (j + 1 == line.size() || line[j + 1] == ' ')) return kUnsure;
+  }
+  return std::string_view::npos;
+}
+
+// Where a line's comment begins (npos: none), if its tokens are certain:
+// blank, a comment, or [- ]…[key: ]value with a plain key. kUnsure otherwise.
+std::size_t comment_start(std::string_view line) {
+  if (line.find_first_of("\t\r") != std::string_view::npos) return kUnsure;
+  std::size_t i = line.find_first_not_of(' ');
+  while (i != std::string_view::npos && line[i] == '-' && i + 1 < line.size() && line[i + 1] == ' ')
+    i = line.find_first_not_of(' ', i + 1);  // a sequence entry
+  if (i == std::string_view::npos) return std::string_view::npos;
+  if (line[i] == '#') return i;
+  std::size_t k = i;
+  while (k < line.size() && key_char(line[k])) ++k;
+  if (k > i && k < line.size() && line[k] == ':' && (k + 1 == line.size() || line[k + 1] == ' ')) {
+    i = line.find_first_not_of(' ', k + 1);
+    if (i == std::string_view::npos) return std::string_view::npos;
+    if (line[i] == '#') return i;  // after the ': ', so a comment
+  }
+  return value_comment(line, i);
+}
+
+}  // namespace
+
+// yaml-cpp scans a comment a character at a time through its regular
+// expressions (~500 instructions a character: a third of `compare` on a
+// commented scenario). A comment cut to its '#' is still a comment, so
+// plain scalars end where they ended and every token keeps its line and
+// column; only where a '#' could be content (in a block scalar, in a quote
+// running onto the next line) would cutting change the document, and such
+// lines start with a line comment_start() cannot vouch for: from there on the
+// text is copied as it is.
+std::string shorten_comments(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line = text.substr(pos, end - pos);
+    const std::size_t cut = comment_start(line);
+    if (cut == kUnsure) {
+      out.append(text.substr(pos));
+      return out;
+    }
+    out.append(cut == std::string_view::npos ? line : line.substr(0, cut + 1));
+    if (end < text.size()) out += '\n';
+    pos = end + 1;
+  }
+  return out;
+}
+
 std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag) {
   // The UTF-8 byte-order mark some editors write is not content.
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
@@ -356,7 +456,7 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
     return std::nullopt;
   }
   try {
-    const std::string owned(text);
+    const std::string owned = shorten_comments(text);
     YAML::Node doc = YAML::Load(owned);  // the first document
     if (const auto mark = alias_expansion_past_cap(owned)) {
       diag.fail(SourceLocation{diag.file(), mark->line + 1, mark->column + 1}, "",

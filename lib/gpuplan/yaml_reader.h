@@ -44,12 +44,15 @@ class Diagnostics {
   std::map<std::string, std::string> overrides_;
 };
 
+/// The text with every comment cut to its '#' where the line's tokens are
+/// certain (else the rest verbatim): the same document, every other character
+/// on the same line and column, for a parser that scans comments slowly.
+std::string shorten_comments(std::string_view text);
 /// Parses a whole document; a syntax error becomes a problem at its mark.
 std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag);
 /// Reports every quoted value of `n` that runs past its line in `text` (an
 /// unclosed quote swallowing what follows): gpuplan has no multi-line values.
-void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& diag, const std::string& field = "",
-                    int depth = 0);
+void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& diag);
 
 /// One YAML map being read. Its known keys are declared up front (a field
 /// table's keys) or, for readers without a table, are the keys read; finish()
