@@ -353,3 +353,45 @@ TEST_CASE("checkpoint interval auto is Daly's optimum for the job's failure rate
     CHECK(estimate(fixed, c).step.step > e.step.step);
   }
 }
+
+TEST_CASE("the fewest-cards search asks memory alone: any_layout_fits agrees with the full layout search",
+          "[training]") {
+  // Jobs that stress the shortcut (each recompute level at the highest ZeRO
+  // stage decides): dense, pipelined, ZeRO-3 asked for, a MoE, fp8 with a wide
+  // MLP (where no recompute can need less than selective), a per-sample job.
+  std::vector<Job> jobs;
+  jobs.push_back(seven_b());
+  Job big = seven_b();
+  big.parameters = 70e9, big.arch = Architecture{80, 8192, 64, true, 28672, 32000, 8};
+  jobs.push_back(big);
+  Job zero3 = seven_b();
+  zero3.zero_stage = 3, zero3.recompute = Recompute::kNone;
+  jobs.push_back(zero3);
+  Job moe = seven_b();
+  moe.parameters = 117e9, moe.active_parameters = 5.1e9, moe.experts = 128, moe.experts_per_token = 4;
+  moe.arch = Architecture{36, 2880, 64, true, 2880, 201088, 8};
+  jobs.push_back(moe);
+  Job fp8 = seven_b();
+  fp8.precision = Precision::kFp8, fp8.sequence_length = 256, fp8.arch.ffn = 40 * 4096,
+  fp8.recompute = Recompute::kNone;
+  jobs.push_back(fp8);
+  Job vision;
+  vision.parameters = 300e6, vision.samples = 1e6, vision.global_batch = 256, vision.micro_batch = 32;
+  vision.forward_flops_per_sample = 60e9, vision.activation_bytes_per_sample = 0.4e9;
+  jobs.push_back(vision);
+  int checked = 0, fitting = 0;
+  for (const Job& j : jobs) {
+    const TrainingModel model(j);
+    for (const Gpu& g : builtin_catalog().gpus)
+      for (const int n : {1, 2, 3, 4, 6, 8, 16, 24, 32, 64, 128}) {
+        const Configuration c{&g, n, server_shape(g, 8, BytesPerSecond(100e9), "infiniband"), 0.5};
+        const auto full = model.best_layout(c, 1e12, 0.9);
+        INFO(g.id << " × " << n << ", job of " << j.parameters << " parameters");
+        CHECK(model.any_layout_fits(c, 0.9) == (full && full->memory.fits));
+        ++checked, fitting += full && full->memory.fits;
+      }
+  }
+  CHECK(checked > 300);
+  CHECK(fitting > 50);
+  CHECK(checked - fitting > 50);
+}

@@ -601,41 +601,9 @@ constexpr Recompute kRecomputes[] = {Recompute::kNone, Recompute::kSelective, Re
 // lowest ZeRO stage from the job's upwards that fits; the fastest step wins.
 // With nothing fitting, the layout with the least memory comes back with
 // fits = false, so a report can say by how much.
-std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, double per_gpu, double usable_share,
-                                                       const LayoutPin& pin, const MeasuredScaling* measured) const {
-  const bool transformer = !per_sample(job_) && !measured;
-  const double usable = c.gpu->memory.value() * usable_share;
-  std::optional<LayoutChoice> best, least;
-  double least_bytes = 0;
-  int evaluated = 0;
-  const auto consider = [&](const Layout& l) {
-    const StepBreakdown st = step(c, l, per_gpu, measured);
-    if (!best || st.step < best->step.step) {
-      std::optional<Layout> runner;
-      StepBreakdown runner_step{};
-      if (best) runner = best->layout, runner_step = best->step;
-      best = LayoutChoice{l, st, memory(*c.gpu, l, usable_share), runner, runner_step};
-    } else if (!best->runner_up || st.step < best->runner_up_step.step) {
-      best->runner_up = l, best->runner_up_step = st;
-    }
-  };
-  // The job's ZeRO stage and recompute are where the search starts; a pin fixes them.
-  const auto stages = [&](Layout l) {
-    for (const Recompute r : kRecomputes) {
-      if (pin.recompute ? *pin.recompute != r : rank(r) < rank(job_.recompute)) continue;
-      l.recompute = r;
-      for (int z = pin.zero.value_or(job_.zero_stage); z <= (l.pp > 1 ? 1 : 3); ++z) {
-        if (pin.zero && *pin.zero != z) continue;
-        l.zero = z;
-        ++evaluated;
-        const double bytes = memory_bytes(l);
-        if (!least || bytes < least_bytes) least = LayoutChoice{l}, least_bytes = bytes;
-        if (bytes > usable) continue;
-        consider(l);
-        break;  // a higher ZeRO stage only adds traffic
-      }
-    }
-  };
+template <typename Visit>
+void TrainingModel::for_each_shape(const Configuration& c, const LayoutPin& pin, bool transformer,
+                                   Visit&& visit) const {
   // Context parallel is searched for every long sequence (cp_sizes), beside
   // the layouts without it: gating it on whether those fit let a 128K-token
   // job that fits only at PP64 take that 11× slower layout over CP16. The
@@ -658,11 +626,57 @@ std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, d
             for (const int ep : job_.experts > 0 || pin.ep ? ep_sizes(job_, l, pin.ep) : kJustOne) {
               l.vp = v;
               l.ep = ep;
-              stages(l);
+              if (visit(l)) return;
             }
         }
     }
   }
+}
+
+// The job's ZeRO stage and recompute are where the search starts; a pin fixes them.
+// `visit` returns true when the stage fits: a higher ZeRO stage only adds traffic.
+template <typename Visit>
+void TrainingModel::for_each_stage(Layout l, const LayoutPin& pin, Visit&& visit) const {
+  for (const Recompute r : kRecomputes) {
+    if (pin.recompute ? *pin.recompute != r : rank(r) < rank(job_.recompute)) continue;
+    l.recompute = r;
+    for (int z = pin.zero.value_or(job_.zero_stage); z <= (l.pp > 1 ? 1 : 3); ++z) {
+      if (pin.zero && *pin.zero != z) continue;
+      l.zero = z;
+      if (visit(l)) break;
+    }
+  }
+}
+
+std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, double per_gpu, double usable_share,
+                                                       const LayoutPin& pin, const MeasuredScaling* measured) const {
+  const bool transformer = !per_sample(job_) && !measured;
+  const double usable = c.gpu->memory.value() * usable_share;
+  std::optional<LayoutChoice> best, least;
+  double least_bytes = 0;
+  int evaluated = 0;
+  const auto consider = [&](const Layout& l) {
+    const StepBreakdown st = step(c, l, per_gpu, measured);
+    if (!best || st.step < best->step.step) {
+      std::optional<Layout> runner;
+      StepBreakdown runner_step{};
+      if (best) runner = best->layout, runner_step = best->step;
+      best = LayoutChoice{l, st, memory(*c.gpu, l, usable_share), runner, runner_step};
+    } else if (!best->runner_up || st.step < best->runner_up_step.step) {
+      best->runner_up = l, best->runner_up_step = st;
+    }
+  };
+  for_each_shape(c, pin, transformer, [&](const Layout& shape) {
+    for_each_stage(shape, pin, [&](const Layout& l) {
+      ++evaluated;
+      const double bytes = memory_bytes(l);
+      if (!least || bytes < least_bytes) least = LayoutChoice{l}, least_bytes = bytes;
+      if (bytes > usable) return false;
+      consider(l);
+      return true;
+    });
+    return false;
+  });
   if (best) {
     best->evaluated = evaluated;
     return best;
@@ -672,6 +686,24 @@ std::optional<LayoutChoice> TrainingModel::best_layout(const Configuration& c, d
   least->step = step(c, least->layout, per_gpu, measured);
   least->evaluated = evaluated;
   return least;
+}
+
+bool TrainingModel::any_layout_fits(const Configuration& c, double usable_share) const {
+  const double usable = c.gpu->memory.value() * usable_share;
+  bool fits = false;
+  // A higher ZeRO stage never needs more (states() divides by dp ≥ 1), so
+  // each recompute level at the highest stage the search tries decides.
+  for_each_shape(c, {}, !per_sample(job_), [&](Layout l) {
+    l.zero = l.pp > 1 ? 1 : 3;
+    if (l.zero < job_.zero_stage) return false;
+    for (const Recompute r : kRecomputes) {
+      if (rank(r) < rank(job_.recompute)) continue;
+      l.recompute = r;
+      if (memory_bytes(l) <= usable) return fits = true;
+    }
+    return false;
+  });
+  return fits;
 }
 
 InstanceShape server_shape(const Gpu& gpu, int gpus_per_instance, BytesPerSecond network, std::string fabric) {
@@ -725,15 +757,14 @@ std::optional<std::pair<int, Layout>> minimum_gpus(const Job& job, const Gpu& gp
   const TrainingModel model(job);
   // Any network: memory does not depend on it. 100 GB/s keeps the search finite.
   const InstanceShape shape = server_shape(gpu, gpus_per_node, BytesPerSecond(100e9), "infiniband");
-  const auto fits = [&](int n) -> std::optional<Layout> {
-    const Configuration c{&gpu, n, shape, 0.5};
-    const auto choice = model.best_layout(c, 1e12, usable_share);
-    if (choice && choice->memory.fits) return choice->layout;
-    return std::nullopt;
+  // Memory alone decides each count tried; the fastest layout is timed only at the answer.
+  const auto fits = [&](int n) { return model.any_layout_fits(Configuration{&gpu, n, shape, 0.5}, usable_share); };
+  const auto answer = [&](int n) {
+    return std::pair{n, model.best_layout(Configuration{&gpu, n, shape, 0.5}, 1e12, usable_share)->layout};
   };
   // 1, 2, 4, … up to a server, then whole servers, doubling, then bisected.
   for (int n = 1; n < gpus_per_node && n <= limit; n *= 2)
-    if (auto l = fits(n)) return std::pair{n, *l};
+    if (fits(n)) return answer(n);
   int lo = 0, hi = 1;  // in servers
   while (hi * gpus_per_node <= limit && !fits(hi * gpus_per_node)) lo = hi, hi *= 2;
   if (hi * gpus_per_node > limit) return std::nullopt;
@@ -742,7 +773,7 @@ std::optional<std::pair<int, Layout>> minimum_gpus(const Job& job, const Gpu& gp
     if (fits(mid * gpus_per_node)) hi = mid;
     else lo = mid;
   }
-  return std::pair{hi * gpus_per_node, *fits(hi * gpus_per_node)};
+  return answer(hi * gpus_per_node);
 }
 
 Seconds ring_allreduce(Bytes bytes, int n, BytesPerSecond bandwidth) {

@@ -232,12 +232,22 @@ class TrainingModel {
   std::optional<struct LayoutChoice> best_layout(const Configuration& c, double per_gpu, double usable_share,
                                                  const LayoutPin& pin = {},
                                                  const MeasuredScaling* measured = nullptr) const;
+  /// Whether any layout best_layout() searches fits in memory on `c` (no step
+  /// times: what a search for the fewest cards asks at every count it tries).
+  bool any_layout_fits(const Configuration& c, double usable_share) const;
   /// The transformer's shape: as given, or estimated from the parameter count.
   const Architecture& architecture() const { return arch_; }
   /// The most data-parallel ranks the global batch keeps busy (one micro-batch each).
   double max_data_parallel() const { return job_.global_batch / job_.micro_batch; }
 
  private:
+  /// Calls `visit` with every TP × PP × CP × VP × EP shape of the search on
+  /// `c` (within `pin`), with the job's ZeRO stage and recompute, until it returns true.
+  template <typename Visit>
+  void for_each_shape(const Configuration& c, const LayoutPin& pin, bool transformer, Visit&& visit) const;
+  /// The recompute levels and ZeRO stages the search tries for a shape, from the job's upwards.
+  template <typename Visit>
+  void for_each_stage(Layout l, const LayoutPin& pin, Visit&& visit) const;
   double activation_bytes(const Layout& layout) const;
   /// Parameters on the most loaded TP × PP shard (a MoE's routed experts apart).
   double shard_parameters(const Layout& layout) const;
