@@ -148,9 +148,9 @@ bool within_limits(const YAML::Node& root, Diagnostics& diag, int& last_line) {
     if (n.IsSequence()) {
       for (const YAML::Node& item : n) walk(item, depth + 1, field);
     } else if (n.IsMap()) {
-      for (auto it = n.begin(); it != n.end(); ++it) {
-        last_line = std::max(last_line, it->first.Mark().line);
-        walk(it->second, depth + 1, depth == 0 && it->first.IsScalar() ? it->first.Scalar() : field);
+      for (const auto& kv : n) {
+        last_line = std::max(last_line, kv.first.Mark().line);
+        walk(kv.second, depth + 1, depth == 0 && kv.first.IsScalar() ? kv.first.Scalar() : field);
       }
     }
   };
@@ -500,9 +500,13 @@ Fields::Fields(Diagnostics& diag, const YAML::Node& map, std::string path, std::
   if (!is_map_)
     diag_.fail(map_, path_,
                std::string(map_.IsNull() ? tr("is empty; expected a map of fields") : tr("must be a map of fields")));
-  else
-    for (auto it = map_.begin(); it != map_.end(); ++it)
-      if (it->first.IsScalar()) entries_.push_back(Entry{it->first.Scalar(), it->first, it->second});
+  else {
+    entries_.reserve(map_.size());
+    for (const auto& kv : map_) {  // one copy of the pair per step (it-> makes one per use)
+      const bool scalar = kv.first.IsScalar();
+      entries_.push_back(Entry{scalar ? kv.first.Scalar() : std::string(), kv.first, kv.second, scalar});
+    }
+  }
 }
 
 std::string Fields::field(std::string_view key) const {
@@ -510,9 +514,8 @@ std::string Fields::field(std::string_view key) const {
 }
 
 YAML::Node Fields::written_empty(std::string_view key) const {
-  if (is_map_)
-    for (auto it = map_.begin(); it != map_.end(); ++it)
-      if (it->first.IsScalar() && it->first.Scalar() == key && it->second.IsNull()) return it->first;
+  for (const Entry& e : entries_)
+    if (e.scalar && e.key == key && e.value.IsNull()) return e.key_node;
   return YAML::Node(YAML::NodeType::Undefined);
 }
 
@@ -521,7 +524,7 @@ YAML::Node Fields::get(std::string_view key, bool required) {
   if (!is_map_) return YAML::Node(YAML::NodeType::Undefined);
   // The first entry with the key (not operator[]: a const lookup that misses must not insert).
   for (const Entry& e : entries_) {
-    if (e.key != key) continue;
+    if (!e.scalar || e.key != key) continue;
     if (e.value.IsNull() && required) {
       diag_.fail(e.key_node, field(key), std::string(tr("has no value")));
       return YAML::Node(YAML::NodeType::Undefined);
@@ -541,22 +544,22 @@ std::optional<std::string> Fields::text(std::string_view key, bool required) {
 void Fields::finish() {
   if (!is_map_) return;
   std::map<std::string, int> seen;
-  for (auto it = map_.begin(); it != map_.end(); ++it) {
-    if (!it->first.IsScalar()) {
-      diag_.fail(it->first, path_, std::string(tr("a key must be a plain name")));
+  for (const Entry& e : entries_) {
+    if (!e.scalar) {
+      diag_.fail(e.key_node, path_, std::string(tr("a key must be a plain name")));
       continue;
     }
-    const std::string& key = it->first.Scalar();
-    const auto [pos, fresh] = seen.emplace(key, it->first.Mark().line + 1);
+    const std::string& key = e.key;
+    const auto [pos, fresh] = seen.emplace(key, e.key_node.Mark().line + 1);
     if (!fresh) {
-      diag_.fail(it->first, field(key), trf("is given twice (first on line {})", pos->second));
+      diag_.fail(e.key_node, field(key), trf("is given twice (first on line {})", pos->second));
       continue;
     }
     if (used_.contains(key) || std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::vector<std::string_view> candidates = known_;
     for (const std::string& k : used_) candidates.push_back(k);
     const std::string_view near = nearest(key, candidates);
-    diag_.fail(it->first, field(key),
+    diag_.fail(e.key_node, field(key),
                near.empty() ? std::string(tr("is not a known field"))
                             : trf("is not a known field; did you mean '{}'?", field(near)));
   }

@@ -117,11 +117,12 @@ class Fields {
   std::size_t problems_at_start_;
   std::set<std::string, std::less<>> used_;
   std::vector<std::string_view> known_;
-  /// The map's scalar keys with their key and value nodes, in file order:
-  /// yaml-cpp's iterators are slow to walk once per field read.
+  /// The map's keys with their key and value nodes, in file order, read once:
+  /// yaml-cpp's iterators are slow (each step copies three nodes).
   struct Entry {
-    std::string key;
+    std::string key;  ///< empty unless `scalar`
     YAML::Node key_node, value;
+    bool scalar = false;
   };
   std::vector<Entry> entries_;
 };
