@@ -170,7 +170,7 @@ void choose_language(const Flags& f, gpuplan::Format format) {
 int dispatch(const CLI::App& app, const std::vector<CLI::App*>& subs, Flags& f) {
   const auto all = commands();
   for (std::size_t i = 0; i < all.size(); ++i) {
-    if (!all[i].run || !subs[i]->parsed()) continue;
+    if (!all[i].run || !subs[i] || !subs[i]->parsed()) continue;
     f.written = output_format(f, app, all[i].format);
     choose_language(f, f.written);
     Outcome out = all[i].run(f);
@@ -268,9 +268,22 @@ void last_wins(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) last_wins(*sub);
 }
 
+namespace {
+// Whether `path` is `outer` or a command under it.
+bool within(std::string_view path, std::string_view outer) {
+  return path.starts_with(outer) && (path.size() == outer.size() || path[outer.size()] == ' ');
+}
+}  // namespace
+
 std::vector<CLI::App*> add_commands(CLI::App& app, Flags& f, const Command* wanted) {
   std::vector<CLI::App*> subs;
   for (const Command& c : commands()) {
+    // Only what this invocation can reach: the command, the groups above it and
+    // the commands under it (a group's help lists them); every row without one.
+    if (wanted && !within(wanted->path, c.path) && !within(c.path, wanted->path)) {
+      subs.push_back(nullptr);
+      continue;
+    }
     CLI::App* parent = &app;
     for (std::size_t i = 0; i < subs.size(); ++i)
       if (commands()[i].path == parent_of(c.path)) parent = subs[i];

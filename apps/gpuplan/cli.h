@@ -83,9 +83,11 @@ std::span<const Command> commands();
 /// The global options, the program's help and exit-status footer.
 void add_global_options(CLI::App& app, Flags& f);
 
-/// Registers every command of the table under `app`; only `wanted`'s options
-/// are defined (each CLI11 option costs start-up time), all when it is null.
-/// Returns the CLI11 subcommand of each row, in table order.
+/// Registers the commands of the table under `app`: all of them when `wanted`
+/// is null, else only `wanted`, the groups above it and the commands under it,
+/// and only `wanted`'s options (each CLI11 subcommand and option costs start-up
+/// time). Returns the CLI11 subcommand of each row, in table order (null for a
+/// row left out).
 std::vector<CLI::App*> add_commands(CLI::App& app, Flags& f, const Command* wanted);
 
 /// The command the arguments name (the deepest row), or null. A word that is
