@@ -38,7 +38,7 @@ MfuDefault cuda_mfu(const Gpu& gpu, const Job& job) {
   // value within 2 points of the median). 39 dense runs on A100, H100 and
   // H800 (SXM): LLaMA, Llama 2/3/3.1, BLOOM, DeepSeek 67B, Nemotron-4,
   // Megatron-LM 2021, NVIDIA NeMo, DGX Cloud and Megatron-Bridge benchmarks,
-  // MosaicML llm-foundry. Median 53.8%, 16th-84th percentile 44.6-66.5%: the
+  // MosaicML llm-foundry. Median 53.8%, 16th-84th percentile 44.6-64.6%: the
   // band. It is the utilisation while computing; published end-to-end MFUs
   // (40-55%) are lower because they include communication, bubbles and
   // recompute, which gpuplan adds. Neither the GPU count nor the precision
@@ -58,11 +58,11 @@ MfuDefault cuda_mfu(const Gpu& gpu, const Job& job) {
       gpu.form_factor == "sxm"
           ? tr_noop(
                 "median of 39 published runs on A100/H100/H800 (tests/data/published-runs.yaml); 16th-84th "
-                "percentile 45-66%")
+                "percentile 45-65%")
           : tr_noop(
                 "the SXM cards' median of 39 published runs (tests/data/published-runs.yaml; none on PCIe "
-                "cards): 16th-84th percentile 45-66%");
-  return {0.54, 0.45, 0.66, source};
+                "cards): 16th-84th percentile 45-65%");
+  return {0.54, 0.45, 0.65, source};
 }
 
 }  // namespace
