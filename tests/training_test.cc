@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/cost/spot.h"
 #include "gpuplan/job.h"
 #include "gpuplan/training.h"
 
@@ -351,6 +354,61 @@ TEST_CASE("checkpoint interval auto is Daly's optimum for the job's failure rate
     Job fixed = j;
     fixed.checkpoint_every = Seconds(tau * k);
     CHECK(estimate(fixed, c).step.step > e.step.step);
+  }
+}
+
+TEST_CASE("a checkpoint interval longer than the run saves once: the run is one segment, its time finite",
+          "[training][interruptions]") {
+  Job j = seven_b();
+  j.checkpoint_bandwidth = BytesPerSecond(1e9);
+  Cluster c;
+  c.gpu = &gpu("H800");
+  c.gpus = 64;
+  c.network_bandwidth = *network_bandwidth("ib_ndr");
+  const Seconds run = estimate(j, c).step.work * estimate(j, c).steps;  // no failures, no checkpoints
+  // Interrupted about once per run: M = the run's own length.
+  j.gpu_mtbf = run * 64.0;
+  j.restart = Seconds(600);
+  j.checkpoint_every = run;
+  const Estimate once = estimate(j, c);
+  // Found by fuzzing: 3e25 minutes overflowed Daly's e^(τ/M) to an infinite wall time.
+  for (Seconds longer : {run * 2.0, Seconds(1.8e27)}) {
+    j.checkpoint_every = longer;
+    const Estimate e = estimate(j, c);
+    INFO(longer.count() << " s");
+    CHECK(std::isfinite(e.wall.count()));
+    CHECK(e.wall.count() == Approx(once.wall.count()).epsilon(1e-12));
+    CHECK(e.step.checkpoint_interval_steps == Approx(e.steps));
+  }
+  j.checkpoint_every.reset();
+  j.checkpoint_every_steps = 1e300;
+  CHECK(estimate(j, c).wall.count() == Approx(once.wall.count()).epsilon(1e-12));
+  // Against a Monte Carlo of the one segment (no write at its end; Daly's
+  // model charges one, 98 GB / 8 GB/s): mean time within 2% over 40,000 runs.
+  const SpotParams p{3600.0 / run.count(), Seconds(0), j.restart, run};
+  const SpotSimulation mc = simulate_spot(run, p, run * 100.0, 40000, 11);
+  CHECK(once.wall.count() == Approx(mc.mean.count()).epsilon(0.02));
+  CHECK(once.wall > run * 1.7);  // e − 1 = 1.72 runs, and the restarts
+}
+
+TEST_CASE("a run that can never finish is refused with its reasons, not given an infinite time",
+          "[training][interruptions]") {
+  Job j = seven_b();
+  j.checkpoint_bandwidth = BytesPerSecond(1e9);
+  j.gpu_mtbf = Seconds(0.01);  // 64 GPUs: an interruption every 156 µs, a restart of 10 minutes
+  j.restart = Seconds(600);
+  Cluster c;
+  c.gpu = &gpu("H800");
+  c.gpus = 64;
+  c.network_bandwidth = *network_bandwidth("ib_ndr");
+  try {
+    (void)estimate(j, c);
+    FAIL("no error");
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains("never finishes"));
+    CHECK_THAT(what, Catch::Contains("cluster.restart"));
+    CHECK_THAT(what, Catch::Contains("cluster.gpu_mtbf"));
   }
 }
 

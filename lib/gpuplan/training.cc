@@ -482,6 +482,11 @@ SpotParams TrainingModel::interruptions(const StepBreakdown& s, double per_hour)
   else if (job_.checkpoint_every) p.interval = Seconds(std::max(work, job_.checkpoint_every->count()));
   else if (per_hour > 0)
     p.interval = Seconds(std::max(work, daly_interval(s.checkpoint_write, Seconds(3600.0 / per_hour)).count()));
+  // An interval longer than the run saves once, at the end: the run is one
+  // segment. Daly's per-work rate at a longer τ would charge e^(τ/M) for work
+  // that is never done (and overflow: 3e25 min gave an infinite wall time).
+  const double run = work * std::max(1.0, steps_);
+  if (p.interval && p.interval->count() > run) p.interval = Seconds(run);
   return p;
 }
 
@@ -837,6 +842,15 @@ Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
   }
   e.step = s;
   e.wall = s.step * e.steps;
+  // Daly's expected time grows as e^((R + τ + C)/M): past ~709 mean times
+  // between interruptions it is beyond any double, and any calendar.
+  if (!std::isfinite(e.wall.count()))
+    throw std::invalid_argument(
+        trf("the run never finishes: {} GPUs are interrupted every {} on average (cluster.gpu_mtbf), but each restart "
+            "takes {} (cluster.restart) and each stretch between checkpoints {} of work plus a {} write; restart or "
+            "checkpoint faster (checkpoint.write_bandwidth), or check cluster.gpu_mtbf",
+            c.gpus, format_duration(Seconds(3600.0 / s.interruptions_per_hour)), format_duration(job.restart),
+            format_duration(s.work * std::max(1.0, s.checkpoint_interval_steps)), format_duration(s.checkpoint_write)));
   e.gpu_hours = e.wall.count() / 3600.0 * c.gpus;
   e.speedup_vs_one_node = 1.0;
   e.scaling_efficiency = 1.0;

@@ -354,7 +354,8 @@ Json compare_extra(const ResolvedScenario& rs, const Comparison& c) {
     const SpotOverhead& ov = *c.spot_overhead;
     sp["checkpoint_interval_minutes"] = std::isfinite(ov.interval.count()) ? Json(ov.interval.count() / 60) : Json();
     sp["interval_is_young_daly_optimum"] = ov.optimal;
-    sp["wall_time_per_work_time"] = ov.wall_per_work;
+    // Null: beyond any number (Daly's e^((R + τ + C)/M) overflows); spot is then left out.
+    sp["wall_time_per_work_time"] = std::isfinite(ov.wall_per_work) ? Json(ov.wall_per_work) : Json();
     sp["checkpoint_share"] = ov.checkpoint_share;
     sp["lost_share"] = ov.lost_share;
     extra["spot"] = std::move(sp);
@@ -375,6 +376,15 @@ std::optional<std::string> spot_note(const Comparison& c) {
   if (!c.spot_overhead) return std::nullopt;
   const SpotOverhead& ov = *c.spot_overhead;
   if (!std::isfinite(ov.interval.count())) return std::nullopt;
+  if (!std::isfinite(ov.wall_per_work))
+    return trf(
+        "Spot: {:g} interruption(s) a day per instance × {} instance(s); checkpoint every {:.0f} min ({}): the "
+        "expected "
+        "wall time is beyond any number (restart and checkpoint stretches hundreds of times the time between "
+        "interruptions), so spot never finishes the work.",
+        c.scenario.spot->interruptions.interruptions_per_hour * 24,
+        instances_for(c.scenario.workload.gpus, c.scenario.spot->rent.gpus_per_instance), ov.interval.count() / 60,
+        ov.optimal ? tr("Daly's optimum") : tr("as given"));
   return trf(
       "Spot: {:g} interruption(s) a day per instance × {} instance(s); checkpoint every {:.0f} min ({}), wall time "
       "{:.3f}× the work ({:.1f}% writing checkpoints, {:.1f}% lost to interruptions).",

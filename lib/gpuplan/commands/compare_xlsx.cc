@@ -1093,6 +1093,12 @@ std::string compare_workbook(const ResolvedScenario& rs, const Comparison& c) {
     throw InputError(SourceLocation{rs.source}, "tax.prices_include_vat",
                      "the workbook holds prices excluding VAT: export with tax.prices_include_vat=false and prices "
                      "less VAT, or use --format csv or json");
+  // Excel's EXP() stops at e^709 as the model does: the sheet would be #NUM! throughout.
+  if (c.spot_overhead && !std::isfinite(c.spot_overhead->wall_per_work))
+    throw InputError(SourceLocation{rs.source}, "rent.spot",
+                     "spot never finishes the work (its expected wall time is beyond any number), and a workbook "
+                     "cannot carry that through its formulas: interrupt less, restart or checkpoint faster, or leave "
+                     "rent.spot out (--format csv or json show the rest)");
   xlsx::Workbook wb(rs.scenario.currency);
   xlsx::Sheet& a = wb.add_sheet("Assumptions");
   xlsx::Sheet& cf = wb.add_sheet("Cash flow");

@@ -122,7 +122,10 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl, const 
     add(tr_noop("wall time"), human_seconds(e.wall));
     add(tr_noop("GPU-hours"), gpu_hours_text(e.gpu_hours));
   }
-  if (e.checkpoint_interval_steps)
+  if (e.checkpoint_interval_steps && *e.checkpoint_interval_steps >= e.steps)
+    add(tr_noop("checkpoints"),
+        trf("{:.1f} GB once, at the end (the interval is longer than the run)", e.checkpoint_size.value() / kGB));
+  else if (e.checkpoint_interval_steps)
     add(tr_noop("checkpoints"),
         trf("{:.1f} GB every {:.0f} steps", e.checkpoint_size.value() / kGB, *e.checkpoint_interval_steps));
   return sum;
