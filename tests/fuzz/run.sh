@@ -10,9 +10,9 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(catalog scenario job csv units)
+[ ${#targets[@]} -eq 0 ] && targets=(catalog scenario job csv units import)
 # See tests/fuzz/CMakeLists.txt for why these sanitizer options.
-export ASAN_OPTIONS=quarantine_size_mb=16:allocator_release_to_os_interval_ms=500:detect_leaks=0
+export ASAN_OPTIONS=quarantine_size_mb=16:allocator_release_to_os_interval_ms=500:detect_leaks=0:malloc_context_size=4
 cmake --preset fuzz -DGPUPLAN_FUZZ_SECONDS="$seconds" >/dev/null
 cmake --build --preset fuzz
 for t in "${targets[@]}"; do
