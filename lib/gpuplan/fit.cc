@@ -105,33 +105,38 @@ LmResult levenberg_marquardt(const Eigen::VectorXd& n, const Eigen::VectorXd& x,
   // Whole-array expressions (Eigen vectorises them): D = 1 + σ(N−1) + κN(N−1).
   const Eigen::ArrayXd nm1 = n.array() - 1.0;
   const Eigen::ArrayXd nn1 = n.array() * nm1;
-  const auto residuals = [&](const Eigen::Vector3d& q) -> Eigen::VectorXd {
-    return (sw.array() * (q[0] * n.array() / (1.0 + q[1] * nm1 + q[2] * nn1) - x.array())).matrix();
+  // Work arrays sized once: an iteration allocates nothing (k ≤ 3 free
+  // parameters, so the k×k system lives on the stack).
+  using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 3, 3>;
+  using SmallVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1>;
+  Eigen::ArrayXd inv_d(m), common(m);
+  Eigen::MatrixXd J(m, k);
+  const auto residuals = [&](const Eigen::Vector3d& q, Eigen::VectorXd& into) {
+    into = (sw.array() * (q[0] * n.array() / (1.0 + q[1] * nm1 + q[2] * nn1) - x.array())).matrix();
   };
   const auto jacobian = [&](const Eigen::Vector3d& q) {
-    const Eigen::ArrayXd inv_d = 1.0 / (1.0 + q[1] * nm1 + q[2] * nn1);
-    const Eigen::ArrayXd common = -q[0] * n.array() * inv_d * inv_d * sw.array();
-    Eigen::MatrixXd J(m, k);
+    inv_d = 1.0 / (1.0 + q[1] * nm1 + q[2] * nn1);
+    common = -q[0] * n.array() * inv_d * inv_d * sw.array();
     for (int j = 0; j < k; ++j) {
       const int idx = free[static_cast<std::size_t>(j)];
       if (idx == 0) J.col(j) = (sw.array() * n.array() * inv_d).matrix();
       else if (idx == 1) J.col(j) = (common * nm1).matrix();
       else J.col(j) = (common * nn1).matrix();
     }
-    return J;
   };
-  Eigen::VectorXd r = residuals(p);
+  Eigen::VectorXd r(m), rt(m);
+  residuals(p, r);
   double rss = r.squaredNorm();
   double mu = -1, nu = 2;
   LmResult out{p, rss, false, 0, "iteration limit reached"};
   for (int it = 1; it <= opt.max_iterations; ++it) {
     out.iterations = it;
-    const Eigen::MatrixXd J = jacobian(p);
+    jacobian(p);
     // JᵀJ is k×k (k ≤ 3): k(k+1)/2 dot products beat a general product on a tall J.
-    Eigen::MatrixXd A(k, k);
+    Small A(k, k);
     for (int a = 0; a < k; ++a)
       for (int b = a; b < k; ++b) A(a, b) = A(b, a) = J.col(a).dot(J.col(b));
-    const Eigen::VectorXd grad = J.transpose() * r;
+    const SmallVector grad = J.transpose() * r;
     if (grad.lpNorm<Eigen::Infinity>() <= opt.tolerance * std::max(1.0, rss)) {
       out.converged = true;
       out.message = "gradient vanished";
@@ -139,12 +144,12 @@ LmResult levenberg_marquardt(const Eigen::VectorXd& n, const Eigen::VectorXd& x,
     }
     // The damping is scaled by diag(JᵀJ), so μ itself is dimensionless.
     if (mu < 0) mu = 1e-3;
-    Eigen::MatrixXd damped = A;
+    Small damped = A;
     for (int j = 0; j < k; ++j) damped(j, j) += mu * std::max(A(j, j), 1e-300);
-    const Eigen::VectorXd step = damped.ldlt().solve(-grad);
+    const SmallVector step = damped.ldlt().solve(-grad);
     Eigen::Vector3d trial = p;
     for (int j = 0; j < k; ++j) trial[free[static_cast<std::size_t>(j)]] += step[j];
-    const Eigen::VectorXd rt = residuals(trial);
+    residuals(trial, rt);
     const double rss_t = rt.allFinite() ? rt.squaredNorm() : std::numeric_limits<double>::infinity();
     const double predicted = -(step.dot(grad) * 2 + step.dot(A * step));
     const double rho = predicted > 0 ? (rss - rss_t) / predicted : -1;
@@ -158,7 +163,7 @@ LmResult levenberg_marquardt(const Eigen::VectorXd& n, const Eigen::VectorXd& x,
       // MINPACK's ftol: both the actual and the predicted relative reductions are small.
       const double rel_rss = std::max(rss - rss_t, predicted) / std::max(rss, 1e-300);
       p = trial;
-      r = rt;
+      r.swap(rt);
       rss = rss_t;
       mu *= std::max(1.0 / 3.0, 1.0 - std::pow(2 * rho - 1, 3));
       nu = 2;
