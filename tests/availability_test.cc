@@ -209,6 +209,50 @@ TEST_CASE("MFU default off CUDA: the same figure, said to be uncalibrated, with 
   CHECK(a.source.find("not calibrated") == std::string::npos);
 }
 
+TEST_CASE("MFU default by job.stack: NVIDIA's recipes above the median, other runs below, each band inside [0, 1]",
+          "[availability][efficiency]") {
+  Gpu sxm;
+  sxm.form_factor = "sxm";
+  Gpu pcie = sxm;
+  pcie.form_factor = "pcie";
+  Job job;
+  const MfuDefault unknown = default_mfu(sxm, job);
+  job.stack = Stack::kNvidiaRecipe;
+  const MfuDefault recipe = default_mfu(sxm, job);
+  job.stack = Stack::kOther;
+  const MfuDefault other = default_mfu(sxm, job);
+  CHECK(other.value < unknown.value);
+  CHECK(unknown.value < recipe.value);
+  for (const MfuDefault& d : {unknown, recipe, other}) {
+    INFO(d.source);
+    CHECK(0 < d.low);
+    CHECK(d.low < d.value);
+    CHECK(d.value < d.high);
+    CHECK(d.high < 1);
+    CHECK_THAT(d.source, Contains("published-runs.yaml"));
+  }
+  CHECK_THAT(recipe.source, Contains("nvidia_recipe") && Contains("15 published runs"));
+  CHECK_THAT(other.source, Contains("job.stack other") && Contains("25 published runs"));
+  // A PCIe card gets the SXM figure, said to be the SXM cards'.
+  const MfuDefault pcie_recipe = default_mfu(pcie, job);
+  CHECK(pcie_recipe.value == other.value);
+  CHECK_THAT(pcie_recipe.source, Contains("none on PCIe"));
+  // Mixtures of experts and consumer cards do not split by stack: too few runs.
+  job.experts = 8;
+  job.experts_per_token = 2;
+  job.stack = Stack::kNvidiaRecipe;
+  const double moe_recipe = default_mfu(sxm, job).value;
+  job.stack = Stack::kUnknown;
+  CHECK(moe_recipe == default_mfu(sxm, job).value);
+  Gpu consumer = sxm;
+  consumer.form_factor = "consumer";
+  Job small;
+  small.stack = Stack::kNvidiaRecipe;
+  const double consumer_recipe = default_mfu(consumer, small).value;
+  small.stack = Stack::kOther;
+  CHECK(consumer_recipe == default_mfu(consumer, small).value);
+}
+
 TEST_CASE("the built-in catalog: an Ascend card with sources, and the export-controlled cards marked in CN",
           "[availability][catalog]") {
   const Catalog& c = builtin_catalog();

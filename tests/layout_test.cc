@@ -9,10 +9,12 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/commands/estimate.h"
 #include "gpuplan/context.h"
+#include "gpuplan/error.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/training.h"
 
 using namespace gpuplan;
+using Catch::Matchers::Contains;
 
 namespace {
 
@@ -264,6 +266,44 @@ TEST_CASE("estimate carries the default MFU's band to time and GPU-hours; a give
   CHECK(field(at_high, "wall_hours_range").is_null());  // a given MFU is the user's measurement
   q.mfu = fmt::format("{:.17g}", low);
   CHECK(number(field(estimate_report(ctx, q), "wall_hours")) == Approx(slow).epsilon(1e-9));
+}
+
+TEST_CASE("job.stack picks the default MFU and its band; a given MFU overrides it; a wrong value is refused by name",
+          "[estimate][uncertainty]") {
+  const Context ctx = fixture_context();
+  EstimateQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/llama2-7b-pretrain.yaml";
+  const auto number = [](const EstimateOutcome& o, const char* key) {
+    return std::stod(o.report.extra.find("estimate")->find(key)->to_text());
+  };
+  const EstimateOutcome unknown = estimate_report(ctx, q);
+  q.sets = {"job.stack=nvidia_recipe"};
+  const EstimateOutcome recipe = estimate_report(ctx, q);
+  q.sets = {"job.stack=other"};
+  const EstimateOutcome other = estimate_report(ctx, q);
+  CHECK(number(recipe, "mfu") == Approx(0.62));
+  CHECK(number(unknown, "mfu") == Approx(0.54));
+  CHECK(number(other, "mfu") == Approx(0.49));
+  // Faster with NVIDIA's recipe, slower otherwise; the compute part scales as 1 / MFU.
+  CHECK(number(recipe, "wall_hours") < number(unknown, "wall_hours"));
+  CHECK(number(unknown, "wall_hours") < number(other, "wall_hours"));
+  CHECK_THAT(std::string(recipe.report.extra.find("estimate")->find("mfu_source")->to_text()),
+             Contains("nvidia_recipe"));
+  // Setting the echoed default changes nothing.
+  q.sets = {"job.stack=unknown"};
+  CHECK(number(estimate_report(ctx, q), "wall_hours") == number(unknown, "wall_hours"));
+  // A given MFU is the user's measurement: the stack does not move it.
+  q.sets = {"job.stack=other"};
+  q.mfu = "0.5";
+  CHECK(number(estimate_report(ctx, q), "mfu") == Approx(0.5));
+  q.mfu.reset();
+  q.sets = {"job.stack=nvidia"};
+  try {
+    estimate_report(ctx, q);
+    FAIL("job.stack=nvidia was accepted");
+  } catch (const InputErrors& e) {
+    CHECK_THAT(std::string(e.what()), Contains("job.stack") && Contains("nvidia_recipe"));
+  }
 }
 
 namespace {

@@ -29,40 +29,60 @@ MfuDefault cuda_mfu(const Gpu& gpu, const Job& job) {
   // Qwen3-235B-A22B), each with its published layout: 30.5%, 16th-84th
   // percentile 22.4-35.0%. The spread is the framework's: DeepSeek's own stack
   // (DualPipe, DeepEP, FP8 DeepGEMM) implies 34%, NeMo on the same model 25%.
+  // job.stack does not split it: NVIDIA's recipes' 4 MoE runs imply 26.5%
+  // (Qwen3-30B-A3B's 10% among them), the 2 others 33.9%, too few either way.
   if (job.experts > 0)
     return {0.30, 0.22, 0.35,
             tr_noop("median of 6 published MoE runs on H100/H800 (tests/data/published-runs.yaml); 16th-84th "
                     "percentile 22-35%")};
   // From tests/data/published-runs.yaml: the MFU at which gpuplan reproduces
-  // each published run (`validate_runs` prints it, and its test keeps this
-  // value within 2 points of the median). 40 dense runs on A100, H100 and
-  // H800 (SXM): LLaMA, Llama 2/3/3.1, BLOOM, DeepSeek 67B, Nemotron-4,
+  // each published run (`validate_runs` prints it, and its test keeps each
+  // default within 2 points of its runs' median). 40 dense runs on A100, H100
+  // and H800 (SXM): LLaMA, Llama 2/3/3.1, BLOOM, DeepSeek 67B, Nemotron-4,
   // Megatron-LM 2021, NVIDIA NeMo, DGX Cloud and Megatron-Bridge benchmarks,
-  // MosaicML llm-foundry. Median 54.5%, 16th-84th percentile 44.8-66.4%: the
-  // band (the default stays 54%, half a point from the median). It is the
-  // utilisation while computing; published end-to-end MFUs (40-55%) are lower
-  // because they include communication, bubbles and recompute, which gpuplan
-  // adds. Neither the GPU count nor the precision splits it usefully. Runs on
-  // up to 64 GPUs imply 60.3%, larger ones 51.3%, but the small ones are
-  // mostly NVIDIA's tuned 2024 benchmarks, and DGX Cloud's Llama 3.1 70B
-  // implies 61.0% on 64 GPUs and 60.1% on 2,048. fp8 runs imply 61.9%, the
-  // others 51.3%, but every fp8 run is such a benchmark, and the three that
-  // ran the same job in both imply 1.38-1.43x for fp8, close to the 1.36x the
-  // model applies. The stack, not the scale or the precision, moves it.
+  // MosaicML llm-foundry. It is the utilisation while computing; published
+  // end-to-end MFUs (40-55%) are lower because they include communication,
+  // bubbles and recompute, which gpuplan adds.
+  //
+  // The stack moves it most, not the scale or the precision: the 15 runs of
+  // NVIDIA's published performance recipes (NeMo 24.07, DGX Cloud
+  // benchmarking, Megatron-Bridge 26.02: Transformer Engine, communication
+  // overlap, tuned layouts) imply 61.8% (16th-84th percentile 59.0-72.9%),
+  // the 25 others (papers' whole runs, Megatron-LM 2021, llm-foundry) 49.2%
+  // (37.1-55.3%). Within each, neither the GPU count nor the precision
+  // splits it further: DGX Cloud's Llama 3.1 70B implies 61.0% on 64 GPUs
+  // and 60.1% on 2,048, and the three recipes run in both precisions imply
+  // 1.38-1.43x for fp8, close to the 1.36x the model applies. Left unknown,
+  // the default is all 40 runs' median, 54.5% (54%; 44.8-66.4%).
   if (gpu.form_factor == "consumer")
     return {
         0.40, 0.30, 0.50,
         tr_noop("assumption for consumer GPUs: three quarters of the data-centre default (GDDR memory, no published "
                 "runs in gpuplan's table); calibrate with `gpuplan fit mfu`")};
-  const char* source =
-      gpu.form_factor == "sxm"
-          ? tr_noop(
-                "median of 40 published runs on A100/H100/H800 (tests/data/published-runs.yaml); 16th-84th "
-                "percentile 45-66%")
-          : tr_noop(
-                "the SXM cards' median of 40 published runs (tests/data/published-runs.yaml; none on PCIe "
-                "cards): 16th-84th percentile 45-66%");
-  return {0.54, 0.45, 0.66, source};
+  const bool sxm = gpu.form_factor == "sxm";
+  switch (job.stack) {
+    case Stack::kNvidiaRecipe:
+      return {0.62, 0.59, 0.73,
+              sxm ? tr_noop("job.stack nvidia_recipe: median of 15 published runs of NVIDIA's performance recipes on "
+                            "H100 (tests/data/published-runs.yaml); 16th-84th percentile 59-73%")
+                  : tr_noop("job.stack nvidia_recipe: the SXM cards' median of 15 published runs of NVIDIA's "
+                            "performance recipes (tests/data/published-runs.yaml; none on PCIe cards): 16th-84th "
+                            "percentile 59-73%")};
+    case Stack::kOther:
+      return {0.49, 0.37, 0.55,
+              sxm ? tr_noop("job.stack other: median of 25 published runs on A100/H100/H800 that are not NVIDIA's "
+                            "performance recipes (tests/data/published-runs.yaml); 16th-84th percentile 37-55%")
+                  : tr_noop("job.stack other: the SXM cards' median of 25 published runs that are not NVIDIA's "
+                            "performance recipes (tests/data/published-runs.yaml; none on PCIe cards): 16th-84th "
+                            "percentile 37-55%")};
+    case Stack::kUnknown:
+      break;
+  }
+  return {0.54, 0.45, 0.66,
+          sxm ? tr_noop("median of 40 published runs on A100/H100/H800 (tests/data/published-runs.yaml); 16th-84th "
+                        "percentile 45-66%")
+              : tr_noop("the SXM cards' median of 40 published runs (tests/data/published-runs.yaml; none on PCIe "
+                        "cards): 16th-84th percentile 45-66%")};
 }
 
 }  // namespace

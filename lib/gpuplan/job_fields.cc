@@ -42,6 +42,9 @@ constexpr Choice kGradientPrecisions[] = {{"fp32", static_cast<int>(Precision::k
                                           {"fp16", static_cast<int>(Precision::kFp16)}};
 constexpr Choice kMomentPrecisions[] = {{"fp32", static_cast<int>(Precision::kFp32)},
                                         {"bf16", static_cast<int>(Precision::kBf16)}};
+constexpr Choice kStacks[] = {{"unknown", static_cast<int>(Stack::kUnknown)},
+                              {"nvidia_recipe", static_cast<int>(Stack::kNvidiaRecipe)},
+                              {"other", static_cast<int>(Stack::kOther)}};
 constexpr Choice kRecompute[] = {{"none", static_cast<int>(Recompute::kNone)},
                                  {"selective", static_cast<int>(Recompute::kSelective)},
                                  {"full", static_cast<int>(Recompute::kFull)}};
@@ -224,7 +227,17 @@ constexpr F kJob[] = {
      .kind = K::kShare,
      .at = job<&Job::mfu>,
      .range = {0, 1, true},
-     .label = tr_noop("model FLOPs utilisation, of the dense bf16 peak (default: per GPU class and model size)")},
+     .label = tr_noop("model FLOPs utilisation, of the dense bf16 peak (default: per GPU class and job.stack)")},
+    {.key = "stack",
+     .kind = K::kChoice,
+     .at = job<&Job::stack>,
+     .fallback = "unknown",
+     .why = tr_noop("default: the median of every published run, NVIDIA's recipes and others alike"),
+     .noted = &never,
+     .choices = kStacks,
+     .label = tr_noop("training software, for the default MFU: nvidia_recipe (NVIDIA's published performance "
+                      "configs for NeMo, Megatron-Bridge or DGX Cloud, run as published), other (any other code or "
+                      "settings: a team's own, a paper's, llm-foundry's) or unknown")},
     {.key = "fp8_speedup",
      .kind = K::kNumber,
      .at = job<&Job::fp8_speedup>,

@@ -19,6 +19,10 @@ namespace gpuplan {
 enum class Method { kPretrain, kFullFinetune, kLora };
 enum class Recompute { kNone, kSelective, kFull };
 enum class Optimizer { kAdamW, kSgd };
+/// The training software as the MFU default sees it (efficiency.cc): one of
+/// NVIDIA's published performance recipes run as published, anything else,
+/// or not said (the median of both).
+enum class Stack { kUnknown, kNvidiaRecipe, kOther };
 
 struct Architecture {
   int layers = 0;
@@ -69,10 +73,11 @@ struct Job {
   std::optional<double> checkpoint_every_steps{};
   std::optional<Seconds> checkpoint_every{};  ///< neither: Daly's optimum for the interruption rate
   // Interruptions: hardware failures (and, for spot capacity, reclaims)
-  Seconds gpu_mtbf{};           ///< mean time between interruptions per GPU; 0 = never interrupted
-  Seconds restart{};            ///< after an interruption: reschedule, reload the last checkpoint, warm up
-  std::optional<double> mfu{};  ///< model FLOPs utilisation override (0–1), on efficiency.h's basis
-  double fp8_speedup = 1.36;    ///< fp8 jobs: achieved rate over bf16 (efficiency.h, kFp8Speedup)
+  Seconds gpu_mtbf{};             ///< mean time between interruptions per GPU; 0 = never interrupted
+  Seconds restart{};              ///< after an interruption: reschedule, reload the last checkpoint, warm up
+  std::optional<double> mfu{};    ///< model FLOPs utilisation override (0–1), on efficiency.h's basis
+  Stack stack = Stack::kUnknown;  ///< which published runs the default MFU comes from
+  double fp8_speedup = 1.36;      ///< fp8 jobs: achieved rate over bf16 (efficiency.h, kFp8Speedup)
 };
 
 struct Cluster {

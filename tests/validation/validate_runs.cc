@@ -7,6 +7,8 @@
 //                                           at most R runs refused or marked known_gap (printed, and
 //                                           left out of the median and worst), each default MFU within 2
 //                                           points of its runs' median (the calibration)
+//   validate_runs RUNS.yaml --held-out M    exit 1 unless the median |error| is <= M% with each run's
+//                                           default MFU taken from the other runs only (leave one out)
 //   validate_runs RUNS.yaml --only A,B ...  just those runs (with --check: their own bounds)
 //   validate_runs RUNS.yaml --roundtrip     fit mfu (the MFU that reproduces the published figure)
 //                                           fed back as --mfu must reproduce it within ±2%
@@ -29,6 +31,7 @@
 #include "gpuplan/commands/estimate.h"
 #include "gpuplan/commands/fit.h"
 #include "gpuplan/context.h"
+#include "gpuplan/efficiency.h"
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 #include "gpuplan/training.h"
@@ -53,7 +56,11 @@ struct Row {
   std::optional<double> implied;    // the MFU that reproduces the published figure
   std::optional<double> roundtrip;  // error with --mfu <implied>
   std::string bottleneck, layout;
-  std::string form_factor;  // of the GPU: the default MFU's class
+  std::string form_factor;         // of the GPU: the default MFU's class
+  std::string stack;               // job.stack as the row gives it
+  double unknown_mfu = 0;          // the default with job.stack left unknown
+  std::string job_text;            // the facts, as a job file
+  std::optional<double> held_out;  // error with the default taken from the other runs only
 };
 
 // Model FLOPs per token as the source counts them, to turn its TFLOP/s into tokens/s.
@@ -124,6 +131,7 @@ Row validate(const YAML::Node& run, const Context& ctx, bool roundtrip) {
   YAML::Emitter out;
   out << run["job"];
   const std::string text = out.c_str();
+  r.job_text = text;
   try {
     const ResolvedJob rj = load_job(r.id, {}, ctx, JobUse::kEstimate, &text);
     const Estimate e = estimate(rj.job, rj.cluster, rj.layout);
@@ -138,6 +146,10 @@ Row validate(const YAML::Node& run, const Context& ctx, bool roundtrip) {
     r.error = estimated_time(r.published, e) / want - 1;
     r.mfu = e.mfu;
     r.form_factor = rj.job.experts > 0 ? "moe" : rj.cluster.gpu->form_factor;  // the default MFU's class
+    r.stack = run["job"]["job"]["stack"] ? run["job"]["job"]["stack"].as<std::string>() : "unknown";
+    Job unsaid = rj.job;
+    unsaid.stack = Stack::kUnknown;
+    r.unknown_mfu = default_mfu(*rj.cluster.gpu, unsaid).value;
     r.bottleneck = std::string(e.step.bottleneck);
     r.layout = to_string(e.layout);
     r.implied = implied_mfu(rj.job, rj.cluster, rj.layout, measured(r.published), want);
@@ -160,26 +172,44 @@ double quantile(std::vector<double> v, double q) {
 }
 double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
 
-// The MFU that reproduces each published figure, per GPU class: what the
-// default (efficiency.cc) is taken from. Returns false when a class's default
-// is more than 2 points from the table's median.
+// One group's calibration line; false when its default is more than 2 points from its runs' median.
+bool calibrate(const std::string& group, const std::vector<double>& v, double used, bool checked) {
+  const double med = median(v);
+  fmt::print(
+      "calibration, {}: {} runs imply MFU {:.1f}% (median; 16th-84th percentile {:.1f}-{:.1f}%); the default is "
+      "{:.1f}%{}\n",
+      group, v.size(), med * 100, quantile(v, 0.16) * 100, quantile(v, 0.84) * 100, used * 100,
+      checked ? "" : " (not split by job.stack)");
+  return !checked || std::abs(used - med) <= 0.02;
+}
+
+// The MFU that reproduces each published figure, per GPU class and, where
+// the default depends on it, per job.stack: what the defaults
+// (efficiency.cc) are taken from. Every class's runs together calibrate the
+// default for an unknown stack. Returns false when a default is more than 2
+// points from its runs' median.
 bool calibration(const std::vector<Row>& rows) {
   bool ok = true;
   for (const char* cls : {"sxm", "pcie", "consumer", "moe"}) {
-    std::vector<double> v;
-    double used = 0;
+    std::vector<double> all;
+    double unknown = 0;
     for (const Row& r : rows)
       if (r.implied && r.form_factor == cls) {
-        v.push_back(*r.implied);
-        used = r.mfu;
+        all.push_back(*r.implied);
+        unknown = r.unknown_mfu;
       }
-    if (v.empty()) continue;
-    const double med = median(v);
-    fmt::print(
-        "calibration, {} GPUs: {} runs imply MFU {:.1f}% (median; 16th-84th percentile {:.1f}-{:.1f}%); "
-        "the default is {:.1f}%\n",
-        cls, v.size(), med * 100, quantile(v, 0.16) * 100, quantile(v, 0.84) * 100, used * 100);
-    if (std::abs(used - med) > 0.02) ok = false;
+    if (all.empty()) continue;
+    ok = calibrate(fmt::format("{} GPUs", cls), all, unknown, true) && ok;
+    for (const char* stack : {"nvidia_recipe", "other"}) {
+      std::vector<double> v;
+      double used = 0;
+      for (const Row& r : rows)
+        if (r.implied && r.form_factor == cls && r.stack == stack) {
+          v.push_back(*r.implied);
+          used = r.mfu;
+        }
+      if (!v.empty()) ok = calibrate(fmt::format("{} GPUs, {}", cls, stack), v, used, used != unknown) && ok;
+    }
   }
   return ok;
 }
@@ -203,6 +233,45 @@ void print(const std::vector<Row>& rows, bool roundtrip) {
   }
 }
 
+// The runs a row's default MFU comes from: its class, and its job.stack
+// where the class's default depends on it.
+std::string default_group(const Row& r) {
+  return r.mfu != r.unknown_mfu ? r.form_factor + "/" + r.stack : r.form_factor;
+}
+
+// Leave one out: each run estimated with its group's median implied MFU over
+// the other runs, as if it were a new run the defaults had not seen. The gap
+// to the in-sample error is what calibrating on the table itself is worth.
+void hold_out(std::vector<Row>& rows, const Context& ctx) {
+  for (Row& r : rows) {
+    if (!r.implied) continue;
+    std::vector<double> others;
+    for (const Row& o : rows)
+      if (&o != &r && o.implied && default_group(o) == default_group(r)) others.push_back(*o.implied);
+    if (others.empty()) continue;
+    ResolvedJob rj = load_job(r.id, {}, ctx, JobUse::kEstimate, &r.job_text);
+    rj.job.mfu = median(others);
+    const Estimate e = estimate(rj.job, rj.cluster, rj.layout);
+    r.held_out = estimated_time(r.published, e) / published_time(r.published, rj) - 1;
+  }
+}
+
+// The held-out |error| of each run in the bounds.
+std::vector<double> held_out_errors(const std::vector<Row>& rows) {
+  std::vector<double> v;
+  for (const Row& r : rows)
+    if (r.held_out && r.gap.empty()) v.push_back(std::abs(*r.held_out));
+  return v;
+}
+
+void print_held_out(const std::vector<double>& v) {
+  const double worst = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+  fmt::print(
+      "held out (each run's default MFU from the other runs): {} runs, median |error| {:.1f}%, worst {:.1f}%, {} "
+      "within ±25%\n",
+      v.size(), median(v) * 100, worst * 100, std::count_if(v.begin(), v.end(), [](double x) { return x <= 0.25; }));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -210,7 +279,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "usage: validate_runs RUNS.yaml [--check MEDIAN_PCT WORST_PCT MAX_REFUSED] [--roundtrip]\n");
     return 2;
   }
-  std::optional<double> max_median, max_worst;
+  std::optional<double> max_median, max_worst, max_held_out;
   int max_refused = 0;
   bool roundtrip = false;
   std::string only;  // comma-separated run ids (the acceptance runs of issue 13)
@@ -220,6 +289,8 @@ int main(int argc, char** argv) {
       max_median = std::atof(argv[++i]);
       max_worst = std::atof(argv[++i]);
       max_refused = std::atoi(argv[++i]);
+    } else if (a == "--held-out" && i + 1 < argc) {
+      max_held_out = std::atof(argv[++i]);
     } else if (a == "--roundtrip") {
       roundtrip = true;
     } else if (a == "--only" && i + 1 < argc) {
@@ -263,7 +334,15 @@ int main(int argc, char** argv) {
     fmt::print("round trip (fit mfu → estimate --mfu) outside ±2%: {}; no MFU up to 100% reproduces {} run(s)\n",
                roundtrip_bad, no_mfu);
   bool ok = !only.empty() || calibration(rows);  // the calibration needs every run
-  if (!ok) fmt::print("FAIL: a default MFU is more than 2 points from its runs' median (efficiency.cc)\n");
+  if (only.empty()) {
+    hold_out(rows, ctx);
+    const std::vector<double> held = held_out_errors(rows);
+    print_held_out(held);
+    if (max_held_out && median(held) * 100 > *max_held_out) {
+      fmt::print("FAIL: want the held-out median |error| <= {:g}%\n", *max_held_out);
+      ok = false;
+    }
+  }
   if (max_median && (refused + gaps > max_refused || med * 100 > *max_median || worst * 100 > *max_worst)) {
     fmt::print("FAIL: want at most {} runs refused or known gaps, median |error| <= {:g}% and worst <= {:g}%\n",
                max_refused, *max_median, *max_worst);
