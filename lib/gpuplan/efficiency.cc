@@ -80,9 +80,9 @@ MfuDefault cuda_mfu(const Gpu& gpu, const Job& job) {
   }
   return {0.54, 0.45, 0.66,
           sxm ? tr_noop("median of 40 published runs on A100/H100/H800 (tests/data/published-runs.yaml); 16th-84th "
-                        "percentile 45-66%")
+                        "percentile 45-66%; job.stack (nvidia_recipe or other) narrows it")
               : tr_noop("the SXM cards' median of 40 published runs (tests/data/published-runs.yaml; none on PCIe "
-                        "cards): 16th-84th percentile 45-66%")};
+                        "cards): 16th-84th percentile 45-66%; job.stack (nvidia_recipe or other) narrows it")};
 }
 
 }  // namespace
