@@ -241,9 +241,12 @@ TEST_CASE("MFU default by job.stack: NVIDIA's recipes above the median, other ru
   job.experts = 8;
   job.experts_per_token = 2;
   job.stack = Stack::kNvidiaRecipe;
-  const double moe_recipe = default_mfu(sxm, job).value;
+  const MfuDefault moe_recipe = default_mfu(sxm, job);
+  CHECK(moe_recipe.stack.empty());
+  CHECK_THAT(moe_recipe.source, Contains("job.stack does not change it"));
   job.stack = Stack::kUnknown;
-  CHECK(moe_recipe == default_mfu(sxm, job).value);
+  CHECK(moe_recipe.value == default_mfu(sxm, job).value);
+  CHECK(default_mfu(sxm, job).source.find("job.stack") == std::string::npos);
   Gpu consumer = sxm;
   consumer.form_factor = "consumer";
   Job small;
@@ -251,6 +254,17 @@ TEST_CASE("MFU default by job.stack: NVIDIA's recipes above the median, other ru
   const double consumer_recipe = default_mfu(consumer, small).value;
   small.stack = Stack::kOther;
   CHECK(consumer_recipe == default_mfu(consumer, small).value);
+  CHECK_THAT(default_mfu(consumer, small).source, Contains("job.stack does not change it"));
+  // Off CUDA NVIDIA's recipes do not run: the figure for an unknown stack, and said so.
+  Gpu cann = sxm;
+  cann.software = "cann";
+  small.stack = Stack::kNvidiaRecipe;
+  const MfuDefault off = default_mfu(cann, small);
+  CHECK(off.value == unknown.value);
+  CHECK(off.stack.empty());
+  CHECK_THAT(off.source, Contains("does not apply off CUDA"));
+  CHECK(recipe.stack == "nvidia_recipe");
+  CHECK(unknown.stack == "unknown");
 }
 
 TEST_CASE("the built-in catalog: an Ascend card with sources, and the export-controlled cards marked in CN",

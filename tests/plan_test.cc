@@ -10,6 +10,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/context.h"
 #include "gpuplan/cost/spot.h"
+#include "gpuplan/efficiency.h"
 #include "gpuplan/plan.h"
 
 using namespace gpuplan;
@@ -314,6 +315,36 @@ TEST_CASE("plan: a measured scaling law replaces the analytic communication mode
   CHECK_THAT(d.notes.front(), Catch::Contains("extrapolated beyond the 8 GPUs measured"));
 }
 
+TEST_CASE("plan: a lopsided MFU band keeps its shape: a deadline at the band's low end is met 84% of the time",
+          "[plan][uncertainty]") {
+  Fixture f(kTwoOffers);
+  PlanInputs in = hand_job();
+  in.job.mfu.reset();
+  in.job.stack = Stack::kOther;  // 49%, its band 37-55%: far more room below than above
+  in.budget = Money::parse("1000", kCny);
+  in.confidence = 0.5;
+  in.max_gpus = 8;
+  in.deadline = Hours(1000);
+  const PlanResult loose = plan(in, f.catalog, f.fx);
+  REQUIRE(loose.recommended);
+  const PlanConfig c = loose.recommended->config;
+  const MfuDefault d = default_mfu(*loose.sources.at(c.source).gpu, in.job);
+  REQUIRE(std::log(d.value / d.low) > 2 * std::log(d.high / d.value));
+  // The same plan, its deadline where it ends at the band's low end (the 16th percentile).
+  PlanInputs slow = in;
+  slow.mfu_factor = d.low / d.value;
+  const PlanDetail at_low = describe(slow, loose, c, false);
+  in.deadline = Hours(at_low.start_hours + at_low.wall_hours);
+  const PlanResult r = plan(in, f.catalog, f.fx);
+  REQUIRE(r.recommended);
+  REQUIRE(r.recommended->config.source == c.source);
+  REQUIRE(r.recommended->config.gpus == c.gpus);
+  const OnTime& t = *r.recommended->on_time;
+  CHECK(t.mfu_sigma_low == Approx(std::log(d.value / d.low)));
+  CHECK(t.mfu_sigma_high == Approx(std::log(d.high / d.value)));
+  CHECK(t.mfu_only == Approx(0.8413).margin(0.002));  // Φ(1)
+}
+
 TEST_CASE("plan: P(on time) over the MFU's uncertainty agrees with a Monte Carlo; a tight plan is not certain",
           "[plan][uncertainty]") {
   Fixture f(kTwoOffers);
@@ -330,7 +361,8 @@ TEST_CASE("plan: P(on time) over the MFU's uncertainty agrees with a Monte Carlo
   REQUIRE(r.recommended);
   REQUIRE(r.recommended->on_time);
   const OnTime& t = *r.recommended->on_time;
-  CHECK(t.mfu_sigma > 0.05);
+  CHECK(t.mfu_sigma_low > 0.05);
+  CHECK(t.mfu_sigma_high > 0.05);
   CHECK(t.probability > 0.5);
   CHECK(t.probability < 0.95);  // 10% of slack against a ±20% MFU band: far from certain
   CHECK(t.dominant() == "MFU");
@@ -341,7 +373,7 @@ TEST_CASE("plan: P(on time) over the MFU's uncertainty agrees with a Monte Carlo
   const int n = 20000;
   for (int i = 0; i < n; ++i) {
     PlanInputs at = in;
-    at.mfu_factor = std::exp(t.mfu_sigma * z(rng));
+    at.mfu_factor = t.mfu_factor(z(rng));
     const PlanDetail d = describe(at, r, r.recommended->config, false);
     met += d.start_hours + d.wall_hours <= deadline_h;
   }

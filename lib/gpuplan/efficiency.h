@@ -15,6 +15,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/i18n.h"
@@ -47,6 +48,9 @@ struct MfuDefault {
   double value = 0;
   double low = 0, high = 0;
   std::string source{};
+  /// The job.stack whose runs it is the median of ("unknown": all of them);
+  /// empty where the default does not depend on it (MoE, consumer, off CUDA).
+  std::string_view stack{};
 };
 
 /// The default for a job on `gpu` (efficiency.cc: from which runs). The GPU

@@ -330,12 +330,16 @@ std::string_view OnTime::dominant() const {
 
 namespace {
 
-// The log-space σ of the MFU: its default band is the 16th–84th percentile
-// (±1σ) of the published runs (efficiency.cc); a given MFU is exact.
-double mfu_sigma(const PlanInputs& in, const Gpu& gpu) {
-  if (in.job.mfu) return 0;
+// The log-space σ of the MFU on each side of its value: its default band's
+// ends are the 16th and 84th percentiles (±1σ) of the published runs
+// (efficiency.cc), which need not sit evenly around the median; a given MFU
+// is exact.
+void mfu_spread(const PlanInputs& in, const Gpu& gpu, OnTime& out) {
+  if (in.job.mfu) return;
   const MfuDefault d = default_mfu(gpu, in.job);
-  return d.low > 0 && d.high > d.low ? std::log(d.high / d.low) / 2 : 0;
+  if (!(d.low > 0 && d.low < d.value && d.value < d.high)) return;
+  out.mfu_sigma_low = std::log(d.value / d.low);
+  out.mfu_sigma_high = std::log(d.high / d.value);
 }
 
 // Standard normal draws from a generator whose output the standard fixes
@@ -350,14 +354,15 @@ struct Normal {
 };
 
 // P(on time) for one configuration: the MFU factor f = e^(σz), z standard
-// normal, scales the achieved rate; a rental or purchase is late when its
-// wall time at f exceeds what the deadline leaves after the start. Without
-// reclaims the wall time falls as f rises, so P = P(f ≥ f*) = Φ(−ln f* / σ),
-// f* by bisection; spot runs draw f and a reclaim history together.
+// normal and σ the side's (OnTime::mfu_factor), scales the achieved rate; a
+// rental or purchase is late when its wall time at f exceeds what the
+// deadline leaves after the start. Without reclaims the wall time falls as f
+// rises, so P = P(z ≥ z*) = Φ(−z*), z* by bisection; spot runs draw f and a
+// reclaim history together.
 OnTime on_time(const PlanInputs& in, const TrainingModel& model, const PlanSource& s, const PlanConfig& c,
                const PlanDetail& d, const MeasuredScaling* measured) {
   OnTime out;
-  out.mfu_sigma = mfu_sigma(in, *s.gpu);
+  mfu_spread(in, *s.gpu, out);
   const double available = in.deadline->count() - d.start_hours * 3600.0;
   Layout layout = c.layout();
   layout.micro_batch = in.job.micro_batch;
@@ -365,30 +370,29 @@ OnTime on_time(const PlanInputs& in, const TrainingModel& model, const PlanSourc
   const double per_gpu = achieved(model, *s.gpu, in);
   const auto step_at = [&](double f) { return model.step(conf, layout, per_gpu * f, measured); };
   const auto wall_at = [&](double f) { return step_at(f).step.count() * model.steps(); };
-  const double sigma = out.mfu_sigma;
-  if (sigma <= 0) {
+  if (!out.mfu_uncertain()) {
     out.mfu_only = wall_at(1) <= available ? 1 : 0;
   } else {
-    double lo = -6, hi = 6;  // z: ln f / σ
-    if (wall_at(std::exp(sigma * hi)) > available) lo = hi;
-    else if (wall_at(std::exp(sigma * lo)) <= available) hi = lo;
+    double lo = -6, hi = 6;  // z
+    if (wall_at(out.mfu_factor(hi)) > available) lo = hi;
+    else if (wall_at(out.mfu_factor(lo)) <= available) hi = lo;
     for (int i = 0; i < 50 && hi - lo > 1e-6; ++i) {
       const double mid = (lo + hi) / 2;
-      (wall_at(std::exp(sigma * mid)) > available ? lo : hi) = mid;
+      (wall_at(out.mfu_factor(mid)) > available ? lo : hi) = mid;
     }
     out.mfu_only = 0.5 * std::erfc(hi / std::sqrt(2.0));  // P(z ≥ z*)
   }
   out.probability = out.mfu_only;
   if (c.mode != PlanMode::kSpot || !d.simulation) return out;
   out.spot_only = d.simulation->probability;
-  if (sigma <= 0) {
+  if (!out.mfu_uncertain()) {
     out.probability = *out.spot_only;
     return out;
   }
   Normal z{std::mt19937_64(in.seed ^ 0x9e3779b97f4a7c15ULL)};
   int met = 0;
   for (int t = 0; t < in.trials; ++t) {
-    const StepBreakdown st = step_at(std::exp(sigma * z()));
+    const StepBreakdown st = step_at(out.mfu_factor(z()));
     const SpotSimulation one =
         simulate_spot(st.work * model.steps(), model.interruptions(st, spot_rate(in, st, d.instances)),
                       Seconds(std::max(0.0, available)), 1, in.seed + static_cast<std::uint64_t>(t));

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -120,13 +121,18 @@ std::string_view to_string(Rejection r);
 
 /// The chance of finishing by the deadline. The MFU is the largest
 /// uncertainty a user has: a default one is taken as lognormal around its
-/// value, its band (efficiency.h) the 16th to 84th percentile; a given MFU
-/// (measured: `fit mfu`) as exact. Spot reclaims add their own chance.
+/// value on each side, its band's ends (efficiency.h) the 16th and 84th
+/// percentiles, so a lopsided band keeps its shape; a given MFU (measured:
+/// `fit mfu`) as exact. Spot reclaims add their own chance.
 struct OnTime {
   double probability = 1;             ///< MFU and spot together
   double mfu_only = 1;                ///< MFU uncertainty alone (no reclaims)
   std::optional<double> spot_only{};  ///< reclaims alone, at the MFU used (spot plans)
-  double mfu_sigma = 0;               ///< log-space σ of the MFU (0: given, exact)
+  /// Log-space σ of the MFU below and above its value: ln(value ÷ low), ln(high ÷ value) (0: given, exact).
+  double mfu_sigma_low = 0, mfu_sigma_high = 0;
+  /// The MFU factor at standard normal z: e^(σz), σ the side's.
+  double mfu_factor(double z) const { return std::exp((z < 0 ? mfu_sigma_low : mfu_sigma_high) * z); }
+  bool mfu_uncertain() const { return mfu_sigma_low > 0 && mfu_sigma_high > 0; }
   /// "MFU", "spot" or "neither": which makes the plan more likely to be late.
   std::string_view dominant() const;
 };

@@ -276,7 +276,9 @@ void print_held_out(const std::vector<double>& v) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fmt::print(stderr, "usage: validate_runs RUNS.yaml [--check MEDIAN_PCT WORST_PCT MAX_REFUSED] [--roundtrip]\n");
+    fmt::print(stderr,
+               "usage: validate_runs RUNS.yaml [--check MEDIAN_PCT WORST_PCT MAX_REFUSED] [--held-out MEDIAN_PCT] "
+               "[--only ID,ID...] [--roundtrip]\n");
     return 2;
   }
   std::optional<double> max_median, max_worst, max_held_out;

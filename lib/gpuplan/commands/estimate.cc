@@ -96,8 +96,11 @@ Table summary_table(const Estimate& e, const Job& job, const Cluster& cl, const 
   if (e.flops_per_token > 0) add(tr_noop("FLOPs per token"), fmt::format("{:.3g}", e.flops_per_token));
   add(tr_noop("training FLOPs"), fmt::format("{:.3g}", e.total_flops.value()));
   add(tr_noop("MFU"),
-      band ? trf("{:.0f}% (default; its band {:.0f}–{:.0f}%)", e.mfu * 100, band->mfu.low * 100, band->mfu.high * 100)
-           : trf("{:.3g}% ({})", e.mfu * 100, e.mfu_source == "given" ? tr("given") : tr("default")));
+      !band ? trf("{:.3g}% ({})", e.mfu * 100, e.mfu_source == "given" ? tr("given") : tr("default"))
+      : band->mfu.stack.empty()
+          ? trf("{:.0f}% (default; its band {:.0f}–{:.0f}%)", e.mfu * 100, band->mfu.low * 100, band->mfu.high * 100)
+          : trf("{:.0f}% (default for job.stack {}; its band {:.0f}–{:.0f}%)", e.mfu * 100, band->mfu.stack,
+                band->mfu.low * 100, band->mfu.high * 100));
   add(tr_noop("achieved per GPU"), achieved_text(e, job, gpu));
   if (e.wall.count() > 0 && e.flops_per_token > 0)
     add(tr_noop("end-to-end MFU"), trf("{:.0f}% (model FLOPs over the whole run: communication, bubbles, "

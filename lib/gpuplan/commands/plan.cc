@@ -432,9 +432,11 @@ void infeasible_notes(Report& rep, const PlanInputs& in, const PlanResult& r, Cu
 
 // What P(on time) counts, and for the recommendation which uncertainty dominates.
 std::string on_time_note(const PlanInputs& in, const PlanResult& r) {
-  std::string out(in.job.mfu ? tr("P(on time): the MFU is given, so taken as exact")
-                             : tr("P(on time): the chance of finishing by the deadline with the default MFU uncertain "
-                                  "(lognormal, its band the 16th-84th percentile of published runs)"));
+  std::string out(in.job.mfu
+                      ? tr("P(on time): the MFU is given, so taken as exact")
+                      : tr("P(on time): the chance of finishing by the deadline with the default MFU uncertain "
+                           "(lognormal on each side of it, its band's ends the 16th and 84th percentiles of published "
+                           "runs)"));
   if (in.allow_spot)
     out += trf("; spot plans draw it with reclaims in {} simulated runs (seed {})", in.trials, in.seed);
   out += tr(".");
