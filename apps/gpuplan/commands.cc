@@ -283,6 +283,7 @@ const std::array kCommands = {
             tr_noop("  gpuplan estimate                     # built-in defaults: 7B full fine-tune on 8×A100-80G\n"
                     "  gpuplan estimate examples/finetune-7b-a100.yaml\n"
                     "  gpuplan estimate examples/pretrain-1b-h800.yaml --set cluster.network=eth_1g\n"
+                    "  gpuplan estimate examples/finetune-7b-a100.yaml --set job.stack=other   # your own code\n"
                     "  gpuplan estimate examples/vision-4090.yaml --mfu 35% --format csv"),
             estimate_options, estimate_run, estimate_inputs},
     Command{"plan", tr_noop("Capacity search: every offer × card count × billing mode against a deadline and a budget"),

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/commands/flags.h"
+#include "gpuplan/efficiency.h"
 #include "gpuplan/error.h"
 #include "gpuplan/job.h"
 
@@ -430,6 +431,16 @@ void infeasible_notes(Report& rep, const PlanInputs& in, const PlanResult& r, Cu
            "lower job.micro_batch.")));
 }
 
+// The default MFU the recommended plan is timed with, and where it comes from.
+std::string default_mfu_note(const PlanInputs& in, const Gpu& gpu) {
+  const MfuDefault d = default_mfu(gpu, in.job);
+  return d.stack.empty() ? trf("MFU {:.0f}% on the recommended {} (default; its band {:.0f}–{:.0f}%): {}.",
+                               d.value * 100, gpu.id, d.low * 100, d.high * 100, tr(d.source))
+                         : trf("MFU {:.0f}% on the recommended {} (default for job.stack {}; its band {:.0f}–{:.0f}%): "
+                               "{}.",
+                               d.value * 100, gpu.id, d.stack, d.low * 100, d.high * 100, tr(d.source));
+}
+
 // What P(on time) counts, and for the recommendation which uncertainty dominates.
 std::string on_time_note(const PlanInputs& in, const PlanResult& r) {
   std::string out(in.job.mfu
@@ -484,6 +495,7 @@ void plan_notes(Report& rep, const ResolvedPlan& rp, const PlanResult& r, const 
   search_notes(rep, in, r);
   for (const auto& n : r.notes) rep.notes.push_back(n);
   if (in.job.mfu) rep.notes.push_back(trf("MFU {:.0f}% (given) on every GPU.", *in.job.mfu * 100));
+  else if (r.recommended) rep.notes.push_back(default_mfu_note(in, *r.recommended->source->gpu));
   if (in.include_buy)
     for (const PlanSource& s : r.sources)
       if (!s.offer && r.recommended && r.recommended->source == &s)
