@@ -216,6 +216,8 @@ struct CostRows {
   bool spot = false;     ///< some offer sells spot
 };
 
+std::string join_notes(std::string a, const std::string& b) { return a.empty() ? b : b.empty() ? a : a + "; " + b; }
+
 void add_cost_row(CostRows& out, const Offer& o, const OfferPrices& prices, BillingMode mode, double hours, int n,
                   double wall_h, double dataset_gb, const std::string& layout, std::string note) {
   const std::optional<RunCost> c = run_cost(prices, mode, hours, n, dataset_gb);
@@ -223,7 +225,7 @@ void add_cost_row(CostRows& out, const Offer& o, const OfferPrices& prices, Bill
     ++out.out_of_range;  // not a plan anyone runs; say so instead of failing
     return;
   }
-  if (mode == BillingMode::kMonthly) note = trf("{:g} month(s), paid whether used or not", c->months);
+  if (mode == BillingMode::kMonthly) note = join_notes(trf("{:g} month(s), paid whether used or not", c->months), note);
   EstimateCostLine line{o.id,
                         o.provider,
                         o.region,
@@ -275,7 +277,12 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
   const std::string layout = to_string(choice->layout);
   const OfferPrices prices = offer_prices(o, ctx.catalog(), fx);
   const double dataset_gb = rj.dataset.value() / kGB;
-  if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, run_h, n, wall_h, dataset_gb, layout, "");
+  // A link between instances the catalog does not state decides a multi-instance row's time: said on the row.
+  const std::string link = n > 1 && !shape.assumed.empty()
+                               ? trf("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)",
+                                     n, shape.shape.network.value() * 8 / 1e9)
+                               : std::string();
+  if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, run_h, n, wall_h, dataset_gb, layout, link);
   if (o.spot) {
     // Any instance's reclaim stops the job: λ = failures + rate per instance × instances.
     const StepBreakdown& st = choice->step;
@@ -284,9 +291,9 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
         st.work.count() * model.steps() * spot_overhead(model.interruptions(st, rate)).wall_per_work / 3600.0;
     out.spot = true;
     add_cost_row(out, o, prices, BillingMode::kSpot, spot_h, n, wall_h, dataset_gb, layout,
-                 trf("+{:.1f}% time for spot reclaims", (spot_h / run_h - 1) * 100));
+                 join_notes(trf("+{:.1f}% time for spot reclaims", (spot_h / run_h - 1) * 100), link));
   }
-  if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, run_h, n, wall_h, dataset_gb, layout, "");
+  if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, run_h, n, wall_h, dataset_gb, layout, link);
 }
 
 CostRows cost_rows(const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj, const Estimate& e) {
