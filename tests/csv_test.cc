@@ -240,6 +240,20 @@ TEST_CASE("fit mfu with a job is estimate's inverse: the measurement comes back 
   }
 }
 
+TEST_CASE("fit mfu passes its other --set on, not job.stack (the --mfu it gives replaces that default)", "[fit][mfu]") {
+  const Context ctx = fixture_context();
+  MfuQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/finetune-7b-a100.yaml";
+  q.sets = {"job.stack=other", "cluster.gpus=16", "cluster.network_bandwidth=1600Gbps"};
+  q.tokens_per_second = "40000";
+  const std::string note = fit_mfu_report(ctx, q).notes.front();
+  CHECK_THAT(note, Contains("--set cluster.gpus=16 --set cluster.network_bandwidth=1600Gbps --mfu "));
+  CHECK_THAT(note, !Contains("job.stack"));
+  // The stack does not move the fit: the MFU comes from the measurement alone.
+  q.sets.front() = "job.stack=nvidia_recipe";
+  CHECK(fit_mfu_report(ctx, q).notes.front() == note);
+}
+
 TEST_CASE("fit mfu with a job: a measurement no MFU reproduces, or two at once, is refused", "[fit][mfu]") {
   const Context ctx = fixture_context();
   MfuQuery q;

@@ -213,6 +213,53 @@ TEST_CASE("interleaved pipelines shrink the bubble by v and hold more activation
   CHECK(choice->layout.pp == 4);
 }
 
+TEST_CASE("cost rows far from the summary's time say so, with their range and the links assumed",
+          "[layout][estimate]") {
+  const Context ctx = fixture_context();
+  EstimateQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/llama2-7b-pretrain.yaml";
+  const auto wall_hours = [](const EstimateOutcome& o) {
+    return std::stod(o.report.extra.find("estimate")->find("wall_hours")->to_text());
+  };
+  const auto note_of = [](const Report& r) {
+    const auto it = std::find_if(r.notes.begin(), r.notes.end(),
+                                 [](const std::string& n) { return n.starts_with("Cost rows take "); });
+    return it == r.notes.end() ? std::string() : *it;
+  };
+  const auto run_hours = [](const Report& r) {
+    std::vector<double> out;
+    for (const Table& t : r.tables) {
+      if (t.name != "costs") continue;
+      std::size_t run = 0, total = 0;
+      for (std::size_t i = 0; i < t.columns.size(); ++i) {
+        if (t.columns[i].key == "run_hours") run = i;
+        if (t.columns[i].key == "total") total = i;
+      }
+      for (const auto& row : t.rows)
+        if (std::holds_alternative<Money>(row[total])) out.push_back(std::get<double>(row[run]));
+    }
+    return out;
+  };
+  // The job's cluster has 1,600 Gb/s a node; the fixture's offers state no link: 25 Gb/s assumed.
+  const EstimateOutcome given = estimate_report(ctx, q);
+  const std::string note = note_of(given.report);
+  REQUIRE_FALSE(note.empty());
+  const double wall_h = wall_hours(given);
+  const std::vector<double> hours = run_hours(given.report);
+  REQUIRE(hours.size() >= 2);
+  // On-demand rows (spot adds reclaims) run the same shape: their ratio is the note's upper end.
+  const double slowest = *std::min_element(hours.begin(), hours.end()) / wall_h;
+  CHECK(slowest > 10);
+  CHECK_THAT(note, Contains(fmt::format("{:.2f}×", slowest)));
+  CHECK_THAT(note, Contains("3 offer(s) state no link between instances"));
+  CHECK_THAT(note, Contains("assumed 25 Gb/s per instance"));
+  // The same 25 Gb/s given for the cluster: the rows are the summary's shape, nothing to say.
+  q.sets = {"cluster.network_bandwidth=25Gbps"};
+  const EstimateOutcome same = estimate_report(ctx, q);
+  CHECK(note_of(same.report).empty());
+  for (const double h : run_hours(same.report)) CHECK(h >= wall_hours(same) * 0.8);
+}
+
 TEST_CASE("a defaulted input that decides the estimate is a warning; a given one is not", "[estimate][defaults]") {
   const Context ctx = fixture_context();
   EstimateQuery q;
@@ -303,6 +350,15 @@ TEST_CASE("job.stack picks the default MFU and its band; a given MFU overrides i
     FAIL("job.stack=nvidia was accepted");
   } catch (const InputErrors& e) {
     CHECK_THAT(std::string(e.what()), Contains("job.stack") && Contains("nvidia_recipe"));
+  }
+  // An empty value says so, not "job.stack:  not in".
+  q.sets = {"job.stack="};
+  try {
+    estimate_report(ctx, q);
+    FAIL("job.stack= was accepted");
+  } catch (const InputErrors& e) {
+    CHECK_THAT(std::string(e.what()), Contains("job.stack") && Contains("no value: give one of {unknown, "));
+    CHECK_THAT(std::string(e.what()), !Contains("  not in"));
   }
 }
 

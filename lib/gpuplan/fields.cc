@@ -68,6 +68,7 @@ Value parse_choice(std::span<const Choice> choices, const std::string& t) {
     if (c.name == t) return c.value;
   std::vector<std::string_view> names;
   for (const Choice& c : choices) names.push_back(c.name);
+  if (t.empty()) bad(trf("no value: give one of {{{}}}", fmt::join(names, ", ")));
   bad(trf("{} not in {{{}}}", t, fmt::join(names, ", ")));
 }
 

@@ -486,6 +486,7 @@ Value parse_network(const std::string& t, const FieldContext&) {
   if (!network_bandwidth(t)) {
     std::string names;
     for (const std::string_view n : network_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+    if (t.empty()) throw std::invalid_argument(trf("no value: give one of {{{}}}", names));
     throw std::invalid_argument(trf("{} not in {{{}}}", t, names));
   }
   return t;

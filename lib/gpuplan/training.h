@@ -21,7 +21,7 @@ enum class Recompute { kNone, kSelective, kFull };
 enum class Optimizer { kAdamW, kSgd };
 /// The training software as the MFU default sees it (efficiency.cc): one of
 /// NVIDIA's published performance recipes run as published, anything else,
-/// or not said (the median of both).
+/// or not said (the median of all the runs).
 enum class Stack { kUnknown, kNvidiaRecipe, kOther };
 
 struct Architecture {

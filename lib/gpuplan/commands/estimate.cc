@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 
 #include "gpuplan/cost/rent.h"
@@ -214,6 +215,9 @@ struct CostRows {
   std::vector<LeftOut> left_out{};
   int out_of_range = 0;  ///< amounts beyond a trillion: left out, and said so
   bool spot = false;     ///< some offer sells spot
+  // Each offer's run time over the job's own cluster's (spot reclaims aside).
+  double fastest = std::numeric_limits<double>::infinity(), slowest = 0;
+  int assumed_links = 0;  ///< offers timed over a link between instances the catalog does not state
 };
 
 std::string join_notes(std::string a, const std::string& b) { return a.empty() ? b : b.empty() ? a : a + "; " + b; }
@@ -282,6 +286,9 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
                                ? trf("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)",
                                      n, shape.shape.network.value() * 8 / 1e9)
                                : std::string();
+  if (wall_h > 0)
+    out.fastest = std::min(out.fastest, run_h / wall_h), out.slowest = std::max(out.slowest, run_h / wall_h);
+  if (!link.empty()) ++out.assumed_links;
   if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, run_h, n, wall_h, dataset_gb, layout, link);
   if (o.spot) {
     // Any instance's reclaim stops the job: λ = failures + rate per instance × instances.
@@ -510,6 +517,18 @@ void no_offer_note(Report& rep, const Gpu& gpu, std::string_view market, const C
   rep.notes.insert(rep.notes.begin(), trf("No cost rows: the catalog has no offer that rents {}; {}.", gpu.id, buy));
 }
 
+// Rows whose time is far from the summary's are said at the top, with why: they
+// run on their offers' instances and links, not on the cluster the job describes.
+void rows_off_cluster_note(Report& rep, const CostRows& costs, const Estimate& e) {
+  std::string why =
+      std::string(tr("each is timed on its offer's instances and the link between them, not on cluster.*"));
+  if (costs.assumed_links > 0)
+    why += trf("; {} offer(s) state no link between instances and are timed at an assumed {:g} Gb/s per instance",
+               costs.assumed_links, kAssumedOfferNetwork.value() * 8 / 1e9);
+  rep.notes.push_back(trf("Cost rows take {:.2f}–{:.2f}× the {} the summary gives for the job's own cluster: {}.",
+                          costs.fastest, costs.slowest, human_seconds(e.wall), why));
+}
+
 void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const CostRows& costs, const Context& ctx,
                     const CurrencyConverter& fx, bool explain) {
   rep.warnings = rj.warnings;
@@ -533,6 +552,7 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
       "interruptions (Daly's complete model: failures at cluster.gpu_mtbf per GPU, restart cluster.restart); FLOPs = "
       "6·N + 12·L·s·h a token (PaLM's model FLOPs; 4/6 of it for LoRA, 8/6 with full recompute). Each cost row is "
       "timed on its own offer's instance shape with the best layout there.")));
+  if (costs.slowest > 1.25 || costs.fastest < 0.8) rows_off_cluster_note(rep, costs, e);
   if (costs.rows.empty() && costs.left_out.empty()) no_offer_note(rep, *rj.cluster.gpu, rj.plan.market, ctx, fx);
   if (!costs.left_out.empty())
     rep.notes.push_back(trf("{} offer(s) cannot run this job on {} GPUs: listed without a price.",

@@ -184,7 +184,9 @@ std::string estimate_command(const MfuQuery& q) {
   };
   std::string cmd = "gpuplan estimate";
   if (!q.job_file.empty()) cmd += " " + quoted(q.job_file);
-  for (const std::string& set : q.sets) cmd += " --set " + quoted(set);
+  // job.stack only chooses the default MFU, which the --mfu passed on replaces.
+  for (const std::string& set : q.sets)
+    if (!set.starts_with("job.stack=")) cmd += " --set " + quoted(set);
   if (q.layout) cmd += " --layout " + quoted(*q.layout);
   if (q.gpu) cmd += " --gpu " + quoted(*q.gpu);
   if (q.gpus) cmd += " --gpus " + quoted(*q.gpus);
