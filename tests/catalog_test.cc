@@ -314,3 +314,15 @@ TEST_CASE("built-in multi-GPU cloud offers state the network between instances",
   }
   CHECK(stated >= 14);
 }
+
+// AWS reserves Capacity Blocks in whole days: a 9-hour run on one is billed 24 hours.
+TEST_CASE("built-in EC2 Capacity Block offers bill by the day", "[catalog]") {
+  int blocks = 0;
+  for (const Offer& o : builtin_catalog().offers) {
+    if (o.id.find("capacity-block") == std::string::npos) continue;
+    ++blocks;
+    INFO(o.id);
+    CHECK(o.billing_granularity == Seconds(86400));
+  }
+  CHECK(blocks == 2);
+}

@@ -8,6 +8,7 @@
 #include "fixture.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/commands/estimate.h"
+#include "gpuplan/commands/plan.h"
 #include "gpuplan/context.h"
 #include "gpuplan/error.h"
 #include "gpuplan/plan.h"
@@ -258,6 +259,62 @@ TEST_CASE("cost rows far from the summary's time say so, with their range and th
   const EstimateOutcome same = estimate_report(ctx, q);
   CHECK(note_of(same.report).empty());
   for (const double h : run_hours(same.report)) CHECK(h >= wall_hours(same) * 0.8);
+}
+
+namespace {
+bool any_starts_with(const std::vector<std::string>& lines, std::string_view prefix) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.starts_with(prefix); });
+}
+}  // namespace
+
+TEST_CASE("the cheapest row timed on an assumed link is a warning, in estimate and in plan's recommendation",
+          "[layout][estimate][plan]") {
+  const Context ctx = fixture_context();
+  EstimateQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/llama2-7b-pretrain.yaml";
+  // The fixture's A100-80G offers state no network: the cheapest of 128 instances at 25 Gb/s is 15× the cluster's.
+  const EstimateOutcome far = estimate_report(ctx, q);
+  CHECK(any_starts_with(far.report.warnings, "the cheapest row ("));
+  // The cluster has that same link: the row is the summary's time, nothing to warn of.
+  q.sets = {"cluster.network_bandwidth=25Gbps"};
+  CHECK_FALSE(any_starts_with(estimate_report(ctx, q).report.warnings, "the cheapest row ("));
+  // plan: Lambda states no network; its 8-instance recommendation says what it rests on, AWS's (EFA stated) does not.
+  PlanQuery p;
+  p.job_file = GPUPLAN_SOURCE_DIR "/examples/plan-deadline.yaml";
+  p.deadline = "8h";
+  p.budget = "20000";
+  p.providers = {"lambda"};
+  const PlanOutcome lambda = plan_report(ctx, p);
+  REQUIRE(lambda.feasible);
+  CHECK(any_starts_with(lambda.report.warnings, "the recommendation joins 8 instances of lambda-"));
+  p.providers = {"aws"};
+  const PlanOutcome aws = plan_report(ctx, p);
+  REQUIRE(aws.feasible);
+  CHECK_FALSE(any_starts_with(aws.report.warnings, "the recommendation joins"));
+}
+
+TEST_CASE("a parameter count the given architecture cannot hold is a warning; published shapes are not",
+          "[estimate][defaults]") {
+  const Context ctx = fixture_context();
+  EstimateQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/plan-deadline.yaml";  // 7B, 32 layers × 4096
+  q.gpu = "H100";
+  q.gpus = "64";
+  const auto warned = [&] { return any_starts_with(estimate_report(ctx, q).report.warnings, "job.parameters is "); };
+  CHECK_FALSE(warned());
+  q.sets = {"job.parameters=70B"};
+  CHECK(warned());
+  q.sets = {"job.parameters=1B"};
+  CHECK(warned());
+  // Llama 3 70B (Dubey et al. 2024, Table 3): 80 layers, 8192, 64 heads, 8 KV heads, SwiGLU 28672, vocabulary 128K.
+  q.sets = {"job.parameters=70.6B",         "job.architecture.layers=80",  "job.architecture.hidden=8192",
+            "job.architecture.heads=64",    "job.architecture.kv_heads=8", "job.architecture.ffn_hidden=28672",
+            "job.architecture.vocab=128256"};
+  CHECK_FALSE(warned());
+  // Llama 2 7B, as published (SwiGLU 11008, vocabulary 32K).
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/llama2-7b-pretrain.yaml";
+  q.sets.clear();
+  CHECK_FALSE(warned());
 }
 
 TEST_CASE("a defaulted input that decides the estimate is a warning; a given one is not", "[estimate][defaults]") {

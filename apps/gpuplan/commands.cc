@@ -262,7 +262,7 @@ void mfu_options(CLI::App& sub, Flags& f) {
   sub.add_option("--tokens-per-second", f.mfu.tokens_per_second, tr("measured tokens/s of the whole job"));
   sub.add_option("--samples-per-second", f.mfu.samples_per_second, tr("measured samples/s of the whole job"));
   sub.add_option("--flops-per-sample", f.mfu.flops_per_sample, tr("forward FLOPs per sample (without a job)"));
-  sub.add_option("--step-time", f.mfu.step_time, tr("measured seconds a step (with a job)"));
+  sub.add_option("--step-time", f.mfu.step_time, tr("measured time a step (with a job): seconds, or with a unit (850ms, 22s)"));
   sub.add_option("--gpu-hours", f.mfu.gpu_hours, tr("GPU-hours of the whole run (with a job)"));
 }
 Outcome mfu_run(const Flags& f) {

@@ -247,6 +247,29 @@ void resolve_cluster(ResolvedJob& out, const JobDraft& d, const FieldContext& ct
 }
 
 // Valid but probably a missing suffix: say so (the run is still computed).
+// A given dense architecture holds a parameter count of its own: per layer the
+// attention's Q and O (h² each) and K, V (h × the KV heads' width each), and an
+// MLP of two (GELU) or three (SwiGLU) h × ffn matrices; the embeddings tied or
+// not. A job.parameters far outside that range (a 70B count over a 7B file's
+// shape, say) times one model and sizes another: said, with the shape's range.
+void warn_shape(ResolvedJob& out) {
+  const Job& j = out.job;
+  const Architecture& a = j.arch;
+  if (!a.given || j.experts > 0 || a.layers <= 0 || a.hidden <= 0 || a.heads <= 0 || !(j.parameters > 0)) return;
+  const double h = a.hidden, kv = (a.kv_heads > 0 ? a.kv_heads : a.heads) * (h / a.heads);
+  const double attention = 2 * h * h + 2 * h * kv;
+  const double ffn = a.ffn > 0 ? a.ffn : 4 * h, vocab = a.vocab;
+  const double lo = a.layers * (attention + 2 * h * ffn) + vocab * h;
+  const double hi = a.layers * (attention + 3 * h * ffn) + 2 * vocab * h;
+  if (j.parameters >= lo / 1.5 && j.parameters <= hi * 1.5) return;
+  out.warnings.push_back(
+      trf("job.parameters is {:.3g}B but job.architecture ({} layers, hidden {}) holds {:.3g}B to {:.3g}B: the FLOPs "
+          "and weights follow job.parameters, the activations and their traffic the architecture. Give the "
+          "architecture of the model "
+          "you train, or leave it out to have it estimated from job.parameters.",
+          j.parameters / 1e9, a.layers, a.hidden, lo / 1e9, hi / 1e9));
+}
+
 void warn_sizes(ResolvedJob& out) {
   const Job& j = out.job;
   if (is_vision_job(j)) return;
@@ -256,6 +279,7 @@ void warn_sizes(ResolvedJob& out) {
   if (j.tokens > 0 && j.tokens < 1e6)
     out.warnings.push_back(
         trf("job.tokens is {:g}, less than a million: did you mean {:g}B or {:g}T?", j.tokens, j.tokens, j.tokens));
+  warn_shape(out);
 }
 
 // The GPU must have a tensor rate at the job's precision (plan drops the GPUs that do not).

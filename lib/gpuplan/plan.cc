@@ -895,6 +895,13 @@ void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<s
                              src.offer ? src.offer->id : src.gpu->id, to_string(src.availability->status), in.market,
                              src.availability->reason));
   }
+  // A recommendation that joins instances over a link the catalog does not state rests on that guess.
+  if (r.recommended && r.recommended->instances > 1 && !r.recommended->source->shape_assumed.empty())
+    r.warnings.push_back(
+        trf("the recommendation joins {} instances of {} over a network the catalog does not state "
+            "({:g} Gb/s each assumed): its time, cost and P(on time) rest on that assumption. Check "
+            "the offer's network, or give it in a catalog (network: 400Gbps).",
+            r.recommended->instances, r.recommended->source->offer->id, kAssumedOfferNetwork.value() * 8 / 1e9));
 }
 
 }  // namespace

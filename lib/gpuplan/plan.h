@@ -37,8 +37,8 @@ BillingMode billing(PlanMode m);
 /// Everything a search needs, resolved (job.h reads it from files and flags).
 struct PlanInputs {
   Job job{};
-  /// Network between instances (nodes) when an offer states none, overlap and
-  /// usable memory; `gpus_per_node` is the server size when buying.
+  /// Overlap and usable memory; when buying, the servers' size (`gpus_per_node`)
+  /// and the network between them (a rental's is its offer's, else assumed).
   Cluster cluster{};
   LayoutPin layout{};                      ///< parts of the layout the user fixed
   Bytes dataset{};                         ///< uploaded before a rental starts, kept in storage during the run

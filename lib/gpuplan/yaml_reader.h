@@ -19,6 +19,7 @@
 
 #include "gpuplan/error.h"
 #include "gpuplan/fields.h"
+#include "gpuplan/i18n.h"
 #include "gpuplan/units.h"
 
 namespace gpuplan::detail {
@@ -161,6 +162,11 @@ Given read_fields(Fields& f, Root& r, std::span<const Field<Root>> rows, const F
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Field<Root>& row = rows[i];
     if (!row.at.set || row.by_hand) continue;
+    // `parameters:` with nothing after it would silently take the default.
+    if (const YAML::Node empty = f.written_empty(row.key); empty.IsDefined()) {
+      f.fail(empty, f.field(row.key), std::string(tr("is empty: give a value, or leave the key out for its default")));
+      continue;
+    }
     const YAML::Node n = f.get(row.key, false);
     if (!n.IsDefined()) continue;
     given[i] = true;

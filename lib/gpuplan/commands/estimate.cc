@@ -39,7 +39,9 @@ struct CostRow {
   Money support;
   Money total;
   std::string note;
-  EstimateCostLine line;  ///< the same row for the workbook
+  EstimateCostLine line;      ///< the same row for the workbook
+  bool link_assumed = false;  ///< timed over a link between instances the catalog does not state
+  double shape_ratio = 1;     ///< its run time over the job's own cluster's, spot reclaims aside
 };
 
 // An offer whose shape cannot run the job, and why (never priced).
@@ -286,9 +288,10 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
                                ? trf("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)",
                                      n, shape.shape.network.value() * 8 / 1e9)
                                : std::string();
-  if (wall_h > 0)
-    out.fastest = std::min(out.fastest, run_h / wall_h), out.slowest = std::max(out.slowest, run_h / wall_h);
+  const double ratio = wall_h > 0 ? run_h / wall_h : 1;
+  out.fastest = std::min(out.fastest, ratio), out.slowest = std::max(out.slowest, ratio);
   if (!link.empty()) ++out.assumed_links;
+  const std::size_t first = out.rows.size();
   if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, run_h, n, wall_h, dataset_gb, layout, link);
   if (o.spot) {
     // Any instance's reclaim stops the job: λ = failures + rate per instance × instances.
@@ -301,6 +304,8 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
                  join_notes(trf("+{:.1f}% time for spot reclaims", (spot_h / run_h - 1) * 100), link));
   }
   if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, run_h, n, wall_h, dataset_gb, layout, link);
+  for (std::size_t i = first; i < out.rows.size(); ++i)
+    out.rows[i].link_assumed = !link.empty(), out.rows[i].shape_ratio = ratio;
 }
 
 CostRows cost_rows(const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj, const Estimate& e) {
@@ -525,8 +530,10 @@ void rows_off_cluster_note(Report& rep, const CostRows& costs, const Estimate& e
   if (costs.assumed_links > 0)
     why += trf("; {} offer(s) state no link between instances and are timed at an assumed {:g} Gb/s per instance",
                costs.assumed_links, kAssumedOfferNetwork.value() * 8 / 1e9);
-  rep.notes.push_back(trf("Cost rows take {:.2f}–{:.2f}× the {} the summary gives for the job's own cluster: {}.",
-                          costs.fastest, costs.slowest, human_seconds(e.wall), why));
+  const std::string lo = fmt::format("{:.2f}", costs.fastest), hi = fmt::format("{:.2f}", costs.slowest);
+  rep.notes.push_back(
+      trf("Cost rows take {}× (spot reclaims aside) the {} the summary gives for the job's own cluster: {}.",
+          lo == hi ? lo : lo + "–" + hi, human_seconds(e.wall), why));
 }
 
 void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const CostRows& costs, const Context& ctx,
@@ -553,6 +560,16 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
       "6·N + 12·L·s·h a token (PaLM's model FLOPs; 4/6 of it for LoRA, 8/6 with full recompute). Each cost row is "
       "timed on its own offer's instance shape with the best layout there.")));
   if (costs.slowest > 1.25 || costs.fastest < 0.8) rows_off_cluster_note(rep, costs, e);
+  // The row a budget takes is the cheapest: when an assumed link decides its time, that is a warning.
+  if (!costs.rows.empty() && costs.rows.front().link_assumed && costs.rows.front().shape_ratio > 1.25) {
+    const CostRow& r = costs.rows.front();
+    rep.warnings.push_back(
+        trf("the cheapest row ({}, {}) is timed on {} instances joined at an assumed {:g} Gb/s each (the catalog "
+            "states no network for {}): it takes {:.1f}× the {} of the job's own cluster. Check the offer's network "
+            "before budgeting with it, or give it in a catalog (network: 400Gbps).",
+            r.offer->id, r.mode, r.instances, kAssumedOfferNetwork.value() * 8 / 1e9, r.offer->id, r.shape_ratio,
+            human_seconds(e.wall)));
+  }
   if (costs.rows.empty() && costs.left_out.empty()) no_offer_note(rep, *rj.cluster.gpu, rj.plan.market, ctx, fx);
   if (!costs.left_out.empty())
     rep.notes.push_back(trf("{} offer(s) cannot run this job on {} GPUs: listed without a price.",

@@ -6,6 +6,7 @@
 // --mfu <it>` gives the measurement back. Without one only a throughput and
 // the parameter count are known: 6·N per token over the whole job's time, an
 // end-to-end MFU that already contains communication.
+#include <cctype>
 #include <fmt/format.h>
 
 #include "gpuplan/i18n.h"
@@ -115,6 +116,19 @@ struct Measurement {
   std::string text{};  ///< as the user gave it
 };
 
+// --step-time: seconds, bare ("22") or with a unit ("22s", "850ms", "1.5min").
+double step_seconds(const std::string& text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text.back())))
+    return flag_number("--step-time", text);
+  try {
+    const double s = parse_duration(text).count();
+    if (!(s > 0)) throw std::invalid_argument(trf("{} must be greater than zero", text));
+    return s;
+  } catch (const std::invalid_argument& e) {
+    throw InputError(SourceLocation{fmt::format("--step-time {}", text)}, "", e.what());
+  }
+}
+
 Measurement job_measurement(const MfuQuery& q, const Job& job, int gpus) {
   const int given = !!q.tokens_per_second + !!q.samples_per_second + !!q.step_time + !!q.gpu_hours;
   if (given != 1)
@@ -126,7 +140,7 @@ Measurement job_measurement(const MfuQuery& q, const Job& job, int gpus) {
     const double h = flag_number("--gpu-hours", *q.gpu_hours);
     m = {Measured::kWallTime, Seconds(h * 3600 / gpus), fmt::format("{:g} GPU-hours for the whole run", h)};
   } else if (q.step_time) {
-    const double s = flag_number("--step-time", *q.step_time);
+    const double s = step_seconds(*q.step_time);
     m = {Measured::kStepWork, Seconds(s), trf("{:g} s a step", s)};
   } else if (q.tokens_per_second) {
     if (!(job.sequence_length > 0))
