@@ -265,8 +265,7 @@ void warn_shape(ResolvedJob& out) {
   out.warnings.push_back(
       trf("job.parameters is {:.3g}B but job.architecture ({} layers, hidden {}) holds {:.3g}B to {:.3g}B: the FLOPs "
           "and weights follow job.parameters, the activations and their traffic the architecture. Give the "
-          "architecture of the model "
-          "you train, or leave it out to have it estimated from job.parameters.",
+          "architecture of the model you train, or leave it out to have it estimated from job.parameters.",
           j.parameters / 1e9, a.layers, a.hidden, lo / 1e9, hi / 1e9));
 }
 

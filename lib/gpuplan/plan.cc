@@ -896,7 +896,8 @@ void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<s
                              src.availability->reason));
   }
   // A recommendation that joins instances over a link the catalog does not state rests on that guess.
-  if (r.recommended && r.recommended->instances > 1 && !r.recommended->source->shape_assumed.empty())
+  if (r.recommended && r.recommended->source->offer && r.recommended->instances > 1 &&
+      !r.recommended->source->shape_assumed.empty())
     r.warnings.push_back(
         trf("the recommendation joins {} instances of {} over a network the catalog does not state "
             "({:g} Gb/s each assumed): its time, cost and P(on time) rest on that assumption. Check "

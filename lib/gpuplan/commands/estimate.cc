@@ -565,9 +565,9 @@ void estimate_notes(Report& rep, const ResolvedJob& rj, const Estimate& e, const
     const CostRow& r = costs.rows.front();
     rep.warnings.push_back(
         trf("the cheapest row ({}, {}) is timed on {} instances joined at an assumed {:g} Gb/s each (the catalog "
-            "states no network for {}): it takes {:.1f}× the {} of the job's own cluster. Check the offer's network "
-            "before budgeting with it, or give it in a catalog (network: 400Gbps).",
-            r.offer->id, r.mode, r.instances, kAssumedOfferNetwork.value() * 8 / 1e9, r.offer->id, r.shape_ratio,
+            "states no network for the offer): it takes {:.1f}× the {} of the job's own cluster. Check the offer's "
+            "network before budgeting with it, or give it in a catalog (network: 400Gbps).",
+            r.offer->id, r.mode, r.instances, kAssumedOfferNetwork.value() * 8 / 1e9, r.shape_ratio,
             human_seconds(e.wall)));
   }
   if (costs.rows.empty() && costs.left_out.empty()) no_offer_note(rep, *rj.cluster.gpu, rj.plan.market, ctx, fx);
