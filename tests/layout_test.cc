@@ -311,6 +311,13 @@ TEST_CASE("a parameter count the given architecture cannot hold is a warning; pu
             "job.architecture.heads=64",    "job.architecture.kv_heads=8", "job.architecture.ffn_hidden=28672",
             "job.architecture.vocab=128256"};
   CHECK_FALSE(warned());
+  // Gemma 3 270M (Google 2025): 18 layers, 640 hidden, 4 heads, 1 KV head, ffn 2048, a 262K vocabulary holding
+  // most of its parameters; without the vocabulary given it must not warn either.
+  q.sets = {"job.parameters=270M", "job.architecture.layers=18", "job.architecture.hidden=640",
+            "job.architecture.heads=4", "job.architecture.kv_heads=1", "job.architecture.ffn_hidden=2048"};
+  CHECK_FALSE(warned());
+  q.sets.push_back("job.architecture.vocab=262144");
+  CHECK_FALSE(warned());
   // Llama 2 7B, as published (SwiGLU 11008, vocabulary 32K).
   q.job_file = GPUPLAN_SOURCE_DIR "/examples/llama2-7b-pretrain.yaml";
   q.sets.clear();

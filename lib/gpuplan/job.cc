@@ -246,7 +246,6 @@ void resolve_cluster(ResolvedJob& out, const JobDraft& d, const FieldContext& ct
   c.network = fmt::format("custom {:g} Gb/s", d.network_bandwidth->value() * 8 / 1e9);
 }
 
-// Valid but probably a missing suffix: say so (the run is still computed).
 // A given dense architecture holds a parameter count of its own: per layer the
 // attention's Q and O (h² each) and K, V (h × the KV heads' width each), and an
 // MLP of two (GELU) or three (SwiGLU) h × ffn matrices; the embeddings tied or
@@ -258,9 +257,11 @@ void warn_shape(ResolvedJob& out) {
   if (!a.given || j.experts > 0 || a.layers <= 0 || a.hidden <= 0 || a.heads <= 0 || !(j.parameters > 0)) return;
   const double h = a.hidden, kv = (a.kv_heads > 0 ? a.kv_heads : a.heads) * (h / a.heads);
   const double attention = 2 * h * h + 2 * h * kv;
-  const double ffn = a.ffn > 0 ? a.ffn : 4 * h, vocab = a.vocab;
-  const double lo = a.layers * (attention + 2 * h * ffn) + vocab * h;
-  const double hi = a.layers * (attention + 3 * h * ffn) + 2 * vocab * h;
+  const double ffn = a.ffn > 0 ? a.ffn : 4 * h;
+  // An unknown vocabulary (0) may be as large as Gemma 3's 262,144 tokens: small
+  // models with large vocabularies hold most of their parameters there.
+  const double lo = a.layers * (attention + 2 * h * ffn) + a.vocab * h;
+  const double hi = a.layers * (attention + 3 * h * ffn) + 2 * (a.vocab > 0 ? a.vocab : 262144) * h;
   if (j.parameters >= lo / 1.5 && j.parameters <= hi * 1.5) return;
   out.warnings.push_back(
       trf("job.parameters is {:.3g}B but job.architecture ({} layers, hidden {}) holds {:.3g}B to {:.3g}B: the FLOPs "
@@ -269,6 +270,7 @@ void warn_shape(ResolvedJob& out) {
           j.parameters / 1e9, a.layers, a.hidden, lo / 1e9, hi / 1e9));
 }
 
+// Valid but probably a missing suffix: say so (the run is still computed).
 void warn_sizes(ResolvedJob& out) {
   const Job& j = out.job;
   if (is_vision_job(j)) return;

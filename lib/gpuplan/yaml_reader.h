@@ -161,12 +161,13 @@ Given read_fields(Fields& f, Root& r, std::span<const Field<Root>> rows, const F
   Given given(rows.size(), false);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Field<Root>& row = rows[i];
-    if (!row.at.set || row.by_hand) continue;
-    // `parameters:` with nothing after it would silently take the default.
+    // `tokens:` with nothing after it (or null) would silently take the default;
+    // rows read by hand too, which then see the key as absent.
     if (const YAML::Node empty = f.written_empty(row.key); empty.IsDefined()) {
       f.fail(empty, f.field(row.key), std::string(tr("is empty: give a value, or leave the key out for its default")));
       continue;
     }
+    if (!row.at.set || row.by_hand) continue;
     const YAML::Node n = f.get(row.key, false);
     if (!n.IsDefined()) continue;
     given[i] = true;

@@ -289,8 +289,6 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
                                      n, shape.shape.network.value() * 8 / 1e9)
                                : std::string();
   const double ratio = wall_h > 0 ? run_h / wall_h : 1;
-  out.fastest = std::min(out.fastest, ratio), out.slowest = std::max(out.slowest, ratio);
-  if (!link.empty()) ++out.assumed_links;
   const std::size_t first = out.rows.size();
   if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, run_h, n, wall_h, dataset_gb, layout, link);
   if (o.spot) {
@@ -304,8 +302,11 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
                  join_notes(trf("+{:.1f}% time for spot reclaims", (spot_h / run_h - 1) * 100), link));
   }
   if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, run_h, n, wall_h, dataset_gb, layout, link);
+  if (out.rows.size() == first) return;  // every amount beyond range: nothing shown, nothing to say
   for (std::size_t i = first; i < out.rows.size(); ++i)
     out.rows[i].link_assumed = !link.empty(), out.rows[i].shape_ratio = ratio;
+  out.fastest = std::min(out.fastest, ratio), out.slowest = std::max(out.slowest, ratio);
+  if (!link.empty()) ++out.assumed_links;
 }
 
 CostRows cost_rows(const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj, const Estimate& e) {

@@ -6,6 +6,7 @@
 // --mfu <it>` gives the measurement back. Without one only a throughput and
 // the parameter count are known: 6·N per token over the whole job's time, an
 // end-to-end MFU that already contains communication.
+#include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
 
@@ -118,7 +119,7 @@ struct Measurement {
 
 // --step-time: seconds, bare ("22") or with a unit ("22s", "850ms", "1.5min").
 double step_seconds(const std::string& text) {
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text.back())))
+  if (std::none_of(text.begin(), text.end(), [](unsigned char c) { return std::isalpha(c); }))
     return flag_number("--step-time", text);
   try {
     const double s = parse_duration(text).count();
