@@ -261,6 +261,56 @@ TEST_CASE("cost rows far from the summary's time say so, with their range and th
   for (const double h : run_hours(same.report)) CHECK(h >= wall_hours(same) * 0.8);
 }
 
+TEST_CASE("a cost row's defaulted checkpoint storage follows its own instance count, not cluster.*",
+          "[layout][estimate][defaults]") {
+  const Context ctx = fixture_context();
+  EstimateQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/finetune-7b-a100.yaml";  // 8 GPUs: one 8-GPU instance per row
+  const auto rows = [&](std::vector<std::string> sets) {
+    q.sets = std::move(sets);
+    const EstimateOutcome out = estimate_report(ctx, q);
+    std::vector<std::pair<double, std::string>> r;
+    for (const Table& t : out.report.tables) {
+      if (t.name != "costs") continue;
+      std::size_t run = 0, total = 0, note = 0;
+      for (std::size_t i = 0; i < t.columns.size(); ++i) {
+        if (t.columns[i].key == "run_hours") run = i;
+        if (t.columns[i].key == "total") total = i;
+        if (t.columns[i].key == "note") note = i;
+      }
+      for (const auto& row : t.rows) {
+        if (!std::holds_alternative<Money>(row[total])) continue;
+        const auto* n = std::get_if<std::string>(&row[note]);
+        r.emplace_back(std::get<double>(row[run]), n ? *n : std::string());
+      }
+    }
+    return r;
+  };
+  const auto one_node = rows({});
+  REQUIRE(one_node.size() >= 2);
+  for (const auto& [h, note] : one_node) CHECK_THAT(note, !Contains("checkpoints to"));
+  // Servers of 2 make the summary's cluster 4 nodes (parallel file system by default); the rows still
+  // run on one 8-GPU instance each, so they keep one server's object storage, and say so.
+  const auto split = rows({"cluster.gpus_per_node=2"});
+  REQUIRE(split.size() == one_node.size());
+  for (std::size_t i = 0; i < split.size(); ++i) {
+    CHECK(split[i].first == Approx(one_node[i].first).epsilon(1e-12));
+    CHECK_THAT(split[i].second,
+               Contains("checkpoints to object_storage (checkpoint.storage's default for one instance)"));
+  }
+  // Storage given: every row writes there, whatever the cluster's count, and nothing is said (the
+  // example gives 2 GB/s a node: a parallel file system's 2 TB/s in all outruns object storage's 1.25 GB/s).
+  const auto given = rows({"cluster.gpus_per_node=2", "checkpoint.storage=parallel_fs"});
+  const auto given_one_node = rows({"checkpoint.storage=parallel_fs"});
+  REQUIRE(given.size() == one_node.size());
+  REQUIRE(given_one_node.size() == one_node.size());
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    CHECK(given[i].first == Approx(given_one_node[i].first).epsilon(1e-12));
+    CHECK(given[i].first < one_node[i].first);
+    CHECK_THAT(given[i].second, !Contains("checkpoints to"));
+  }
+}
+
 namespace {
 bool any_starts_with(const std::vector<std::string>& lines, std::string_view prefix) {
   return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.starts_with(prefix); });
@@ -313,7 +363,7 @@ TEST_CASE("a parameter count the given architecture cannot hold is a warning; pu
   CHECK_FALSE(warned());
   // Gemma 3 270M (Google 2025): 18 layers, 640 hidden, 4 heads, 1 KV head, ffn 2048, a 262K vocabulary holding
   // most of its parameters; without the vocabulary given it must not warn either.
-  q.sets = {"job.parameters=270M", "job.architecture.layers=18", "job.architecture.hidden=640",
+  q.sets = {"job.parameters=270M",      "job.architecture.layers=18",  "job.architecture.hidden=640",
             "job.architecture.heads=4", "job.architecture.kv_heads=1", "job.architecture.ffn_hidden=2048"};
   CHECK_FALSE(warned());
   q.sets.push_back("job.architecture.vocab=262144");

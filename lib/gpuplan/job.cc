@@ -306,6 +306,9 @@ void resolve(ResolvedJob& out, const JobDraft& d, const FieldContext& ctx, Defau
   resolve_tokens(out, d, notes, report);
   check_moe(out.job, report);
   for (const char* section : {"data", "checkpoint", "cluster", "cost"}) defaults(out, section, d, ctx, notes, report);
+  out.checkpoint_given = {.storage = was_given(d, "checkpoint", "storage"),
+                          .write = was_given(d, "checkpoint", "write_bandwidth"),
+                          .total = was_given(d, "checkpoint", "total_bandwidth")};
   resolve_cluster(out, d, ctx, report);
   if (!out.layout_text.empty()) out.layout = parse_layout(out.layout_text);
   if (ctx.for_plan) defaults(out, "plan", d, ctx, notes, report);

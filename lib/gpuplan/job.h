@@ -50,8 +50,12 @@ struct ResolvedJob {
   int data_storage = 0;          ///< data.storage: 0 local NVMe, 1 network disk, 2 object storage
   bool checkpoint_auto = false;  ///< checkpoint.interval: auto (Daly's optimum)
   int checkpoint_storage = 2;    ///< checkpoint.storage: local_nvme, network_disk, object_storage, parallel_fs
-  std::string layout_text{};     ///< job.layout as written ("tp=2,pp=4"); "" = searched
-  LayoutPin layout{};            ///< the same, parsed
+  /// checkpoint.storage, write_bandwidth and total_bandwidth as written (false: derived from the node count).
+  struct {
+    bool storage = false, write = false, total = false;
+  } checkpoint_given{};
+  std::string layout_text{};  ///< job.layout as written ("tp=2,pp=4"); "" = searched
+  LayoutPin layout{};         ///< the same, parsed
 };
 
 /// Storage read bandwidth presets (assumptions, see job.cc).

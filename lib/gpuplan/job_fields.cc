@@ -408,10 +408,14 @@ constexpr CheckpointTier kCheckpointTiers[] = {
 constexpr Choice kCheckpointStorage[] = {
     {"local_nvme", 0}, {"network_disk", 1}, {"object_storage", 2}, {"parallel_fs", 3}};
 
+// The default tier for a cluster of `nodes` nodes in estimate (plan always writes to object storage).
+int default_checkpoint_tier(int nodes) { return nodes > 1 ? 3 : 2; }
+
 // One server writes to object storage, as the article does; a multi-node
 // cluster checkpoints to the parallel file system such clusters come with.
 std::optional<Fallback> checkpoint_storage(const ResolvedJob& r, const FieldContext& ctx) {
-  if (!ctx.for_plan && r.cluster.gpus > r.cluster.gpus_per_node)
+  const int nodes = (r.cluster.gpus + r.cluster.gpus_per_node - 1) / r.cluster.gpus_per_node;
+  if (!ctx.for_plan && default_checkpoint_tier(nodes) == 3)
     return Fallback{3, "parallel_fs",
                     tr_noop("several nodes: the shared parallel file system multi-node training clusters have (CPFS, "
                             "Lustre, GPFS, WEKA; Llama 3's Tectonic)")};
@@ -734,6 +738,17 @@ Json job_echo_schema(bool for_plan) {
     p["plan"] = object_schema(std::move(plan));
   }
   return object_schema(std::move(p));
+}
+
+Job job_on_instances(const ResolvedJob& r, int instances, std::string_view* changed_tier) {
+  const int t = r.checkpoint_given.storage ? r.checkpoint_storage : default_checkpoint_tier(instances);
+  Job j = r.job;
+  if (t == r.checkpoint_storage) return j;
+  const CheckpointTier& c = kCheckpointTiers[static_cast<std::size_t>(t)];
+  if (changed_tier) *changed_tier = c.name;
+  if (!r.checkpoint_given.write) j.checkpoint_bandwidth = BytesPerSecond(c.per_node);
+  if (!r.checkpoint_given.total) j.checkpoint_aggregate = BytesPerSecond(c.total);
+  return j;
 }
 
 bool is_vision_job(const Job& j) { return j.forward_flops_per_sample > 0; }

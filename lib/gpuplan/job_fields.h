@@ -24,6 +24,13 @@ const Section<ResolvedJob>& job_section(std::string_view name);
 /// and the plan section is added), from the rows.
 Json job_echo_schema(bool for_plan);
 
+/// The job as it runs on `instances` of an offer rather than on cluster.*:
+/// checkpoint storage and bandwidths the file leaves to defaults follow that
+/// count (one instance writes to object storage, several to a parallel file
+/// system), as they would had the cluster been given that way. `changed_tier`
+/// is set to the checkpoint.storage used when it differs from cluster.*'s.
+Job job_on_instances(const ResolvedJob& r, int instances, std::string_view* changed_tier = nullptr);
+
 /// Whether a job has no transformer: it gives forward FLOPs per sample.
 bool is_vision_job(const Job& j);
 

@@ -13,6 +13,7 @@
 #include "gpuplan/error.h"
 #include "gpuplan/fields.h"
 #include "gpuplan/job.h"
+#include "gpuplan/job_fields.h"
 
 namespace gpuplan {
 namespace {
@@ -267,11 +268,13 @@ std::string cannot_run(const OfferShape& shape, int instances, const std::option
 }
 
 void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj,
-                const TrainingModel& model, const Estimate& e, const Offer& o) {
+                const Estimate& e, const Offer& o) {
   const Cluster& cl = rj.cluster;
   const OfferShape shape = offer_shape(o, *cl.gpu, ctx.catalog());
   const Configuration cfg{cl.gpu, cl.gpus, shape.shape, cl.comm_overlap};
   const int n = cfg.instances();
+  std::string_view tier;
+  const TrainingModel model(job_on_instances(rj, n, &tier));
   std::optional<LayoutChoice> choice;
   if (n <= shape.shape.max_instances) choice = model.best_layout(cfg, e.per_gpu.value(), cl.usable_memory, rj.layout);
   if (const std::string why = cannot_run(shape, n, choice); !why.empty()) {
@@ -284,10 +287,15 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
   const OfferPrices prices = offer_prices(o, ctx.catalog(), fx);
   const double dataset_gb = rj.dataset.value() / kGB;
   // A link between instances the catalog does not state decides a multi-instance row's time: said on the row.
-  const std::string link = n > 1 && !shape.assumed.empty()
-                               ? trf("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)",
-                                     n, shape.shape.network.value() * 8 / 1e9)
-                               : std::string();
+  std::string link = n > 1 && !shape.assumed.empty()
+                         ? trf("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)", n,
+                               shape.shape.network.value() * 8 / 1e9)
+                         : std::string();
+  // A defaulted checkpoint.storage follows the row's instance count, not cluster.*'s: said when they differ.
+  if (!tier.empty())
+    link = join_notes(n == 1 ? trf("checkpoints to {} (checkpoint.storage's default for one instance)", tier)
+                             : trf("checkpoints to {} (checkpoint.storage's default for {} instances)", tier, n),
+                      link);
   const double ratio = wall_h > 0 ? run_h / wall_h : 1;
   const std::size_t first = out.rows.size();
   if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, run_h, n, wall_h, dataset_gb, layout, link);
@@ -310,10 +318,9 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
 }
 
 CostRows cost_rows(const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj, const Estimate& e) {
-  const TrainingModel model(rj.job);
   CostRows out;
   for (const Offer& o : ctx.catalog().offers)
-    if (o.gpu == rj.cluster.gpu->id) offer_rows(out, ctx, fx, rj, model, e, o);
+    if (o.gpu == rj.cluster.gpu->id) offer_rows(out, ctx, fx, rj, e, o);
   std::stable_sort(out.rows.begin(), out.rows.end(),
                    [](const CostRow& a, const CostRow& b) { return a.total < b.total; });
   return out;
