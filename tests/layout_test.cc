@@ -658,3 +658,17 @@ TEST_CASE("estimate's fit table shows, on the cluster's own GPU, the memory of t
     CHECK(std::get<double>((*own)[2]) == Approx(std::get<double>((*total)[1])));
   }
 }
+
+TEST_CASE("job.zero_stage's default is not echoed when job.layout pins the stage", "[layout][defaults]") {
+  const Context ctx = fixture_context();
+  const std::string file = GPUPLAN_SOURCE_DIR "/examples/moe-gpt-oss-120b.yaml";  // no zero_stage
+  const auto noted = [&](std::vector<std::string> sets) {
+    const ResolvedJob r = load_job(file, sets, ctx);
+    return std::any_of(r.defaults_used.begin(), r.defaults_used.end(),
+                       [](const std::string& l) { return l.starts_with("job.zero_stage = 0"); });
+  };
+  CHECK(noted({}));
+  CHECK(noted({"job.layout=tp=1"}));
+  CHECK_FALSE(noted({"job.layout=tp=1,zero=3"}));
+  CHECK_FALSE(noted({"job.layout=zero=1"}));
+}

@@ -191,7 +191,10 @@ constexpr F kJob[] = {
      .at = job<&Job::zero_stage>,
      .range = {0, 3},
      .fallback = "0",
-     .why = tr_noop("default: plain data parallelism"),
+     .why = tr_noop("default: the lowest stage; the layout search raises it where memory needs it"),
+     // job.layout's zero= decides the stage: the default minimum would only mislead.
+     .noted = [](const ResolvedJob& r,
+                 const FieldContext&) { return r.layout_text.empty() || !parse_layout(r.layout_text).zero; },
      .label = tr_noop("ZeRO stage (0–3)")},
     {.key = "recompute",
      .kind = K::kChoice,
