@@ -386,6 +386,30 @@ TEST_CASE("property: at the break-even utilisation buying and renting by the hou
   CHECK(checked >= 5);
 }
 
+TEST_CASE("property: the break-even utilisation is a sign change of NPV(buy) − NPV(hourly), hourly steps included",
+          "[compare]") {
+  int checked = 0;
+  for (unsigned seed = 1; seed <= 80; ++seed) {
+    const Scenario s = random_scenario(seed);  // the bill steps with its billing granularity
+    const Comparison c = compare(s);
+    if (!c.break_even_utilisation) continue;
+    const auto diff = [&](double u) {
+      Scenario t = s;
+      t.workload.utilisation = std::clamp(u, 0.0, 1.0);
+      const Comparison at = compare(t);
+      return option(at, "buy").npv - option(at, "rent_hourly").npv;
+    };
+    // The bracket ends 2^-21 wide and the answer is rounded to a millionth: the sign
+    // change lies within 7.4e-7 of it, so a millionth either side straddles it.
+    const double u = *c.break_even_utilisation;
+    INFO("seed " << seed << " u* " << u);
+    if (u == 0.0) continue;
+    CHECK((diff(u - 1e-6) > 0) != (diff(u + 1e-6) > 0));
+    ++checked;
+  }
+  CHECK(checked >= 10);
+}
+
 TEST_CASE("property: owning's cost per used GPU-hour falls as utilisation rises", "[compare]") {
   for (unsigned seed = 1; seed <= 30; ++seed) {
     Scenario s = random_scenario(seed);
