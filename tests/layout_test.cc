@@ -298,6 +298,11 @@ TEST_CASE("a cost row's defaulted checkpoint storage follows its own instance co
     CHECK_THAT(split[i].second,
                Contains("checkpoints to object_storage (checkpoint.storage's default for one instance)"));
   }
+  // Every row rents one whole 8-GPU instance for the job's 8: nothing idle to say.
+  for (const auto& [h, note] : one_node) CHECK_THAT(note, !Contains("billed whole"));
+  const auto half = rows({"cluster.gpus=4"});
+  REQUIRE(half.size() == one_node.size());
+  for (const auto& [h, note] : half) CHECK_THAT(note, Contains("uses 4 of the 8 GPUs rented: billed whole"));
   // Storage given: every row writes there, whatever the cluster's count, and nothing is said (the
   // example gives 2 GB/s a node: a parallel file system's 2 TB/s in all outruns object storage's 1.25 GB/s).
   const auto given = rows({"cluster.gpus_per_node=2", "checkpoint.storage=parallel_fs"});
@@ -671,4 +676,48 @@ TEST_CASE("job.zero_stage's default is not echoed when job.layout pins the stage
   CHECK(noted({"job.layout=tp=1"}));
   CHECK_FALSE(noted({"job.layout=tp=1,zero=3"}));
   CHECK_FALSE(noted({"job.layout=zero=1"}));
+}
+
+TEST_CASE("rows whose provider, region and GPU do not identify the offer name its instance", "[estimate][plan]") {
+  GlobalOptions o;
+  o.today = "2026-12-02";
+  o.no_default_catalog = true;
+  o.catalog_files = {GPUPLAN_TEST_DATA "/catalog-fixture.yaml", GPUPLAN_TEST_DATA "/catalog-p5-on-demand.yaml"};
+  const Context ctx = make_context(o);
+  const Offer* block = ctx.catalog().find_offer("aws-us-east-1-p5.48xlarge-capacity-block");
+  const Offer* on_demand = ctx.catalog().find_offer("aws-us-east-1-p5.48xlarge");
+  REQUIRE(block);
+  REQUIRE(on_demand);
+  CHECK(ctx.catalog().instance_if_ambiguous(*block) == "p5.48xlarge (EC2 Capacity Block)");
+  CHECK(ctx.catalog().instance_if_ambiguous(*on_demand) == "p5.48xlarge");
+  // Alone in the fixture, the block needs no name.
+  const Context alone = fixture_context();
+  CHECK(alone.catalog().instance_if_ambiguous(*alone.catalog().find_offer(block->id)).empty());
+  // estimate's cost rows carry it in their note.
+  EstimateQuery q;
+  q.job_file = GPUPLAN_SOURCE_DIR "/examples/plan-deadline.yaml";
+  q.sets = {"cluster.gpu=H100", "cluster.gpus=8"};
+  const EstimateOutcome out = estimate_report(ctx, q);
+  int named = 0;
+  for (const Table& t : out.report.tables) {
+    if (t.name != "costs") continue;
+    std::size_t offer = 0, note = 0;
+    for (std::size_t i = 0; i < t.columns.size(); ++i) {
+      if (t.columns[i].key == "offer") offer = i;
+      if (t.columns[i].key == "note") note = i;
+    }
+    for (const auto& row : t.rows) {
+      const Offer* of = ctx.catalog().find_offer(std::get<std::string>(row[offer]));
+      REQUIRE(of);
+      const auto* n = std::get_if<std::string>(&row[note]);
+      const std::string text = n ? *n : std::string();
+      if (of->provider == "aws") {
+        CHECK(text.starts_with(of->instance));
+        ++named;
+      } else {
+        CHECK_THAT(text, !Contains("p5.48xlarge"));
+      }
+    }
+  }
+  CHECK(named >= 2);
 }

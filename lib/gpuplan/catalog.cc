@@ -256,6 +256,13 @@ const Provider* Catalog::find_provider(std::string_view id) const { return find_
 const Offer* Catalog::find_offer(std::string_view id) const { return find_by_id(offers, id); }
 const ApiOffer* Catalog::find_api(std::string_view id) const { return find_by_id(apis, id); }
 
+std::string Catalog::instance_if_ambiguous(const Offer& o) const {
+  for (const Offer& other : offers)
+    if (other.id != o.id && other.provider == o.provider && other.region == o.region && other.gpu == o.gpu)
+      return o.instance.empty() ? o.id : o.instance;
+  return {};
+}
+
 Catalog merge(Catalog base, const Catalog& overlay) {
   overlay_records(base.fx_rates, overlay.fx_rates);
   overlay_records(base.gpus, overlay.gpus);

@@ -259,6 +259,11 @@ struct Catalog {
   const ApiOffer* find_api(std::string_view id) const;
   const Provider* find_provider(std::string_view id) const;
   const Offer* find_offer(std::string_view id) const;
+  /// The offer's instance (its id when it names none) when another offer sells
+  /// the same GPU from the same provider and region, so that a row showing
+  /// provider, region and GPU would not say which it is (p5 on demand or a
+  /// Capacity Block); "" when those identify it.
+  std::string instance_if_ambiguous(const Offer& o) const;
 };
 
 /// The catalog compiled from pricing/default.yaml.

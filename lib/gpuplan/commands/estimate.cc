@@ -278,7 +278,7 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
   std::optional<LayoutChoice> choice;
   if (n <= shape.shape.max_instances) choice = model.best_layout(cfg, e.per_gpu.value(), cl.usable_memory, rj.layout);
   if (const std::string why = cannot_run(shape, n, choice); !why.empty()) {
-    out.left_out.push_back(LeftOut{&o, n, why});
+    out.left_out.push_back(LeftOut{&o, n, join_notes(ctx.catalog().instance_if_ambiguous(o), why)});
     return;
   }
   const double wall_h = e.wall.count() / 3600.0;
@@ -291,6 +291,11 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
                          ? trf("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)", n,
                                shape.shape.network.value() * 8 / 1e9)
                          : std::string();
+  // Provider, region and GPU may not say which offer: the instance does (a Capacity Block is not p5 on demand).
+  link = join_notes(ctx.catalog().instance_if_ambiguous(o), link);
+  // Instances are rented whole: a job smaller than them pays for GPUs it leaves idle.
+  if (n * o.gpus > cl.gpus)
+    link = join_notes(link, trf("uses {} of the {} GPUs rented: billed whole", cl.gpus, n * o.gpus));
   // A defaulted checkpoint.storage follows the row's instance count, not cluster.*'s: said when they differ.
   if (!tier.empty())
     link = join_notes(n == 1 ? trf("checkpoints to {} (checkpoint.storage's default for one instance)", tier)

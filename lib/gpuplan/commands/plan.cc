@@ -59,18 +59,19 @@ std::vector<Column> plan_columns(const std::string& CUR, int cents) {
 std::vector<Cell> plan_cells(const PlanDetail& d, const PlanInputs& in, const Context& ctx) {
   const PlanSource& s = *d.source;
   const bool buy = d.config.mode == PlanMode::kBuy;
-  std::string note;
+  // Provider, region and GPU may not say which offer: the instance does (a Capacity Block is not p5 on demand).
+  std::string note = buy ? std::string() : ctx.catalog().instance_if_ambiguous(*s.offer);
+  const auto add = [&](const std::string& n) { note += (note.empty() ? "" : std::string(tr("; "))) + n; };
   // A stale price is flagged wherever it is used, not only by `prices`.
   const Provenance* priced = nullptr;
   if (buy) priced = &s.card->price.provenance;
   else if (const auto& p = s.offer->price(billing(d.config.mode))) priced = &p->provenance;
   if (priced && is_stale(*priced, ctx.today, std::chrono::duration_cast<std::chrono::days>(ctx.stale_after)))
-    note = priced->as_of ? trf("stale price (as_of {})", format_date(priced->as_of))
-                         : std::string(tr("undated price (as_of unknown)"));
-  for (const auto& n : d.notes) note += (note.empty() ? "" : std::string(tr("; "))) + n;
+    add(priced->as_of ? trf("stale price (as_of {})", format_date(priced->as_of))
+                      : std::string(tr("undated price (as_of unknown)")));
+  for (const auto& n : d.notes) add(n);
   if (d.spot && d.work_hours > 0)  // reclaims on top of what the same cards take on demand
-    note += (note.empty() ? "" : std::string(tr("; "))) +
-            trf("+{:.1f}% time for spot reclaims", (d.wall_hours / d.work_hours - 1) * 100);
+    add(trf("+{:.1f}% time for spot reclaims", (d.wall_hours / d.work_hours - 1) * 100));
   Cell probability{};
   if (d.on_time) probability = d.on_time->probability;
   const auto money_or_empty = [](bool has, Money m) { return has ? Cell{m} : Cell{}; };
