@@ -721,3 +721,40 @@ TEST_CASE("rows whose provider, region and GPU do not identify the offer name it
   }
   CHECK(named >= 2);
 }
+
+TEST_CASE("an estimated shape has a head count tensor parallelism can divide, and holds the parameters",
+          "[layout][shape]") {
+  for (const double n : {1e9, 3e9, 7e9, 13e9, 30e9, 70e9, 175e9, 405e9, 1e12}) {
+    Job j = llama_7b();
+    j.parameters = n;
+    j.arch = Architecture{};  // not given: estimated from the parameters
+    const Architecture a = TrainingModel(j).architecture();
+    INFO(n << ": " << a.layers << " layers, hidden " << a.hidden << ", " << a.heads << " heads");
+    CHECK(a.heads % 8 == 0);
+    CHECK(a.hidden == 128 * a.heads);
+    const double held = 12.0 * a.layers * a.hidden * a.hidden;
+    CHECK(std::abs(held / n - 1) < 0.15);
+  }
+  // Reviewed case: 70B on 64 H100 without an architecture took TP1·PP16 with full
+  // recompute (71 estimated heads), 7.3 days against 4.0 with the 72 × 9,216 shape of its size.
+  const Context ctx = fixture_context();
+  const auto run = [&](std::vector<std::string> more) {
+    EstimateQuery q;  // the built-in defaults' job, made a 70B pre-training
+    q.sets = {"job.parameters=70B", "job.tokens=20B",  "job.method=pretrain",
+              "cluster.gpu=H100",   "cluster.gpus=64", "cluster.network=ib_ndr"};
+    q.sets.insert(q.sets.end(), more.begin(), more.end());
+    const EstimateOutcome out = estimate_report(ctx, q);
+    std::string layout;
+    for (const Table& t : out.report.tables)
+      if (t.name == "summary")
+        for (const auto& row : t.rows)
+          if (std::get<std::string>(row[0]) == "layout") layout = std::get<std::string>(row[1]);
+    return std::pair{std::stod(out.report.extra.find("estimate")->find("wall_hours")->to_text()), layout};
+  };
+  const auto [estimated_h, estimated_layout] = run({});
+  const auto [published_h, published_layout] =
+      run({"job.architecture.layers=72", "job.architecture.hidden=9216", "job.architecture.heads=72"});
+  REQUIRE_FALSE(estimated_layout.empty());
+  CHECK_THAT(estimated_layout, !Contains("TP1·"));
+  CHECK(estimated_h == Approx(published_h).epsilon(0.05));
+}

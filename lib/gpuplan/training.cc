@@ -2,6 +2,7 @@
 #include "gpuplan/i18n.h"
 
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cmath>
 #include <fmt/format.h>
@@ -63,16 +64,22 @@ double expert_parameters(const Job& job) {
 namespace {
 
 // Layers and hidden size when the architecture is not given: a GPT-3-shaped
-// model (Brown et al. 2020, Table 2.1: d_model ≈ 128 × n_layers) with
-// N ≈ 12·L·d² gives L = (N / 196,608)^(1/3). For 7B: L ≈ 33, d ≈ 4,200
-// (Llama-2-7B has 32 and 4,096).
+// model (Brown et al. 2020, Table 2.1: d_model ≈ 128 × n_layers, heads of
+// 128) with N ≈ 12·L·d² gives L = (N / 196,608)^(1/3). The head count is then
+// rounded to a multiple of 8 (a power of two below 8), as published shapes
+// have, so tensor parallelism over a server's 8 GPUs can divide it (33 heads
+// for 7B would rule out every TP above 1), and the layers refit N with that
+// hidden size. For 7B: 32 heads, d = 4,096, L = 35 (Llama-2-7B: 32, 4,096, 32
+// with a wider MLP); 70B: 72 heads, d = 9,216, L = 69 (Llama-2-70B: 64, 8,192, 80).
 Architecture shape(const Job& job) {
   if (job.arch.given) return job.arch;
+  const double n = active_parameters(job);  // a MoE's shape follows what a token meets
+  const int raw = std::max(1, static_cast<int>(std::lround(std::cbrt(n / 196608.0))));
   Architecture a;
-  const double l = std::cbrt(active_parameters(job) / 196608.0);  // a MoE's shape follows what a token meets
-  a.layers = std::max(1, static_cast<int>(std::lround(l)));
-  a.hidden = 128 * a.layers;
-  a.heads = std::max(1, a.hidden / 128);
+  a.heads = raw >= 8 ? 8 * static_cast<int>(std::lround(raw / 8.0))
+                     : static_cast<int>(std::bit_floor(static_cast<unsigned>(raw + raw / 2)));
+  a.hidden = 128 * a.heads;
+  a.layers = std::max(1, static_cast<int>(std::lround(n / (12.0 * a.hidden * a.hidden))));
   return a;
 }
 
@@ -870,8 +877,8 @@ Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
   if (!job.arch.given && !per_sample(job))
     e.notes.push_back(
         trf("architecture not given: activations estimated for a GPT-3-shaped model "
-            "({} layers, hidden {}); give job.architecture for the attention FLOPs",
-            shape(job).layers, shape(job).hidden));
+            "({} layers, hidden {}, {} heads); give job.architecture for the attention FLOPs",
+            shape(job).layers, shape(job).hidden, shape(job).heads));
   return e;
 }
 
