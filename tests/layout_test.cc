@@ -11,6 +11,7 @@
 #include "gpuplan/commands/plan.h"
 #include "gpuplan/context.h"
 #include "gpuplan/error.h"
+#include "gpuplan/job.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/training.h"
 
@@ -757,4 +758,48 @@ TEST_CASE("an estimated shape has a head count tensor parallelism can divide, an
   REQUIRE_FALSE(estimated_layout.empty());
   CHECK_THAT(estimated_layout, !Contains("TP1·"));
   CHECK(estimated_h == Approx(published_h).epsilon(0.05));
+}
+
+TEST_CASE("plan and estimate time the same rental alike: checkpoint defaults follow the instance count in both",
+          "[layout][plan][estimate][defaults]") {
+  const Context ctx = fixture_context();
+  const std::string file = GPUPLAN_SOURCE_DIR "/examples/plan-deadline.yaml";
+  PlanInputs in;
+  apply_job(load_job(file, {}, ctx, JobUse::kPlan), in);
+  REQUIRE(in.job_on_several);  // object storage on one instance, a parallel file system on several
+  in.deadline.reset();
+  in.budget.reset();
+  in.providers = {"coreweave"};
+  in.gpus = {"H100"};
+  in.allow_spot = false;
+  in.max_gpus = 24;
+  const PlanResult r = plan(in, ctx.catalog(), CurrencyConverter(ctx.catalog(), kCny));
+  int checked = 0;
+  for (const int gpus : {8, 24}) {
+    const auto c = std::find_if(r.valid.begin(), r.valid.end(),
+                                [&](const PlanConfig& v) { return v.gpus == gpus && v.mode == PlanMode::kHourly; });
+    REQUIRE(c != r.valid.end());
+    const PlanDetail d = describe(in, r, *c, false);
+    EstimateQuery q;
+    q.job_file = file;
+    q.sets = {"cluster.gpu=H100", fmt::format("cluster.gpus={}", gpus)};
+    const EstimateOutcome e = estimate_report(ctx, q);
+    for (const Table& t : e.report.tables) {
+      if (t.name != "costs") continue;
+      std::size_t offer = 0, mode = 0, run = 0;
+      for (std::size_t i = 0; i < t.columns.size(); ++i) {
+        if (t.columns[i].key == "offer") offer = i;
+        if (t.columns[i].key == "mode") mode = i;
+        if (t.columns[i].key == "run_hours") run = i;
+      }
+      for (const auto& row : t.rows) {
+        if (std::get<std::string>(row[offer]) != d.source->offer->id || std::get<std::string>(row[mode]) != "hourly")
+          continue;
+        INFO(gpus << " GPUs: plan " << d.wall_hours << " h, estimate " << std::get<double>(row[run]) << " h");
+        CHECK(d.wall_hours == Approx(std::get<double>(row[run])).epsilon(1e-9));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 2);
 }

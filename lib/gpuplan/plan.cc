@@ -15,9 +15,15 @@
 
 #include "gpuplan/cost/rent.h"
 #include "gpuplan/efficiency.h"
+#include "gpuplan/job_fields.h"
 
 namespace gpuplan {
 namespace {
+
+// The job as it runs on `instances` instances or servers (checkpoint defaults follow the count).
+const Job& job_on(const PlanInputs& in, int instances) {
+  return instances > 1 && in.job_on_several ? *in.job_on_several : in.job;
+}
 
 // Spot plans simulated at most when looking for a recommendation: beyond this
 // many risky ones, the recommendation falls back to plans that are not spot.
@@ -405,8 +411,8 @@ OnTime on_time(const PlanInputs& in, const TrainingModel& model, const PlanSourc
 }  // namespace
 
 PlanDetail describe(const PlanInputs& in, const PlanResult& r, const PlanConfig& c, bool simulate) {
-  const TrainingModel model(in.job);
   const PlanSource& s = r.sources.at(c.source);
+  const TrainingModel model(job_on(in, instances_for(c.gpus, s.shape.gpus)));
   PlanDetail d;
   d.config = c;
   d.source = &s;
@@ -459,7 +465,8 @@ using LayoutCache = std::map<LayoutKey, std::optional<LayoutChoice>>;
 // What every phase of a plan looks at: the inputs, the job's model and the limits.
 struct Search {
   const PlanInputs& in;
-  const TrainingModel& model;
+  const TrainingModel& model;    ///< on one instance or server
+  const TrainingModel& several;  ///< on more than one (checkpoint defaults differ)
   const Catalog& catalog;
   Currency currency;
   double deadline_h;    ///< infinite without a deadline
@@ -475,7 +482,9 @@ struct Search {
     return x;
   }
 
-  // The best layout of `src` on `n` GPUs, through the cache.
+  const TrainingModel& on(int instances) const { return instances > 1 ? several : model; }
+
+  // The best layout of `src` on `n` GPUs, through the cache (its key holds the instance count).
   const std::optional<LayoutChoice>& layout(const PlanSource& src, int n, double per_gpu, LayoutCache& cache,
                                             PlanResult& r) const {
     const LayoutKey key{src.gpu, src.shape.gpus, src.shape.intra.value(), src.shape.network.value(), n};
@@ -485,7 +494,8 @@ struct Search {
     }
     const MeasuredScaling* measured = in.scaling ? &*in.scaling : nullptr;
     const Configuration c{src.gpu, n, src.shape, in.cluster.comm_overlap};
-    auto choice = model.best_layout(c, per_gpu, in.cluster.usable_memory, in.layout, measured);
+    auto choice =
+        on(instances_for(n, src.shape.gpus)).best_layout(c, per_gpu, in.cluster.usable_memory, in.layout, measured);
     if (choice) r.layouts_evaluated += choice->evaluated;
     return cache.emplace(key, std::move(choice)).first->second;
   }
@@ -523,7 +533,7 @@ void search_source(const Search& s, PlanResult& r, std::size_t si, LayoutCache& 
     const Layout& l = choice->layout;
     const StepBreakdown& st = choice->step;
     for (const PlanMode m : modes) {
-      const Evaluation e = evaluate(in, s.model, src, m, n, st);
+      const Evaluation e = evaluate(in, s.on(instances_for(n, src.shape.gpus)), src, m, n, st);
       if (e.rejected) {
         reject(r, *e.rejected);
         continue;
@@ -817,6 +827,9 @@ void explain(const Search& s, const CheapestCard& cheap, PlanResult& r) {
 
 void apply_job(const ResolvedJob& rj, PlanInputs& in) {
   in.job = rj.job;
+  if (Job several = job_on_instances(rj, 2); several.checkpoint_bandwidth != rj.job.checkpoint_bandwidth ||
+                                             several.checkpoint_aggregate != rj.job.checkpoint_aggregate)
+    in.job_on_several = several;
   in.cluster = rj.cluster;
   in.dataset = rj.dataset;
   in.upload_bandwidth = rj.upload_bandwidth;
@@ -909,12 +922,13 @@ void availability_notes(const PlanInputs& in, PlanResult& r, const std::vector<s
 
 PlanResult plan(const PlanInputs& in, const Catalog& catalog, const CurrencyConverter& fx) {
   validate(in);
-  const TrainingModel model(in.job);
+  const TrainingModel model(in.job), several(job_on(in, 2));
   PlanResult r;
   std::vector<std::string> left_out;
   r.sources = build_sources(in, catalog, fx, left_out);
   const Search s{in,
                  model,
+                 several,
                  catalog,
                  fx.display(),
                  in.deadline ? in.deadline->count() / 3600.0 : std::numeric_limits<double>::infinity(),

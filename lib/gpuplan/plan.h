@@ -37,6 +37,10 @@ BillingMode billing(PlanMode m);
 /// Everything a search needs, resolved (job.h reads it from files and flags).
 struct PlanInputs {
   Job job{};
+  /// The job on several instances or servers, when its checkpoint defaults
+  /// differ there (a parallel file system, as estimate takes for several
+  /// nodes); nullopt: `job` on any count.
+  std::optional<Job> job_on_several{};
   /// Overlap and usable memory; when buying, the servers' size (`gpus_per_node`)
   /// and the network between them (a rental's is its offer's, else assumed).
   Cluster cluster{};
