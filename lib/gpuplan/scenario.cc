@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 #include <functional>
 
+#include "gpuplan/cost/rent.h"
 #include "gpuplan/io.h"
 #include "gpuplan/scenario_fields.h"
 #include "gpuplan/serving_plan.h"
+#include "gpuplan/training.h"
 #include "gpuplan/yaml_reader.h"
 
 namespace gpuplan {
@@ -309,6 +311,23 @@ void provider_add_ons(const Resolver& rv, RentInputs& r, const Provider& p) {
                                   : ""));
 }
 
+// A workload over more GPUs than one instance holds, on instances the catalog
+// says cannot be joined: right for independent jobs, not for one job over them all.
+void unjoined_note(const Resolver& rv, RentInputs& r, const Offer& o, BillingMode mode) {
+  const int gpus = rv.scenario().workload.gpus, n = instances_for(gpus, o.gpus);
+  const Gpu* g = rv.catalog().find_gpu(o.gpu);
+  if (n <= 1 || !g) return;
+  const OfferShape shape = offer_shape(o, *g, rv.catalog());
+  if (n <= shape.shape.max_instances) return;
+  std::string note =
+      trf("{} instances of {} GPU(s) that cannot be joined{}: right for independent jobs of up to {} GPU(s); a run "
+          "over all {} GPUs needs a larger instance or another offer",
+          n, o.gpus, shape.assumed.empty() ? "" : tr(" (assumed: the catalog states no fabric)"), o.gpus, gpus);
+  // compare() counts every instance's reclaims against the run, as for one job: the dearer reading.
+  if (mode == BillingMode::kSpot) note += trf(" (reclaims counted as for one run over the {} instances)", n);
+  r.notes.push_back(std::move(note));
+}
+
 void fill_from_offer(const Resolver& rv, RentInputs& r, const Offer& o, BillingMode mode) {
   if (const auto& price = o.price(mode)) {
     // A stale price is flagged wherever it is used, not only by `prices`.
@@ -330,6 +349,7 @@ void fill_from_offer(const Resolver& rv, RentInputs& r, const Offer& o, BillingM
       trf("{} {} ({} GPU{})", o.provider, o.instance.empty() ? o.gpu : o.instance, o.gpus, o.gpus == 1 ? "" : "s");
   if (const auto& p = o.price(mode)) r.price = rv.convert(p->amount);
   r.gpus_per_instance = o.gpus;
+  unjoined_note(rv, r, o, mode);
   r.granularity = o.billing_granularity;
   r.minimum_billing = o.minimum_billing;
   if (const Provider* p = rv.catalog().find_provider(o.provider)) provider_add_ons(rv, r, *p);
