@@ -425,7 +425,7 @@ std::optional<Fallback> checkpoint_storage(const ResolvedJob& r, const FieldCont
   if (ctx.for_plan)  // each plan's count decides (job_on_instances): one here, several in plan.cc
     return Fallback{2, "object_storage",
                     tr_noop("on one instance or server, as the article: \"同时把checkpoint写到对象存储里\"; plans on "
-                            "several write to parallel_fs (2 GB/s a node, 2 TB/s in all), as estimate does")};
+                            "several write to parallel_fs (its bandwidths where none is given), as estimate does")};
   return Fallback{2, "object_storage", tr_noop("the article: \"同时把checkpoint写到对象存储里\"")};
 }
 
@@ -751,10 +751,21 @@ Job job_on_instances(const ResolvedJob& r, int instances, std::string_view* chan
   const int t = r.checkpoint_given.storage ? r.checkpoint_storage : default_checkpoint_tier(instances);
   Job j = r.job;
   if (t == r.checkpoint_storage) return j;
-  const CheckpointTier& c = kCheckpointTiers[static_cast<std::size_t>(t)];
-  if (changed_tier) *changed_tier = c.name;
-  if (!r.checkpoint_given.write) j.checkpoint_bandwidth = BytesPerSecond(c.per_node);
-  if (!r.checkpoint_given.total) j.checkpoint_aggregate = BytesPerSecond(c.total);
+  // A defaulted bandwidth follows the new tier, scaled as sensitivity scaled it
+  // (x1 when not varied); one given stays.
+  const CheckpointTier& from = kCheckpointTiers[static_cast<std::size_t>(r.checkpoint_storage)];
+  const CheckpointTier& to = kCheckpointTiers[static_cast<std::size_t>(t)];
+  const auto follow = [](BytesPerSecond& v, double from_value, double to_value) {
+    if (from_value <= 0) return false;
+    const BytesPerSecond next(to_value * (v.value() / from_value));
+    const bool changed = next.value() != v.value();
+    v = next;
+    return changed;
+  };
+  bool changed = false;
+  if (!r.checkpoint_given.write) changed |= follow(j.checkpoint_bandwidth, from.per_node, to.per_node);
+  if (!r.checkpoint_given.total) changed |= follow(j.checkpoint_aggregate, from.total, to.total);
+  if (changed && changed_tier) *changed_tier = to.name;
   return j;
 }
 

@@ -827,6 +827,7 @@ void explain(const Search& s, const CheapestCard& cheap, PlanResult& r) {
 
 void apply_job(const ResolvedJob& rj, PlanInputs& in) {
   in.job = rj.job;
+  in.job_on_several.reset();
   if (Job several = job_on_instances(rj, 2); several.checkpoint_bandwidth != rj.job.checkpoint_bandwidth ||
                                              several.checkpoint_aggregate != rj.job.checkpoint_aggregate)
     in.job_on_several = several;

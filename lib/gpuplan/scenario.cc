@@ -319,10 +319,15 @@ void unjoined_note(const Resolver& rv, RentInputs& r, const Offer& o, BillingMod
   if (n <= 1 || !g) return;
   const OfferShape shape = offer_shape(o, *g, rv.catalog());
   if (n <= shape.shape.max_instances) return;
+  const int joined = std::max(1, shape.shape.max_instances);
   std::string note =
-      trf("{} instances of {} GPU(s) that cannot be joined{}: right for independent jobs of up to {} GPU(s); a run "
-          "over all {} GPUs needs a larger instance or another offer",
-          n, o.gpus, shape.assumed.empty() ? "" : tr(" (assumed: the catalog states no fabric)"), o.gpus, gpus);
+      joined == 1
+          ? trf("{} instances of {} GPU(s) that cannot be joined{}: right for independent jobs of up to {} GPU(s); a "
+                "run over all {} GPUs needs a larger instance or another offer",
+                n, o.gpus, shape.assumed.empty() ? "" : tr(" (assumed: the catalog states no fabric)"), o.gpus, gpus)
+          : trf("{} instances of {} GPU(s), more than the {} one job may join: right for jobs of up to {} GPUs; a run "
+                "over all {} GPUs needs a larger instance or another offer",
+                n, o.gpus, joined, joined * o.gpus, gpus);
   // compare() counts every instance's reclaims against the run, as for one job: the dearer reading.
   if (mode == BillingMode::kSpot) note += trf(" (reclaims counted as for one run over the {} instances)", n);
   r.notes.push_back(std::move(note));

@@ -267,6 +267,24 @@ std::string cannot_run(const OfferShape& shape, int instances, const std::option
   return {};
 }
 
+// What a row's numbers rest on that its columns do not show: the checkpoint
+// storage its own instance count defaults to (when not the summary's), the link
+// between instances when assumed, and GPUs rented but left idle.
+std::string row_notes(const ResolvedJob& rj, const Offer& o, int n, std::optional<BytesPerSecond> assumed_link,
+                      std::string_view tier) {
+  std::string out;
+  if (!tier.empty())
+    out = n == 1 ? trf("checkpoints to {} (checkpoint.storage's default for one instance)", tier)
+                 : trf("checkpoints to {} (checkpoint.storage's default for {} instances)", tier, n);
+  if (assumed_link)
+    out = join_notes(out, trf("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)", n,
+                              assumed_link->value() * 8 / 1e9));
+  // Instances are rented whole: a job smaller than them pays for GPUs it leaves idle.
+  if (n * o.gpus > rj.cluster.gpus)
+    out = join_notes(out, trf("uses {} of the {} GPUs rented: billed whole", rj.cluster.gpus, n * o.gpus));
+  return out;
+}
+
 void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj,
                 const Estimate& e, const Offer& o) {
   const Cluster& cl = rj.cluster;
@@ -287,23 +305,13 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
   const OfferPrices prices = offer_prices(o, ctx.catalog(), fx);
   const double dataset_gb = rj.dataset.value() / kGB;
   // A link between instances the catalog does not state decides a multi-instance row's time: said on the row.
-  std::string link = n > 1 && !shape.assumed.empty()
-                         ? trf("{} instances linked at {:g} Gb/s per instance (assumed: the offer states none)", n,
-                               shape.shape.network.value() * 8 / 1e9)
-                         : std::string();
-  // Provider, region and GPU may not say which offer: the instance does (a Capacity Block is not p5 on demand).
-  link = join_notes(ctx.catalog().instance_if_ambiguous(o), link);
-  // Instances are rented whole: a job smaller than them pays for GPUs it leaves idle.
-  if (n * o.gpus > cl.gpus)
-    link = join_notes(link, trf("uses {} of the {} GPUs rented: billed whole", cl.gpus, n * o.gpus));
-  // A defaulted checkpoint.storage follows the row's instance count, not cluster.*'s: said when they differ.
-  if (!tier.empty())
-    link = join_notes(n == 1 ? trf("checkpoints to {} (checkpoint.storage's default for one instance)", tier)
-                             : trf("checkpoints to {} (checkpoint.storage's default for {} instances)", tier, n),
-                      link);
+  const bool assumed = n > 1 && !shape.assumed.empty();
+  const std::string named = ctx.catalog().instance_if_ambiguous(o);
+  const std::string notes = row_notes(rj, o, n, assumed ? std::optional(shape.shape.network) : std::nullopt, tier);
   const double ratio = wall_h > 0 ? run_h / wall_h : 1;
   const std::size_t first = out.rows.size();
-  if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, run_h, n, wall_h, dataset_gb, layout, link);
+  const std::string note = join_notes(named, notes);
+  if (o.hourly) add_cost_row(out, o, prices, BillingMode::kHourly, run_h, n, wall_h, dataset_gb, layout, note);
   if (o.spot) {
     // Any instance's reclaim stops the job: λ = failures + rate per instance × instances.
     const StepBreakdown& st = choice->step;
@@ -311,15 +319,16 @@ void offer_rows(CostRows& out, const Context& ctx, const CurrencyConverter& fx, 
     const double spot_h =
         st.work.count() * model.steps() * spot_overhead(model.interruptions(st, rate)).wall_per_work / 3600.0;
     out.spot = true;
-    add_cost_row(out, o, prices, BillingMode::kSpot, spot_h, n, wall_h, dataset_gb, layout,
-                 join_notes(trf("+{:.1f}% time for spot reclaims", (spot_h / run_h - 1) * 100), link));
+    add_cost_row(
+        out, o, prices, BillingMode::kSpot, spot_h, n, wall_h, dataset_gb, layout,
+        join_notes(named, join_notes(trf("+{:.1f}% time for spot reclaims", (spot_h / run_h - 1) * 100), notes)));
   }
-  if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, run_h, n, wall_h, dataset_gb, layout, link);
+  if (o.monthly) add_cost_row(out, o, prices, BillingMode::kMonthly, run_h, n, wall_h, dataset_gb, layout, note);
   if (out.rows.size() == first) return;  // every amount beyond range: nothing shown, nothing to say
   for (std::size_t i = first; i < out.rows.size(); ++i)
-    out.rows[i].link_assumed = !link.empty(), out.rows[i].shape_ratio = ratio;
+    out.rows[i].link_assumed = assumed, out.rows[i].shape_ratio = ratio;
   out.fastest = std::min(out.fastest, ratio), out.slowest = std::max(out.slowest, ratio);
-  if (!link.empty()) ++out.assumed_links;
+  if (assumed) ++out.assumed_links;
 }
 
 CostRows cost_rows(const Context& ctx, const CurrencyConverter& fx, const ResolvedJob& rj, const Estimate& e) {
