@@ -181,3 +181,26 @@ TEST_CASE("several scenarios: other horizons are ranked by NPV a month, with a w
   }
   std::filesystem::remove(usd);
 }
+
+TEST_CASE("sections left out for the terminal, Markdown and CSV change nothing they print", "[compare]") {
+  // The CLI asks for every section only where the format holds them all (JSON,
+  // HTML, --field …); the others must print the same bytes without them.
+  const Context ctx = builtin_context();
+  for (const char* flags : {"", "m", "b", "d", "c", "mb", "mdc"}) {
+    CompareQuery q;
+    q.scenario_file = kQingdao;
+    const std::string f = flags;
+    q.monthly = f.find('m') != std::string::npos;
+    q.breakdown = f.find('b') != std::string::npos;
+    q.defaults = f.find('d') != std::string::npos;
+    q.chart = f.find('c') != std::string::npos;
+    CompareQuery lean = q;
+    lean.every_section = false;
+    const Report all = compare_report(ctx, q), some = compare_report(ctx, lean);
+    INFO("flags '" << flags << "'");
+    for (const Format format : {Format::kTable, Format::kMd, Format::kCsv, Format::kTsv})
+      CHECK(render(some, format) == render(all, format));
+    CHECK(some.charts.empty());
+    CHECK(all.charts.size() == 2);
+  }
+}

@@ -1,3 +1,4 @@
+#include <array>
 #include <catch2/catch.hpp>
 #include <random>
 
@@ -404,6 +405,43 @@ TEST_CASE("property: the break-even utilisation is a sign change of NPV(buy) −
     const double u = *c.break_even_utilisation;
     INFO("seed " << seed << " u* " << u);
     if (u == 0.0) continue;
+    CHECK((diff(u - 1e-6) > 0) != (diff(u + 1e-6) > 0));
+    ++checked;
+  }
+  CHECK(checked >= 10);
+}
+
+TEST_CASE("property: the break-even search prices months as the full model does, with VAT, financing and trends",
+          "[compare]") {
+  // The search builds lean cash flows (a whole month in service priced once,
+  // equal rental months copied, no notes): each must equal the full model's, so
+  // the answer is a sign change of the full NPVs whatever the inputs.
+  int checked = 0;
+  for (unsigned seed = 1; seed <= 60; ++seed) {
+    Scenario s = random_scenario(seed);
+    std::mt19937 rng(seed * 7919u);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    s.vat = VatInputs{0.13, 0.06, 0.06, false, unit(rng) < 0.5};
+    s.own.financing = std::array{Financing::kCash, Financing::kLoan, Financing::kLease}[seed % 3];
+    s.own.loan_rate = s.own.lease_rate = 0.08;
+    s.own.loan_term_months = s.own.lease_term_months = 12 + static_cast<int>(unit(rng) * 36);  // past the horizon too
+    s.own.down_payment = s.own.lease_upfront = 0.2;
+    s.own.lease_buyout = 0.1;
+    s.own.card_price_trend = unit(rng) < 0.5 ? 0.0 : -0.2 * unit(rng);
+    s.rent_price_trend = unit(rng) < 0.5 ? 0.0 : -0.15 * unit(rng);
+    s.own.cover = unit(rng) < 0.7 ? LeadTimeCover::kRent : LeadTimeCover::kDelayCost;
+    s.own.delay_cost_per_month = cny("30000");
+    s.own.lead_time = Months(unit(rng) * 4);
+    const Comparison c = compare(s);
+    if (!c.break_even_utilisation || *c.break_even_utilisation == 0.0) continue;
+    const auto diff = [&](double u) {
+      Scenario t = s;
+      t.workload.utilisation = std::clamp(u, 0.0, 1.0);
+      const Comparison at = compare(t);
+      return option(at, "buy").npv - option(at, "rent_hourly").npv;
+    };
+    const double u = *c.break_even_utilisation;
+    INFO("seed " << seed << " u* " << u << " vat recoverable " << s.vat.recoverable);
     CHECK((diff(u - 1e-6) > 0) != (diff(u + 1e-6) > 0));
     ++checked;
   }

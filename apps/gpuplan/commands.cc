@@ -40,7 +40,16 @@ void compare_options(CLI::App& sub, Flags& f) {
                   "sourced) and source (and its CSV)"));
 }
 Outcome compare_run(const Flags& f) {
-  Outcome o = with_context(f, [](const Context& c, const Flags& fl) { return gpuplan::compare_report(c, fl.compare); });
+  Outcome o = with_context(f, [](const Context& c, const Flags& fl) {
+    gpuplan::CompareQuery q = fl.compare;
+    // The terminal table and Markdown print the sections asked for, CSV and TSV the primary one;
+    // JSON, YAML, HTML, SVG, the workbook and --field (any value of the JSON) need them all.
+    using gpuplan::Format;
+    const bool printed_only = fl.written == Format::kTable || fl.written == Format::kMd ||
+                              fl.written == Format::kCsv || fl.written == Format::kTsv;
+    q.every_section = !printed_only || !fl.fields.empty();
+    return gpuplan::compare_report(c, q);
+  });
   // No option can deliver within the horizon: reported, and exit 4 as for a plan with nothing feasible.
   if (const gpuplan::Json* cheapest = o.report.extra.find("cheapest"); cheapest && cheapest->is_null())
     o.exit_code = kInfeasible;

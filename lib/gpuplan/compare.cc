@@ -31,7 +31,13 @@ class Month {
         v += r;
         return;
       }
+    if (items_.empty()) items_.reserve(8);  // a month holds a handful of items: one allocation
     items_.emplace_back(std::string(item), r);
+  }
+  /// Adds every item of `other`, or its total as `item` when it keeps none.
+  void add(std::string_view item, const Month& other) {
+    if (other.totals_only_) return add(item, other.total_);
+    for (const auto& [k, v] : other.items_) add(k, v);
   }
   Money total() const { return total_; }
   const std::vector<std::pair<std::string, Money>>& items() const { return items_; }
@@ -56,6 +62,8 @@ class OptionBuilder {
   Month& month(int m) { return months_.at(static_cast<std::size_t>(m)); }
   /// Whether only months' totals are kept: equal months may then be copied.
   bool totals_only() const { return lean_ && s_.vat.recoverable; }
+  /// Whether only the NPV is wanted: notes and labels are not written.
+  bool lean() const { return lean_; }
   OptionResult& result() { return out_; }
 
   OptionResult finish(double used_gpu_hours) {
@@ -63,6 +71,7 @@ class OptionBuilder {
     const double v = 1.0 / (1.0 + monthly_rate(s_.discount_rate));
     out_.total = Money::zero(s_.currency);
     std::vector<CostLine> lines;
+    out_.cash_flow.reserve(months_.size());
     double factor = 1.0;
     for (const Month& m : months_) {
       const Money t = m.total();
@@ -96,6 +105,7 @@ class OptionBuilder {
   void add_vat() {
     out_.vat = Money::zero(s_.currency);
     if (lean_ && s_.vat.recoverable) return;  // apart from the cash flow: no part of an NPV
+    out_.vat_flow.reserve(months_.size());
     for (Month& m : months_) {
       Money vat = Money::zero(s_.currency);
       for (const auto& [item, amount] : m.items()) vat += amount.scaled(s_.vat.rate(vat_class(item))).rounded();
@@ -162,7 +172,10 @@ HourlyMonth hourly_month(const HourlyInputs& h, const Workload& w, double u, dou
 
 // The rental price level of month m (m ≥ 1): (1 + yearly trend)^((m − 1)/12),
 // today's prices in month 1.
-double rent_drift(const Scenario& s, int m) { return std::pow(1.0 + s.rent_price_trend, (m - 1) / 12.0); }
+// The yearly trend compounds monthly; no trend (the default) is exactly 1, without a pow a month.
+double trend_factor(double yearly, double years) { return yearly == 0.0 ? 1.0 : std::pow(1.0 + yearly, years); }
+
+double rent_drift(const Scenario& s, int m) { return trend_factor(s.rent_price_trend, (m - 1) / 12.0); }
 
 // A served model (workload.serving) that a rental option must rent as well:
 // its monthly cost at the month's rental price level, for `share` of the month.
@@ -179,7 +192,7 @@ OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bo
       s, lean);
   for (int m = 1; m <= s.horizon_months; ++m) {
     const double f = rent_drift(s, m);
-    if (m > 1 && b.totals_only() && s.rent_price_trend == 0.0) {  // every month bills the same
+    if (m > 1 && b.lean() && s.rent_price_trend == 0.0) {  // every month bills the same
       b.month(m) = b.month(1);
       continue;
     }
@@ -189,6 +202,7 @@ OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bo
     add_markups(b.month(m), h.rent, w, hm.compute + hm.idle, f);
     add_rented_serving(s, b.month(m), f);
   }
+  if (lean) return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
   b.result().start_delay = rental_start_delay(h.rent, w);
   for (const auto& n : h.rent.notes) b.result().notes.push_back(n);
   if (!h.auto_release && h.idle_per_run > Hours(0) && hourly_month(h, w, u).idle.micros() > 0)
@@ -330,7 +344,7 @@ std::vector<Money> hardware_value(const Scenario& s, Money hardware) {
       value = hardware + (*at_horizon - hardware).scaled(f);
     } else {
       const double used = life > 0 ? std::min(1.0, served / life) : 1.0;
-      const double market = std::pow(1.0 + o.card_price_trend, m / 12.0);  // new cards cheaper: used ones too
+      const double market = trend_factor(o.card_price_trend, m / 12.0);  // new cards cheaper: used ones too
       value = hardware.scaled((1.0 - (1.0 - o.residual_share) * used) * market);
     }
     v.push_back(value.rounded());
@@ -430,15 +444,18 @@ Financed pay_for_hardware(const Scenario& s, Money hardware, OptionBuilder& b) {
     f.owed[k] = plan.balance[k];
     f.interest += plan.interest[k];
   }
+  const Money payoff = horizon < t.months ? f.owed.back() : Money::zero(s.currency);
+  if (horizon < t.months) {
+    b.month(horizon).add(lease ? tr_noop("lease payoff") : tr_noop("loan payoff"), payoff);
+    f.owed.back() = Money::zero(s.currency);
+  }
+  if (b.lean()) return f;  // a search wants the cash flow, not the note
   std::string note = trf("the hardware is paid by a {}: {:g}% at {}, then {} a month for {} months at {:g}% a year",
                          kind, t.upfront_share * 100, lease ? tr("signing") : tr("purchase"),
                          to_pretty_string(plan.payment), t.months, t.annual_rate * 100);
   if (lease && plan.balloon.micros() != 0) note += trf(" and a buyout of {}", to_pretty_string(plan.balloon));
-  if (horizon < t.months) {
-    b.month(horizon).add(lease ? tr_noop("lease payoff") : tr_noop("loan payoff"), f.owed.back());
-    note += trf("; the {} still owed at the horizon is paid off in month {}", to_pretty_string(f.owed.back()), horizon);
-    f.owed.back() = Money::zero(s.currency);
-  }
+  if (horizon < t.months)
+    note += trf("; the {} still owed at the horizon is paid off in month {}", to_pretty_string(payoff), horizon);
   b.result().notes.push_back(note);
   return f;
 }
@@ -458,13 +475,13 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
     // Share of month m (which spans months m−1..m) with the hardware in service.
     const double in_service = std::clamp(static_cast<double>(m) - lead, 0.0, 1.0);
     const double waiting = 1.0 - in_service;
-    if (in_service == 1.0 && b.totals_only()) {
-      // A whole month in service costs the same every month: priced once (a search wants totals only).
+    if (in_service == 1.0 && b.lean()) {
+      // A whole month in service costs the same every month: priced once (a search wants the NPV alone).
       if (!steady) {
-        steady.emplace(s.currency, true);
+        steady.emplace(s.currency, b.totals_only());
         running_costs(s, u, 1.0, *steady);
       }
-      b.month(m).add(tr_noop("running"), steady->total());
+      b.month(m).add(tr_noop("running"), *steady);
       used += w.gpus * kHoursPerMonth * u;
       continue;
     }
@@ -487,13 +504,13 @@ OptionResult build_buy(const Scenario& s, double u, OwnSummary* summary = nullpt
   }
   const std::vector<Money> value = hardware_value(s, hardware);
   b.month(s.horizon_months).add(tr_noop("resale value at horizon"), -value.back());
-  buy_notes(s, bridged, b.result());
+  if (!lean) buy_notes(s, bridged, b.result());
   // Cards that cannot carry the served model beside training do not do the work the rentals are priced for.
   if (!w.serving_overload.empty() && !lean) {
     b.result().available = false;
     b.result().notes.push_back(trf("{}: buying is left out of the decision (shown as priced)", w.serving_overload));
   }
-  if (hardware < value.back()) {
+  if (hardware < value.back() && !lean) {
     b.result().notes.push_back(
         trf("the hardware is resold for more than it cost ({} against {}): check the "
             "resale override or the card-price trend",

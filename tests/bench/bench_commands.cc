@@ -4,7 +4,7 @@
 // Ratios, not seconds, because a shared machine drifts; interleaving puts
 // both runs of a pair on the same machine state.
 //
-//   build/release/tests/bench/bench_commands build/release/apps/gpuplan [runs] [--huge]   (from the source tree)
+//   build/release/tests/bench/bench_commands build/release/apps/gpuplan [runs] [--huge] [--only TEXT]   (from the source tree)
 //
 // Targets (speed issue): every command on every example <= 2x a bare start
 // and <= 16 MB peak RSS; `fit scaling` on 1M rows with JSON output >= 20x
@@ -190,7 +190,8 @@ void print_command(const std::vector<std::string>& c, const Pairs& p) {
              p.ms / p.reference_ms, static_cast<double>(p.max_rss_kb) / 1024, over ? "  <-- over" : "");
 }
 
-void examples(const std::string& gpuplan, int runs) {
+// `only`: measure just the commands whose text contains it (empty: all).
+void examples(const std::string& gpuplan, int runs, const std::string& only) {
   const std::vector<std::vector<std::string>> cases = example_cases(gpuplan);
   const std::vector<std::string> bare = {"/bin/true"};
   const Run b = run_once(bare);
@@ -200,6 +201,7 @@ void examples(const std::string& gpuplan, int runs) {
       "upper bound: a spawned process starts from its parent's peak, so /bin/true shows {:.1f} MB).\n\n",
       runs, static_cast<double>(b.max_rss_kb) / 1024);
   for (const auto& c : cases) {
+    if (!only.empty() && fmt::format("{}", fmt::join(c, " ")).find(only) == std::string::npos) continue;
     std::vector<std::string> argv = {gpuplan};
     argv.insert(argv.end(), c.begin(), c.end());
     print_command(c, pairs(argv, bare, runs, 5));
@@ -270,19 +272,21 @@ void large_fits(const std::string& gpuplan, const std::string& python, bool huge
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s PATH/TO/gpuplan [runs] [--huge] [--python PATH]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s PATH/TO/gpuplan [runs] [--huge] [--python PATH] [--only TEXT]\n", argv[0]);
     return 2;
   }
   int runs = 100;
   bool huge = false;
   std::string python = "/usr/bin/python3";  // Debian's, where python3-numpy and python3-scipy install
+  std::string only;  // just these commands, and no large fits
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--huge") huge = true;
     else if (a == "--python" && i + 1 < argc) python = argv[++i];
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else runs = std::max(5, std::atoi(argv[i]));
   }
   const std::string gpuplan = fs::absolute(argv[1]).string();
-  examples(gpuplan, runs);
-  large_fits(gpuplan, python, huge);
+  examples(gpuplan, runs, only);
+  if (only.empty()) large_fits(gpuplan, python, huge);
 }

@@ -449,15 +449,27 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   rep.command = "compare";
   rep.currency = currency;
   rep.title = trf("Buy vs rent over {} months, {}: {}", rs.scenario.horizon_months, currency.code(), rs.scenario.name);
-  rep.tables = tables_of(options_table(c, currency), breakdown_table(c, currency),
-                         cash_flow_table(c, currency, q.monthly), own_schedule_table(c, currency, q.monthly),
-                         monthly_breakdown_table(c, currency, q.breakdown), defaults_table(rs, q.defaults));
+  // A section that will not be printed stays an empty hidden table, so `primary` still counts right.
+  const auto unless = [&](bool shown, auto make) {
+    if (shown || q.every_section) return make();
+    Table hidden;
+    hidden.text = false;
+    return hidden;
+  };
+  rep.tables = tables_of(
+      options_table(c, currency), breakdown_table(c, currency),
+      unless(q.monthly, [&] { return cash_flow_table(c, currency, q.monthly); }),
+      unless(q.monthly, [&] { return own_schedule_table(c, currency, q.monthly); }),
+      unless(q.breakdown, [&] { return monthly_breakdown_table(c, currency, q.breakdown); }),
+      unless(q.defaults, [&] { return defaults_table(rs, q.defaults); }));
   if (q.monthly) rep.primary = 2;
   if (q.breakdown) rep.primary = 4;
   if (q.defaults) rep.primary = 5;
   if (q.chart) rep.figures.push_back(cumulative_chart(c));
-  rep.charts.push_back(cumulative_cost_chart(c));
-  rep.charts.push_back(breakdown_chart(c));
+  if (q.every_section) {
+    rep.charts.push_back(cumulative_cost_chart(c));
+    rep.charts.push_back(breakdown_chart(c));
+  }
   Json in = ctx.echo();
   append(in, rs.inputs);
   in["set"] = Json::strings(q.sets);

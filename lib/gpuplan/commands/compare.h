@@ -23,6 +23,9 @@ struct CompareQuery {
   bool chart = false;               ///< add the cumulative-cost chart
   bool breakdown = false;           ///< show (and CSV-export) every item of every month, long form
   bool defaults = false;            ///< show (and CSV-export) the defaults used, with their quality
+  /// false: the sections the terminal table, Markdown, CSV and TSV do not print
+  /// (and the HTML charts) are left empty, not computed: the CLI's choice for those formats.
+  bool every_section = true;
 };
 
 Report compare_report(const Context& ctx, const CompareQuery& query);
