@@ -841,3 +841,25 @@ TEST_CASE("on several instances, defaulted checkpoint bandwidths follow the coun
   CHECK(same.checkpoint_bandwidth.value() == g.job.checkpoint_bandwidth.value());
   CHECK(same.checkpoint_aggregate.value() == g.job.checkpoint_aggregate.value());
 }
+
+TEST_CASE("a layout pin no layout matches names the heads and layers its rules test", "[layout]") {
+  // `--layout tp=3` on Llama 2 7B: TP must divide the 32 heads; the refusal lists
+  // the rules, and now the numbers they were tested on, and whence the shape came.
+  Cluster c;
+  c.gpu = &gpu("A100-80G");
+  c.gpus = 8;
+  c.network_bandwidth = BytesPerSecond(25e9);
+  LayoutPin pin;
+  pin.tp = 3;
+  Job given = llama_7b();
+  CHECK_THROWS_WITH(estimate(given, c, pin),
+                    Contains("TP the heads") && Contains("the model has 32 attention heads and 32 layers (job.architecture)"));
+  Job estimated = llama_7b();
+  estimated.arch = Architecture{};  // estimated from the 6.74B parameters: heads a multiple of 8
+  const TrainingModel model(estimated);
+  const Architecture& a = model.architecture();
+  CHECK(a.heads % 8 == 0);
+  CHECK_THROWS_WITH(estimate(estimated, c, pin),
+                    Contains(fmt::format("the model has {} attention heads and {} layers (estimated from job.parameters)",
+                                         a.heads, a.layers)));
+}

@@ -826,12 +826,17 @@ Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
                           c.comm_overlap};
   const std::optional<LayoutChoice> choice = model.best_layout(cfg, e.per_gpu.value(), c.usable_memory, pin);
   // Every data-parallel rank processes at least one micro-batch per step.
-  if (!choice && !pin.empty())
-    throw std::invalid_argument(trf(
-        "job.layout: no layout of {} GPUs ({} per node) matches it: TP × PP must divide the GPUs, TP the heads and "
-        "the GPUs per node, PP at most the layers; EP (a mixture of experts only) the experts and TP × DP; ZeRO-2/3 "
-        "go without pipelining; every data-parallel rank needs a micro-batch of the global batch ({:g})",
-        c.gpus, c.gpus_per_node, job.global_batch));
+  if (!choice && !pin.empty()) {
+    // The numbers the rules test, so the user can see which one the pin breaks.
+    const Architecture& a = model.architecture();
+    throw std::invalid_argument(
+        trf("job.layout: no layout of {} GPUs ({} per node) matches it: TP × PP must divide the GPUs, TP the heads "
+            "and the GPUs per node, PP at most the layers; EP (a mixture of experts only) the experts and TP × DP; "
+            "ZeRO-2/3 go without pipelining; every data-parallel rank needs a micro-batch of the global batch ({:g})",
+            c.gpus, c.gpus_per_node, job.global_batch) +
+        trf("; the model has {} attention heads and {} layers ({})", a.heads, a.layers,
+            a.given ? std::string_view("job.architecture") : tr("estimated from job.parameters")));
+  }
   if (!choice)
     throw std::invalid_argument(trf(
         "job.global_batch: {:g} per step cannot keep {} GPUs busy at micro_batch {} with any layout (needs at least {} "
