@@ -387,6 +387,21 @@ TEST_CASE("property: at the break-even utilisation buying and renting by the hou
   CHECK(checked >= 5);
 }
 
+namespace {
+// Whether NPV(buy) − NPV(rent by the hour), by the full model, changes sign
+// within a millionth of `u`. The search's bracket ends 2^-21 wide and its answer
+// is rounded to a millionth: the sign change lies within 7.4e-7 of it.
+bool changes_sign_around(const Scenario& s, double u) {
+  const auto diff = [&](double at_u) {
+    Scenario t = s;
+    t.workload.utilisation = std::clamp(at_u, 0.0, 1.0);
+    const Comparison at = compare(t);
+    return option(at, "buy").npv - option(at, "rent_hourly").npv;
+  };
+  return (diff(u - 1e-6) > 0) != (diff(u + 1e-6) > 0);
+}
+}  // namespace
+
 TEST_CASE("property: the break-even utilisation is a sign change of NPV(buy) − NPV(hourly), hourly steps included",
           "[compare]") {
   int checked = 0;
@@ -394,18 +409,10 @@ TEST_CASE("property: the break-even utilisation is a sign change of NPV(buy) −
     const Scenario s = random_scenario(seed);  // the bill steps with its billing granularity
     const Comparison c = compare(s);
     if (!c.break_even_utilisation) continue;
-    const auto diff = [&](double u) {
-      Scenario t = s;
-      t.workload.utilisation = std::clamp(u, 0.0, 1.0);
-      const Comparison at = compare(t);
-      return option(at, "buy").npv - option(at, "rent_hourly").npv;
-    };
-    // The bracket ends 2^-21 wide and the answer is rounded to a millionth: the sign
-    // change lies within 7.4e-7 of it, so a millionth either side straddles it.
     const double u = *c.break_even_utilisation;
     INFO("seed " << seed << " u* " << u);
     if (u == 0.0) continue;
-    CHECK((diff(u - 1e-6) > 0) != (diff(u + 1e-6) > 0));
+    CHECK(changes_sign_around(s, u));
     ++checked;
   }
   CHECK(checked >= 10);
@@ -434,15 +441,9 @@ TEST_CASE("property: the break-even search prices months as the full model does,
     s.own.lead_time = Months(unit(rng) * 4);
     const Comparison c = compare(s);
     if (!c.break_even_utilisation || *c.break_even_utilisation == 0.0) continue;
-    const auto diff = [&](double u) {
-      Scenario t = s;
-      t.workload.utilisation = std::clamp(u, 0.0, 1.0);
-      const Comparison at = compare(t);
-      return option(at, "buy").npv - option(at, "rent_hourly").npv;
-    };
     const double u = *c.break_even_utilisation;
     INFO("seed " << seed << " u* " << u << " vat recoverable " << s.vat.recoverable);
-    CHECK((diff(u - 1e-6) > 0) != (diff(u + 1e-6) > 0));
+    CHECK(changes_sign_around(s, u));
     ++checked;
   }
   CHECK(checked >= 10);
