@@ -77,7 +77,7 @@ void* allocate_small(std::size_t c) {
   }
   const std::size_t size = (c + 1) * kGranule;
   Region& r = region();
-  if (t.bump + size > t.end) {
+  if (static_cast<std::size_t>(t.end - t.bump) < size) {  // (null - null is 0: no arithmetic on null)
     if (!r.base) return nullptr;
     const std::size_t i = r.used.fetch_add(1, std::memory_order_relaxed);
     if (i >= kReserve / kChunk) return nullptr;
