@@ -509,6 +509,63 @@ TEST_CASE("on-demand billing rounds each run up to the granularity and bills for
   CHECK(option(compare(s), "rent_hourly").cash_flow[1] == cny("3710"));
 }
 
+TEST_CASE("runs rounded up to the billing step never bill more than a month's 730 h an instance",
+          "[compare]") {
+  // Before: 1,000 runs of 0.365 h each, billed by the started hour, billed 1,000 h in a 730-h month.
+  Scenario s = hand_case();
+  s.monthly.reset();
+  s.workload.utilisation = 0.5;  // 365 h a month
+  RentInputs r;
+  r.price = cny("10");
+  r.gpus_per_instance = 1;
+  r.granularity = Seconds(3600);
+  s.hourly = HourlyInputs{r, Hours(0), true};
+  s.spot = SpotInputs{r, SpotParams{0.0, Seconds(300), Seconds(600), std::nullopt}};
+  for (const int runs : {1, 7, 100, 365, 366, 500, 1000, 100000}) {
+    s.workload.runs_per_month = runs;
+    const Comparison c = compare(s);
+    INFO("runs " << runs);
+    // By hand: ⌈365/runs⌉ h a run × runs, at most 730; × 10 CNY.
+    const double billed = std::min(std::ceil(365.0 / runs - 1e-9) * runs, 730.0);
+    for (const char* key : {"rent_hourly", "spot"}) {
+      CHECK(option(c, key).cash_flow[1].units() == Approx(billed * 10));
+      const bool noted = std::any_of(option(c, key).notes.begin(), option(c, key).notes.end(),
+                                     [](const std::string& n) { return n.find("kept the whole month") != n.npos; });
+      CHECK(noted == (std::ceil(365.0 / runs - 1e-9) * runs > 730));
+    }
+  }
+}
+
+TEST_CASE("spot that cannot fit its stretched runs in a month counts only the work its hours deliver",
+          "[compare][spot]") {
+  // 50% utilisation: a month holds a stretch of 2. Past it the month is billed whole and
+  // the work done is 730 h ÷ the stretch: GPU-h used and the price per used hour follow.
+  Scenario s = hand_case();
+  s.workload.utilisation = 0.5;
+  s.workload.runs_per_month = 1;
+  RentInputs r;
+  r.price = cny("20");
+  r.gpus_per_instance = 1;
+  r.granularity = Seconds(1);
+  double last_used = 1e300;
+  for (const double per_day : {0.0, 1.0, 10.0, 24.0, 48.0, 96.0, 400.0}) {
+    s.spot = SpotInputs{r, SpotParams{per_day, Seconds(300), Seconds(600), std::nullopt}};
+    const Comparison c = compare(s);
+    const OptionResult& o = option(c, "spot");
+    REQUIRE(c.spot_overhead);
+    const double stretch = c.spot_overhead->wall_per_work;
+    INFO("interruptions a day " << per_day << ", stretch " << stretch);
+    const double done = std::min(1.0, 2.0 / stretch);
+    const double gpus = s.workload.gpus, months = s.horizon_months;
+    CHECK(o.used_gpu_hours == Approx(gpus * 730 * 0.5 * done * months));
+    CHECK(o.available == (stretch <= 2.0));
+    CHECK(o.used_gpu_hours <= last_used);  // more interruptions never deliver more work
+    last_used = o.used_gpu_hours;
+    REQUIRE(o.cost_per_used_gpu_hour);
+    CHECK(*o.cost_per_used_gpu_hour == Approx(o.total.units() / o.used_gpu_hours));
+  }
+}
+
 TEST_CASE("hybrid counts work, not hours: a slower local card takes less of it", "[compare]") {
   // Before: one local hour counted as one rented hour. 2 local cards at 0.3 of a rented card's
   // speed can do 2 × 730 × 0.3 = 438 rented-card hours a month; the work is 8 × 730 × 0.5 =

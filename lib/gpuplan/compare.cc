@@ -149,6 +149,7 @@ Hours rental_start_delay(const RentInputs& r, const Workload& w) {
 struct HourlyMonth {
   Money compute;
   Money idle;
+  bool whole_month = false;  ///< billing each run would pass a month's hours: billed as kept all month
 };
 
 // On-demand hourly, one month at busy fraction u: each of the month's runs
@@ -165,9 +166,15 @@ HourlyMonth hourly_month(const HourlyInputs& h, const Workload& w, double u, dou
   // Idle hours fit between runs: a month holds 730 h, busy ones included.
   const double room = std::max(0.0, kHoursPerMonth - busy) / runs;
   const double idle = (idle_applies && !h.auto_release && busy > 0) ? std::min(hours(h.idle_per_run), room) : 0.0;
-  const double billed_work = billed_run_hours(run, r.granularity, r.minimum_billing) * runs * n;
-  const double billed_all = billed_run_hours(run + idle, r.granularity, r.minimum_billing) * runs * n;
-  return HourlyMonth{r.price.scaled(billed_work * drift), r.price.scaled((billed_all - billed_work) * drift)};
+  // Runs rounded up to the billing step can bill more hours than a month has
+  // (1,000 half-hour runs at hourly billing): keeping the instances all month
+  // costs no more, so that is the ceiling.
+  const double per_run = billed_run_hours(run, r.granularity, r.minimum_billing) * runs;
+  const double per_run_all = billed_run_hours(run + idle, r.granularity, r.minimum_billing) * runs;
+  const double billed_work = std::min(per_run, kHoursPerMonth) * n;
+  const double billed_all = std::min(per_run_all, kHoursPerMonth) * n;
+  return HourlyMonth{r.price.scaled(billed_work * drift), r.price.scaled((billed_all - billed_work) * drift),
+                     per_run_all > kHoursPerMonth};
 }
 
 // The rental price level of month m (m ≥ 1): (1 + yearly trend)^((m − 1)/12),
@@ -182,6 +189,14 @@ double rent_drift(const Scenario& s, int m) { return trend_factor(s.rent_price_t
 void add_rented_serving(const Scenario& s, Month& month, double drift, double share = 1.0) {
   if (s.workload.serving_rented)
     month.add(tr_noop("serving (rented)"), s.workload.serving_rented->scaled(drift * share));
+}
+
+// Said when hourly_month billed a whole month rather than the runs' rounded-up hours.
+void whole_month_note(OptionResult& r, const HourlyMonth& hm, const Workload& w, const RentInputs& rent) {
+  if (hm.whole_month)
+    r.notes.push_back(trf("{} runs a month, each billed in steps of {}, would bill more than a month's {:g} h: "
+                          "billed as instances kept the whole month",
+                          w.runs_per_month, format_duration(rent.granularity), kHoursPerMonth));
 }
 
 OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bool lean = false) {
@@ -205,6 +220,7 @@ OptionResult build_hourly(const Scenario& s, const HourlyInputs& h, double u, bo
   if (lean) return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
   b.result().start_delay = rental_start_delay(h.rent, w);
   for (const auto& n : h.rent.notes) b.result().notes.push_back(n);
+  whole_month_note(b.result(), hourly_month(h, w, u), w, h.rent);
   if (!h.auto_release && h.idle_per_run > Hours(0) && hourly_month(h, w, u).idle.micros() > 0)
     b.result().notes.push_back(
         trf("{:g} h left running after each of {} runs a month is billed (auto_release "
@@ -262,6 +278,7 @@ OptionResult build_spot(const Scenario& s, const SpotInputs& sp, double u, const
   }
   b.result().start_delay = rental_start_delay(sp.rent, w);
   for (const auto& n : sp.rent.notes) b.result().notes.push_back(n);
+  whole_month_note(b.result(), hourly_month(as_hourly, w, u, billed_stretch), w, sp.rent);
   const double needed = kHoursPerMonth * u * ov.wall_per_work;
   if (needed > kHoursPerMonth) {
     b.result().available = false;
@@ -275,7 +292,10 @@ OptionResult build_spot(const Scenario& s, const SpotInputs& sp, double u, const
                   "decision (shown billed for the whole month)",
                   u * 100));
   }
-  return b.finish(w.gpus * kHoursPerMonth * u * s.horizon_months);
+  // The work done: all of it, or, when the month cannot hold the stretched runs,
+  // what its billed hours deliver (so GPU-h used and the price per used hour say so).
+  const double done = ov.wall_per_work > 0 ? std::min(1.0, billed_stretch / ov.wall_per_work) : 1.0;
+  return b.finish(w.gpus * kHoursPerMonth * u * done * s.horizon_months);
 }
 
 double energy_kwh_per_month(Watts busy, Watts idle, int cards, Watts server, double pue, double u) {

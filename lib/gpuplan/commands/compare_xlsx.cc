@@ -160,15 +160,19 @@ HourlyParts hourly_parts(Inputs& in, const std::string& p, const RentRefs& r, co
                               fmt::format("IF(AND({0}>0,{1}=0),MIN({2},MAX(0,730-{0})/MAX(1,{3})),0)", busy_v.ref,
                                           auto_release.ref, idle_per_run.ref, runs.ref),
                               idle, Style::kNumber, tr_noop("hours"));
-  const double bw = billed_run_hours(run, ri.granularity, ri.minimum_billing) * nruns * r.instances.v;
-  const double ba = billed_run_hours(run + idle, ri.granularity, ri.minimum_billing) * nruns * r.instances.v;
-  const V work = in.derived(
-      p + "billed_work_h", mode_label(what, tr_noop("billed instance-hours (work)")),
-      fmt::format("{}*MAX(1,{})*{}", billed_formula(run_v.ref, r.granularity, r.minimum), runs.ref, r.instances.ref),
-      bw, Style::kNumber, tr_noop("instance-hours"));
+  // At most a month's 730 h an instance (compare.cc hourly_month): kept all month costs no more.
+  const double bw =
+      std::min(billed_run_hours(run, ri.granularity, ri.minimum_billing) * nruns, kHoursPerMonth) * r.instances.v;
+  const double ba =
+      std::min(billed_run_hours(run + idle, ri.granularity, ri.minimum_billing) * nruns, kHoursPerMonth) *
+      r.instances.v;
+  const V work = in.derived(p + "billed_work_h", mode_label(what, tr_noop("billed instance-hours (work)")),
+                            fmt::format("MIN({}*MAX(1,{}),730)*{}", billed_formula(run_v.ref, r.granularity, r.minimum),
+                                        runs.ref, r.instances.ref),
+                            bw, Style::kNumber, tr_noop("instance-hours"));
   const V all =
       in.derived(p + "billed_all_h", mode_label(what, tr_noop("billed instance-hours (with idle)")),
-                 fmt::format("{}*MAX(1,{})*{}",
+                 fmt::format("MIN({}*MAX(1,{}),730)*{}",
                              billed_formula(fmt::format("({}+{})", run_v.ref, idle_v.ref), r.granularity, r.minimum),
                              runs.ref, r.instances.ref),
                  ba, Style::kNumber, tr_noop("instance-hours"));
@@ -901,6 +905,8 @@ void summary_options(xlsx::Sheet& sum, const Comparison& c, const Layout& l) {
     // GPU-hours used: every month at the utilisation; buying counts its
     // in-service months, and the waiting months only when bridged by renting.
     std::string used = "gpus*730*utilisation*horizon_months";
+    // Spot that cannot fit its stretched runs in a month does the share its billed hours hold.
+    if (opt.key == "spot") used = "gpus*730*utilisation*MIN(1,s_wall_billed/s_wall_per_work)*horizon_months";
     if (opt.key == "buy")
       used = fmt::format(
           "gpus*730*utilisation*(SUM({0}!{1}3:{1}{2})+IF(cover_by_renting=1,horizon_months-SUM({0}!{1}3:{1}{2}),0))",
