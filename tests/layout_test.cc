@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fixture.h"
 #include "gpuplan/catalog.h"
@@ -214,6 +215,72 @@ TEST_CASE("interleaved pipelines shrink the bubble by v and hold more activation
   const auto choice = m30.best_layout(c, 400e12, 0.9, pin);
   REQUIRE(choice);
   CHECK(choice->layout.pp == 4);
+}
+
+TEST_CASE("a global batch that does not divide over the data-parallel ranks: every step waits for the fullest",
+          "[layout]") {
+  Job j = llama_7b();  // 128 sequences a step
+  const TrainingModel model(j);
+  InstanceShape node;
+  node.gpus = 8;
+  node.intra = BytesPerSecond(300e9);
+  node.network = BytesPerSecond(400e9);
+  node.fabric = "infiniband";
+  const auto compute = [&](int gpus) {
+    const Configuration c{&gpu("H100"), gpus, node, 0.5};
+    return model.step(c, Layout{1, 1, gpus, 1, Recompute::kSelective, 1, 1}, 400e12).compute.count();
+  };
+  // 64 ranks take 2 sequences each; 96 ranks: 32 of them take 2, so the step is no shorter
+  // than on 64 (⌈128/96⌉ = 2); 127 ranks likewise; 128 ranks take one each: half of 64's.
+  CHECK(compute(96) == Approx(compute(64)));
+  CHECK(compute(127) == Approx(compute(64)));
+  CHECK(compute(128) == Approx(compute(64) / 2));
+  // Property: over 1–128 ranks the compute is ⌈128/dp⌉ sequences' worth, never below an even
+  // split's, and more ranks never lengthen it.
+  const double per_sequence = compute(128);
+  double previous = compute(1);
+  for (int dp = 1; dp <= 128; ++dp) {
+    const double t = compute(dp);
+    CHECK(t == Approx(per_sequence * std::ceil(128.0 / dp)));
+    CHECK(t >= per_sequence * 128.0 / dp * (1 - 1e-12));
+    CHECK(t <= previous * (1 + 1e-12));
+    previous = t;
+    CHECK(batch_padding(j, Layout{1, 1, dp, 1, Recompute::kSelective, 1, 1}) ==
+          Approx(std::ceil(128.0 / dp) * dp / 128));
+  }
+  // The estimate says so, and the layout search prefers a data-parallel size that divides:
+  // on 96 H100s the search splits the model rather than leave ranks a sequence short.
+  Cluster cl;
+  cl.gpu = &gpu("H100");
+  cl.gpus = 96;
+  cl.gpus_per_node = 8;
+  cl.network_bandwidth = BytesPerSecond(400e9 / 8);
+  LayoutPin dp_only;
+  dp_only.tp = 1;
+  dp_only.pp = 1;
+  const Estimate e = estimate(j, cl, dp_only);
+  const std::string notes = fmt::format("{}", fmt::join(e.notes, "\n"));
+  CHECK_THAT(notes, Contains("job.global_batch 128 does not divide over 96 data-parallel ranks"));
+  CHECK_THAT(notes, Contains("the fullest takes 2 sequences a step where an even split gives 1.33"));
+  CHECK_THAT(notes, Contains("+50% time"));
+  const Estimate free = estimate(j, cl, LayoutPin{});
+  CHECK(batch_padding(j, free.layout) < 1.5);
+  CHECK(free.wall < e.wall);
+}
+
+TEST_CASE("scaling efficiency counts a part node as its part: 12 GPUs are 1.5 nodes' worth", "[layout]") {
+  // Llama 2 7B on 12 H100s over 400 Gb/s: compute-bound, so nearly 1.5× one node's
+  // throughput; the efficiency is that over 1.5, not over 2 whole nodes (which said 73%).
+  Cluster cl;
+  cl.gpu = &gpu("H100");
+  cl.gpus = 12;
+  cl.gpus_per_node = 8;
+  cl.network_bandwidth = BytesPerSecond(400e9 / 8);
+  const Estimate e = estimate(llama_7b(), cl, LayoutPin{});
+  CHECK(e.speedup_vs_one_node > 1.3);
+  CHECK(e.speedup_vs_one_node < 1.5);
+  CHECK(e.scaling_efficiency == Approx(e.speedup_vs_one_node / 1.5));
+  CHECK(e.scaling_efficiency > 0.9);
 }
 
 TEST_CASE("cost rows far from the summary's time say so, with their range and the links assumed",
@@ -862,4 +929,16 @@ TEST_CASE("a layout pin no layout matches names the heads and layers its rules t
   CHECK_THROWS_WITH(estimate(estimated, c, pin),
                     Contains(fmt::format("the model has {} attention heads and {} layers (estimated from job.parameters)",
                                          a.heads, a.layers)));
+}
+
+TEST_CASE("a job's title carries the job.* keys --set changed: a 7B name over 70B parameters says so", "[estimate]") {
+  const Context ctx = fixture_context();
+  CHECK(load_job("", {}, ctx).job.name == "7B full fine-tune (built-in defaults)");
+  CHECK(load_job("", {"cluster.gpus=16"}, ctx).job.name == "7B full fine-tune (built-in defaults)");
+  CHECK(load_job("", {"job.parameters=70B", "job.method=lora"}, ctx).job.name ==
+        "built-in job (job.parameters=70B, job.method=lora)");
+  CHECK(load_job("", {"job.parameters=70B", "job.tokens=1T", "job.method=lora", "job.precision=fp16"}, ctx).job.name ==
+        "built-in job (job.parameters=70B, job.tokens=1T, job.method=lora and 1 more)");
+  // A name given with --set is the user's title, taken as it is.
+  CHECK(load_job("", {"job.parameters=70B", "name=70B LoRA"}, ctx).job.name == "70B LoRA");
 }

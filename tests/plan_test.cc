@@ -131,14 +131,18 @@ PlanInputs small_llm() {
 TEST_CASE("plan: the cheapest card per hour is not the cheapest plan (two offers, optimum derived by hand)", "[plan]") {
   // FAST: 1.08e19 / (200e12 × 0.5) = 108,000 GPU-seconds = 30 GPU-hours.
   // CHEAP: 1.08e19 / (50e12 × 0.5) = 432,000 GPU-seconds = 120 GPU-hours.
-  // On n single-GPU instances each runs 30/n h (FAST) or 120/n h (CHEAP), billed
-  // by the started hour, after 0.25 h of provisioning.
-  // Deadline 5 h: FAST needs 30/n + 0.25 ≤ 5 → n ≥ 7; CHEAP needs n ≥ 26.
-  // Cost: FAST 4 × n × ⌈30/n⌉, which is 120 exactly when n divides 30 (10, 15, 30
-  //   among n ≥ 7) and more otherwise (n = 7: 4 × 7 × 5 = 140);
-  //   CHEAP 1.5 × n × ⌈120/n⌉ ≥ 1.5 × 120 = 180 > the budget of 150.
-  // So the optimum costs 120.00, on FAST; of the three ties the fastest,
-  // n = 30, finishing at 0.25 + 1 = 1.25 h, is the recommendation.
+  // On n single-GPU instances (DP = n) each step waits for the rank with
+  // ⌈64/n⌉ of the batch's 64 samples, so a run takes 30·⌈64/n⌉/64 h (FAST) or
+  // 120·⌈64/n⌉/64 h (CHEAP), billed by the started hour, after 0.25 h of
+  // provisioning: FAST n ≥ 32 0.9375 h, 22–31 1.41 h, 16–21 1.875 h, 13–15
+  // 2.34 h, 11–12 2.81 h, 10 3.28 h, 8–9 3.75 h, 7 4.69 h, 6 5.63 h.
+  // Deadline 5 h: FAST needs n ≥ 7; CHEAP n ≥ 32 (3.75 h; 1.875 h at 64; below 32 past 5.6 h).
+  // Cost: FAST 4 × n × ⌈run h⌉: n = 7 140, 8 128, 9 144, 10 160, 11 132,
+  //   16 128, 22 176, 32 128, 33–37 132–148; 128 is the least (n = 8, 16, 32);
+  //   CHEAP 1.5 × n × ⌈run h⌉ ≥ 1.5 × 32 × 4 = 192 > the budget of 150.
+  // So the optimum costs 128.00, on FAST; of the three ties the fastest,
+  // n = 32, finishing at 0.25 + 0.9375 = 1.1875 h, is the recommendation
+  // (an even split would have made n = 30 at 120.00 the answer: 64/30 rounds up).
   Fixture f(kTwoOffers);
   PlanInputs in = hand_job();
   in.deadline = Hours(5);
@@ -146,21 +150,20 @@ TEST_CASE("plan: the cheapest card per hour is not the cheapest plan (two offers
   const PlanResult r = plan(in, f.catalog, f.fx);
   REQUIRE(r.recommended);
   CHECK(r.recommended->source->offer->id == "fast-1");
-  CHECK(r.recommended->config.gpus == 30);
-  CHECK(to_plain_string(r.recommended->cost) == "120.00");
-  CHECK(r.recommended->finish_hours == Approx(1.25));
-  CHECK(r.recommended->instances == 30);
+  CHECK(r.recommended->config.gpus == 32);
+  CHECK(to_plain_string(r.recommended->cost) == "128.00");
+  CHECK(r.recommended->finish_hours == Approx(1.1875));
+  CHECK(r.recommended->instances == 32);
   // Every CHEAP configuration is over budget or late; none is feasible.
   for (const PlanConfig& c : r.feasible) CHECK(r.sources[c.source].offer->id == "fast-1");
   // The recommendation says why the cheap card lost.
   CHECK_THAT(r.recommendation, Catch::Contains("The cheapest card per hour, CHEAP on p at 1.50 CNY/GPU-h"));
-  // The fastest plan: 64 FAST cards, 30/64 h → 1 billed hour each: 4 × 64 = 256 > 150, so the
-  // fastest within budget is n = 30 too (37 cards: ⌈0.81⌉ = 1 h, 148 CNY, 1.06 h, is faster!).
-  // 4 × n ≤ 150 → n ≤ 37 with one billed hour: n = 37 finishes at 0.25 + 30/37 = 1.061 h.
+  // The fastest plan: 64 FAST cards, 30/64 h → 1 billed hour each: 4 × 64 = 256 > 150; 32–37
+  // cards all take 0.9375 h (two samples on the fullest rank), 32 the cheapest of them.
   REQUIRE(r.fastest);
-  CHECK(r.fastest->config.gpus == 37);
-  CHECK(to_plain_string(r.fastest->cost) == "148.00");
-  CHECK(r.fastest->finish_hours == Approx(0.25 + 30.0 / 37));
+  CHECK(r.fastest->config.gpus == 32);
+  CHECK(to_plain_string(r.fastest->cost) == "128.00");
+  CHECK(r.fastest->finish_hours == Approx(1.1875));
 }
 
 TEST_CASE("plan: an impossible deadline leaves nothing feasible and names the nearest misses", "[plan]") {

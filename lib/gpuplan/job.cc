@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost/spot.h"
@@ -334,6 +335,25 @@ Json echo_job(const ResolvedJob& out, const FieldContext& ctx, Currency currency
 
 }  // namespace
 
+namespace {
+// A name says what the file or the defaults describe; --set job.* may describe
+// another model ("7B" over 70B parameters), so the title carries what was set.
+std::string set_job_keys(const std::vector<std::string>& sets) {
+  std::vector<std::string_view> shown;
+  for (const std::string& s : sets) {
+    if (s.starts_with("name=")) return {};  // a name given on the command line is the user's title
+    if (s.starts_with("job.")) shown.push_back(s);
+  }
+  if (shown.empty()) return {};
+  constexpr std::size_t kShown = 3;
+  const std::size_t more = shown.size() > kShown ? shown.size() - kShown : 0;
+  shown.resize(shown.size() - more);
+  std::string out = fmt::format(" ({}", fmt::join(shown, ", "));
+  if (more > 0) out += trf(" and {} more", more);
+  return out + ")";
+}
+}  // namespace
+
 ResolvedJob load_job(const std::string& path, const std::vector<std::string>& sets, const Context& ctx, JobUse use,
                      const std::string* text) {
   ResolvedJob out;
@@ -358,8 +378,12 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   fctx.now = ctx.now;
   const JobDraft d = read_draft(root, diag, out, fctx);
   // The cluster is not in the name: --set and --gpu change it, and titles say "on N× GPU" themselves.
-  if (out.job.name.empty())
-    out.job.name = path.empty() ? std::string(tr("7B full fine-tune (built-in defaults)")) : path;
+  const std::string set_keys = set_job_keys(sets);
+  if (out.job.name.empty() && path.empty())  // the built-in job is no longer a 7B one once job.* is set
+    out.job.name = set_keys.empty() ? std::string(tr("7B full fine-tune (built-in defaults)")) : std::string(tr("built-in job"));
+  else if (out.job.name.empty())
+    out.job.name = path;
+  out.job.name += set_keys;
   DefaultNotes notes;
   const Report report = [&](const std::string& field, const std::string& message) {
     diag.fail(detail::node_at(root, field), field, message);

@@ -171,14 +171,22 @@ TrainingModel::TrainingModel(const Job& job) : job_(job) {
 }
 
 namespace {
-// Micro-batches per pipeline per step: the global batch over the data-parallel ranks.
-double micro_batches(const Job& job, const Layout& l) { return job.global_batch / (l.dp * l.micro_batch); }
+// Sequences (samples) the busiest data-parallel rank takes a step: ⌈B/dp⌉.
+// A batch that does not divide leaves some ranks a sequence short, and the
+// step waits for the fullest (PyTorch's DistributedSampler pads to it;
+// Megatron-LM refuses such a batch).
+double rank_batch(const Job& job, const Layout& l) { return std::ceil(job.global_batch / l.dp - 1e-9); }
+
+// Micro-batches per pipeline per step: the busiest rank's share over the micro-batch.
+double micro_batches(const Job& job, const Layout& l) { return rank_batch(job, l) / l.micro_batch; }
 
 // Layers on the most loaded pipeline stage: ⌈L/pp⌉. A depth need not divide
 // the layers (Megatron-Core's uneven first and last stages; Llama 3 405B ran
 // 126 layers on 16 stages); the fullest stage sets the pipeline's pace.
 double stage_layers(const Architecture& a, const Layout& l) { return std::ceil(static_cast<double>(a.layers) / l.pp); }
 }  // namespace
+
+double batch_padding(const Job& job, const Layout& l) { return rank_batch(job, l) * l.dp / job.global_batch; }
 
 double TrainingModel::activation_bytes(const Layout& l) const {
   if (per_sample(job_)) return job_.activation_bytes_per_sample * l.micro_batch;
@@ -423,9 +431,10 @@ StepBreakdown TrainingModel::step(const Configuration& c, const Layout& l, doubl
     s.communication = Seconds(std::max(0.0, t - one / n));
     s.exposed_communication = s.communication;
   } else {
-    // Uneven stages: every stage waits for the fullest, ⌈L/pp⌉·pp/L of the even share.
+    // Uneven stages: every stage waits for the fullest, ⌈L/pp⌉·pp/L of the even share;
+    // an uneven batch likewise, ⌈B/dp⌉·dp/B (batch_padding).
     const double uneven = per_sample(job_) ? 1.0 : stage_layers(arch_, l) * l.pp / std::max(1, arch_.layers);
-    s.compute = Seconds(flops / (per_gpu * gpus) * uneven);
+    s.compute = Seconds(flops / (per_gpu * gpus) * uneven * batch_padding(job_, l));
     // 1F1B pipeline bubble: (p − 1)/m of the compute; interleaved with v
     // virtual stages (p − 1)/(m·v) (Narayanan et al. 2021, §2.2.1-2.2.2).
     if (l.pp > 1) s.bubble = s.compute * ((l.pp - 1) / (micro_batches(job_, l) * l.vp));
@@ -876,9 +885,17 @@ Estimate estimate(const Job& job, const Cluster& c, const LayoutPin& pin) {
       const Seconds one_step =
           std::max(o->step.compute + o->step.bubble, o->step.data) + o->step.exposed_communication + s.checkpoint;
       e.speedup_vs_one_node = one_step / s.step;
-      e.scaling_efficiency = e.speedup_vs_one_node / nodes;
+      // Against the ideal of GPUs ÷ a node's GPUs, so a part node counts as its part (12 GPUs: 1.5).
+      e.scaling_efficiency = e.speedup_vs_one_node * c.gpus_per_node / c.gpus;
     }
   }
+  if (const double pad = batch_padding(job, e.layout); pad > 1 + 1e-9)
+    e.notes.push_back(trf("job.global_batch {:g} does not divide over {} data-parallel ranks: the fullest takes {:g} "
+                          "{} a step where an even split gives {:.2f}, and every step waits for it (+{:.0f}% time); "
+                          "a batch that is a multiple of the ranks avoids it",
+                          job.global_batch, e.layout.dp, pad * job.global_batch / e.layout.dp,
+                          per_sample(job) ? tr("samples") : tr("sequences"), job.global_batch / e.layout.dp,
+                          (pad - 1) * 100));
   if (!job.arch.given && !per_sample(job))
     e.notes.push_back(
         trf("architecture not given: activations estimated for a GPT-3-shaped model "

@@ -191,7 +191,7 @@ struct Estimate {
   Seconds wall{};
   double gpu_hours = 0;
   double speedup_vs_one_node = 0;  ///< throughput on the cluster ÷ on one node (1 when one node)
-  double scaling_efficiency = 0;   ///< speed-up ÷ nodes
+  double scaling_efficiency = 0;   ///< speed-up ÷ (GPUs ÷ a node's GPUs)
   std::optional<double> checkpoint_interval_steps{};
   Bytes checkpoint_size{};
   Seconds checkpoint_write{};  ///< one checkpoint, all writers together
@@ -284,6 +284,8 @@ struct LayoutChoice {
 /// and token for dense training, 4 for LoRA, +2 with full recompute; for
 /// per-sample jobs 3 × the forward FLOPs (4 with full recompute).
 double training_flops_multiplier(const Job& job);
+/// The step's time over an evenly divided batch's: ⌈B/dp⌉·dp/B, 1 when dp divides the global batch.
+double batch_padding(const Job& job, const Layout& l);
 /// The share of a step's compute that is the backward pass (where gradient
 /// communication can hide): 4 of 6 N-FLOPs per token, 2 of 4 with LoRA.
 double backward_share(const Job& job);
