@@ -2,8 +2,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <algorithm>
+#include <fmt/format.h>
 
+#include "fixture.h"
 #include "gpuplan/commands/compare.h"
+#include "gpuplan/compare.h"
+#include "gpuplan/scenario.h"
 #include "gpuplan/error.h"
 
 using namespace gpuplan;
@@ -203,4 +208,42 @@ TEST_CASE("sections left out for the terminal, Markdown and CSV change nothing t
     CHECK(some.charts.empty());
     CHECK(all.charts.size() == 2);
   }
+}
+
+TEST_CASE("a default from another market that decides the answer is a warning; one that does not is not",
+          "[compare][defaults]") {
+  // A US team's scenario takes the operations cost from the fixture's CN record
+  // (a 2020 CN salary). Across utilisations, the warning appears exactly when a
+  // third or three times that figure changes the cheapest option, checked here
+  // by setting it and comparing again.
+  const Context ctx = testing::fixture_context();
+  int warned = 0, quiet = 0;
+  for (int pct = 10; pct <= 100; pct += 5) {
+    CompareQuery q;
+    q.sets = {"region=US", "buy.gpu=A100-80G", fmt::format("workload.utilisation={}%", pct)};
+    const Report r = compare_report(ctx, q);
+    const ResolvedScenario base = load_scenario("", q.sets, ctx);
+    const std::string cheapest = compare(base.scenario).cheapest;
+    const double ops = base.scenario.own.operations_per_month.units();
+    REQUIRE(ops > 0);
+    bool flips = false;
+    for (const double f : {1.0 / 3, 3.0}) {
+      std::vector<std::string> sets = q.sets;
+      sets.push_back(fmt::format("buy.operations_per_month={:.6f}", ops * f));
+      flips = flips || compare(load_scenario("", sets, ctx).scenario).cheapest != cheapest;
+    }
+    const bool said = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+      return w.starts_with("buy.operations_per_month was not given") && w.find("region CN, not US") != w.npos;
+    });
+    INFO("utilisation " << pct << "%, cheapest " << cheapest);
+    CHECK(said == flips);
+    (flips ? warned : quiet)++;
+    // Given, it is the user's figure: no warning about it.
+    CompareQuery given = q;
+    given.sets.push_back(fmt::format("buy.operations_per_month={:.6f}", ops));
+    for (const std::string& w : compare_report(ctx, given).warnings)
+      CHECK(!w.starts_with("buy.operations_per_month was not given"));
+  }
+  CHECK(warned > 0);
+  CHECK(quiet > 0);
 }

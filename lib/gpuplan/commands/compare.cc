@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/cost/rent.h"
+#include "gpuplan/sensitivity.h"
 
 namespace gpuplan {
 namespace {
@@ -421,6 +422,47 @@ void compare_notes(Report& rep, const ResolvedScenario& rs, const Comparison& c,
 
 }  // namespace
 
+namespace {
+// A default read from another market's record (a 2020 CN salary for a US team)
+// is weak evidence there: markets differ by up to about 3× in salaries, prices
+// and delivery times (a ratio such as PUE differs far less: not tested). When a
+// third or three times it changes the cheapest option, that default decides the
+// answer, and stderr says so.
+void foreign_default_warnings(Report& rep, const ResolvedScenario& rs, const Comparison& c) {
+  // The words scenario_fields.cc puts before the record's region, in the language in use.
+  const std::string marked = trf(", from region {}, not {}", "\x01", "\x02");
+  const std::string mark = marked.substr(0, marked.find('\x01'));
+  std::vector<const DefaultUsed*> foreign;
+  for (const DefaultUsed& d : rs.defaults)
+    if (d.why.find(mark) != std::string::npos) foreign.push_back(&d);
+  if (foreign.empty() || c.cheapest.empty()) return;
+  const ScenarioSubject subject = scenario_subject(rs.scenario);
+  for (const DefaultUsed* d : foreign) {
+    const auto it = std::find_if(subject.inputs.begin(), subject.inputs.end(),
+                                 [&](const SensitivityInput& in) { return in.name == d->field; });
+    if (it == subject.inputs.end() || !(it->base > 0)) continue;
+    if (it->kind != ValueKind::kMoney && it->kind != ValueKind::kDuration) continue;
+    for (const double factor : {1.0 / 3, 3.0}) {
+      double v = std::clamp(it->base * factor, it->min, it->max);
+      if (it->whole) v = std::round(v);
+      const SensitivityOutcome o = subject.evaluate(static_cast<std::size_t>(it - subject.inputs.begin()), v);
+      if (o.decision.empty() || o.decision == c.cheapest) continue;
+      const std::string_view why(d->why);
+      std::string_view region = why.substr(why.find(mark) + mark.size());  // "CN, not US"
+      region = region.substr(0, region.find_first_of(");"));
+      rep.warnings.push_back(trf("{} was not given and its default, {}, is another market's figure (region {}); at {} the "
+                                 "cheapest option is {}, not {}: it decides the answer, so give {} for yours",
+                                 d->field, d->value, region,
+                                 it->kind == ValueKind::kMoney
+                                     ? fmt::format("{} {}", format_value(it->kind, v), rs.scenario.currency.code())
+                                     : format_value(it->kind, v),
+                                 o.decision, c.cheapest, d->field));
+      break;
+    }
+  }
+}
+}  // namespace
+
 void compare_warnings(Report& rep, const Comparison& c, const Catalog& catalog) {
   if (c.cheapest.empty() || c.options.size() == 1) rep.warnings.push_back(c.recommendation);
   // Buying or renting what the market restricts (export controls) is not plain: said, with the source.
@@ -477,6 +519,7 @@ Report compare_report(const Context& ctx, const CompareQuery& q) {
   rep.extra = compare_extra(rs, c);
   compare_notes(rep, rs, c, q, ctx);
   compare_warnings(rep, c, ctx.catalog());
+  foreign_default_warnings(rep, rs, c);
   // Last, so the inputs and results move into it rather than being copied.
   rep.xlsx = [rs = std::move(rs), c = std::move(c)] {
     // The workbook rebuilds every item with formulas; a served model is not one of them yet.
