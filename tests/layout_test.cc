@@ -942,3 +942,41 @@ TEST_CASE("a job's title carries the job.* keys --set changed: a 7B name over 70
   // A name given with --set is the user's title, taken as it is.
   CHECK(load_job("", {"job.parameters=70B", "name=70B LoRA"}, ctx).job.name == "70B LoRA");
 }
+
+namespace {
+// Every number a job echoes, as "section.key=VALUE" exactly as the JSON has it.
+void echoed_numbers(const Json& j, const std::string& path, std::vector<std::string>& out) {
+  if (const auto* o = j.as_object()) {
+    for (const auto& [key, value] : *o) echoed_numbers(value, path.empty() ? key : path + "." + key, out);
+    return;
+  }
+  const std::string t = j.dump_compact();
+  if (!t.empty() && (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-')) out.push_back(path + "=" + t);
+}
+}  // namespace
+
+TEST_CASE("a job's JSON echo, set back key for key with the bare number, changes no estimate", "[estimate][property]") {
+  // The output contract: inputs echoed with the keys and meaning --set takes. Keys that
+  // carry their unit in their name (cluster.gpu_mtbf_s, network_gbit_s) take the bare number.
+  const Context ctx = fixture_context();
+  for (const std::string file : {"", "examples/finetune-7b-a100.yaml", "examples/plan-deadline.yaml"}) {
+    const std::string path = file.empty() ? "" : std::string(GPUPLAN_SOURCE_DIR) + "/" + file;
+    const ResolvedJob base = load_job(path, {}, ctx);
+    const Estimate want = estimate(base.job, base.cluster, base.layout);
+    std::vector<std::string> sets;
+    for (const char* section : {"job", "cluster", "checkpoint", "data"})
+      if (const Json* j = base.inputs.find(section)) echoed_numbers(*j, section, sets);
+    CHECK(sets.size() > 15);
+    for (const std::string& set : sets) {
+      INFO((file.empty() ? "built-in job" : file) << " --set " << set);
+      try {
+        const ResolvedJob again = load_job(path, {set}, ctx);
+        const Estimate got = estimate(again.job, again.cluster, again.layout);
+        CHECK(got.wall.count() == Approx(want.wall.count()).epsilon(1e-9));
+        CHECK(got.memory.total.value() == Approx(want.memory.total.value()).epsilon(1e-9));
+      } catch (const std::exception& e) {
+        FAIL_CHECK(e.what());
+      }
+    }
+  }
+}

@@ -78,6 +78,8 @@ void settings_of(const Json& obj, const std::string& section, std::vector<std::s
     if (key == "commitment_months" && value.dump_compact() == "0") continue;  // none: not a term to set
     const std::string path = section.empty() ? set_key(key) : section + "." + set_key(key);
     out.push_back(fmt::format("{}={}{}", path, value.dump_compact(), unit_of(key)));
+    // And as the echo has it, key and bare number (the unit is in the key's name).
+    if (set_key(key) != key) out.push_back(fmt::format("{}{}={}", section.empty() ? "" : section + ".", key, value.dump_compact()));
   }
 }
 

@@ -178,6 +178,16 @@ std::string_view default_quality(std::string_view why) {
   return "sourced";
 }
 
+std::optional<std::pair<std::string_view, std::string_view>> echo_key_unit(std::string_view echo_key) {
+  // Longest suffixes first: "_mb_s" is megabytes a second, not seconds.
+  static constexpr std::pair<std::string_view, std::string_view> kSuffixes[] = {
+      {"_gbit_s", "Gbps"}, {"_mb_s", "MB/s"}, {"_months", "mo"}, {"_hours", "h"},
+      {"_gb", "GB"},       {"_w", "W"},       {"_s", "s"},       {"_h", "h"}};
+  for (const auto& entry : kSuffixes)
+    if (echo_key.ends_with(entry.first)) return entry;
+  return std::nullopt;
+}
+
 std::string field_path(std::string_view section, std::string_view key) {
   return section.empty() ? std::string(key) : fmt::format("{}.{}", section, key);
 }

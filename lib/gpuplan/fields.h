@@ -7,6 +7,7 @@
 // another elsewhere. Model structs hold neutral values; defaults live here.
 #pragma once
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -186,7 +187,9 @@ struct Echo {
   std::string_view key{};
   double divisor = 1;
   bool skip = false;        ///< not echoed (it shows elsewhere, or only steers reading)
-  int money_decimals = -2;  ///< -2: the currency's minor digits; -1: every stored digit
+  /// -1: every stored digit, so `--set KEY=<echoed value>` gives back the same amount (a
+  /// converted 669.014084 USD echoed as 669.01 moved a 36-month total); -2: the currency's minor digits
+  int money_decimals = -1;
   bool nullable = false;    ///< derived only sometimes (a catalog record named): null when not
 };
 
@@ -363,7 +366,16 @@ Json echo_fields(const Root& r, std::span<const Field<Root>> rows, Currency curr
   Json out = Json::object();
   for (const Field<Root>& f : rows) {
     if (f.echo.skip || !f.at.get) continue;
-    out[f.echo.key.empty() ? f.key : f.echo.key] = echo_value(f.kind, f.at.get(r), f.choices, f.echo, currency);
+    const Value v = f.at.get(r);
+    // A neutral value the field refuses (0 parameters active: a dense model) is
+    // "not set", echoed as null where the schema allows it, so that no echoed
+    // number is one --set would refuse.
+    const double* x = std::get_if<double>(&v);
+    const bool nullable = (f.fallback.empty() && !f.derive) || f.echo.nullable;
+    const bool refused = x && ((f.range.lo_open ? *x <= f.range.lo : *x < f.range.lo) ||
+                               (f.range.hi_open ? *x >= f.range.hi : *x > f.range.hi));
+    out[f.echo.key.empty() ? f.key : f.echo.key] =
+        nullable && refused ? Json() : echo_value(f.kind, v, f.choices, f.echo, currency);
   }
   return out;
 }
@@ -398,6 +410,43 @@ std::vector<std::string_view> keys_of(std::span<const Field<Root>> rows) {
   keys.reserve(rows.size());
   for (const Field<Root>& f : rows) keys.push_back(f.key);
   return keys;
+}
+
+/// The suffix an echo key ends in and the unit it names, as --set writes it
+/// ("dataset_gb" → {"_gb", "GB"}, "checkpoint_write_s" → {"_s", "s"}); nullopt when none.
+std::optional<std::pair<std::string_view, std::string_view>> echo_key_unit(std::string_view echo_key);
+
+/// `--set` takes the JSON echo's keys too (the output contract: `--set KEY=<echoed
+/// value>` changes nothing): `workload.dataset_gb=500` becomes `workload.dataset=500GB`,
+/// the echo's unit read from its key. Other settings are left as they are.
+template <class Root>
+std::vector<std::string> echo_keys_as_sets(std::vector<std::string> sets, std::span<const Section<Root>> sections) {
+  for (std::string& s : sets) {
+    const std::size_t eq = s.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string_view path(s.data(), eq), value = std::string_view(s).substr(eq + 1);
+    const std::size_t dot = path.rfind('.');
+    const std::string_view section = dot == std::string_view::npos ? std::string_view() : path.substr(0, dot);
+    const std::string_view key = dot == std::string_view::npos ? path : path.substr(dot + 1);
+    double number = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (ec != std::errc() || end != value.data() + value.size()) continue;  // the echo's numbers are plain
+    for (const Section<Root>& sec : sections) {
+      if (sec.name != section) continue;
+      const auto unit = echo_key_unit(key);
+      if (!unit) continue;
+      // The row whose echo key this is, else (echoed by hand) the row whose key has the unit's suffix added.
+      const std::string_view stem = key.substr(0, key.size() - unit->first.size());
+      const Field<Root>* row = nullptr;
+      for (const Field<Root>& f : sec.rows)
+        if (!f.echo.skip && f.echo.key == key) row = &f;
+      for (const Field<Root>& f : sec.rows)
+        if (!row && !f.echo.skip && f.echo.key.empty() && f.key == stem) row = &f;
+      if (row) s = fmt::format("{}={}{}", field_path(section, row->key), value, unit->second);  // views end here
+      break;
+    }
+  }
+  return sets;
 }
 
 /// The row with `key`, or nullptr.

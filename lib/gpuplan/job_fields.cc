@@ -563,6 +563,7 @@ constexpr F kCluster[] = {
      .why = tr_noop(
          "Llama 3 (Dubey et al. 2024, §3.3.4): 419 unexpected interruptions in 54 days on 16,384 H100s, one per "
          "2,111 GPU-days"),
+     .echo = {.key = "gpu_mtbf_s"},
      .vary = true,
      .label = tr_noop("mean time between interruptions per GPU (a job of n GPUs: n times as often)")},
     {.key = "restart",
@@ -571,6 +572,7 @@ constexpr F kCluster[] = {
      .range = {0, kInf},
      .fallback = "10min",
      .why = tr_noop("assumption: reschedule, reload the last checkpoint, warm up"),
+     .echo = {.key = "restart_s"},
      .vary = true,
      .label = tr_noop("time lost to each restart after an interruption (also spot)")},
     {.key = "comm_overlap",

@@ -785,8 +785,9 @@ constexpr const char* kDefaultName = tr_noop("8-card A100-class team in Qingdao 
 ResolvedScenario load_scenario(const std::string& path, const std::vector<std::string>& sets, const Context& ctx,
                                const std::string* text) {
   Diagnostics diag(path.empty() ? "<defaults>" : path);
-  YAML::Node root = detail::load_with_sets(path, sets, diag, text);
-  drop_replaced(root, sets);
+  const std::vector<std::string> given = echo_keys_as_sets(sets, scenario_sections());
+  YAML::Node root = detail::load_with_sets(path, given, diag, text);
+  drop_replaced(root, given);
   const Header h = read_header(root, ctx, diag);
   const CurrencyConverter fx(h.local.catalog(), h.local.currency);
   const FieldContext fctx = field_context(h.local, fx, h.file_currency);
