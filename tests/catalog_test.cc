@@ -169,7 +169,7 @@ TEST_CASE("every problem in a file is reported, in file order, including unknown
             "bad_many.yaml:18:5: offers[1].hourly: is given twice (first on line 17)"});
 }
 
-TEST_CASE("merging replaces records by id and appends new ones; later files win", "[catalog]") {
+TEST_CASE("merging replaces records by id and appends new ones — later files win", "[catalog]") {
   const Catalog base = small();
   const Catalog over = parse_catalog(R"(schema_version: 1
 offers:

@@ -159,14 +159,15 @@ TEST_CASE("several scenarios side by side: each as compared alone, the cheapest 
     CHECK(std::get<Money>(d.rows[i][4]).units() == Approx(bests[i] - best_of_all).margin(0.01));
 }
 
-TEST_CASE("several scenarios: other horizons are ranked by NPV a month, with a warning; other currencies refused",
+TEST_CASE("several scenarios: other horizons are ranked by NPV a month, with a warning — other currencies refused",
           "[compare]") {
   const Context ctx = builtin_context();
   const std::string dir = std::string(GPUPLAN_SOURCE_DIR) + "/examples/";
   CompareQuery q;
   q.scenario_files = {dir + "qingdao-8xa100.yaml", dir + "startup-4090-spot.yaml"};  // 24 and 12 months
   const Report r = compare_report(ctx, q);
-  CHECK_THAT(r.warnings.front(), Contains("ranked by NPV a month"));
+  CHECK(std::any_of(r.warnings.begin(), r.warnings.end(),
+                    [](const std::string& w) { return w.find("ranked by NPV a month") != w.npos; }));
   const Table& d = r.tables.at(1);
   // The spot startup's 12 months cost less a month than the 8×A100's 24: it is the best of all.
   const double a = std::get<Money>(d.rows[0][3]).units(), b = std::get<Money>(d.rows[1][3]).units();
@@ -210,7 +211,7 @@ TEST_CASE("sections left out for the terminal, Markdown and CSV change nothing t
   }
 }
 
-TEST_CASE("a default from another market that decides the answer is a warning; one that does not is not",
+TEST_CASE("a default from another market that decides the answer is a warning — one that does not is not",
           "[compare][defaults]") {
   // A US team's scenario takes the operations cost from the fixture's CN record
   // (a 2020 CN salary). Across utilisations, the warning appears exactly when a

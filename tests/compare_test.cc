@@ -276,14 +276,22 @@ TEST_CASE("no lead time, no words about bridging it", "[compare]") {
   for (const auto& n : option(c, "buy").notes) CHECK(n.find("lead time") == std::string::npos);
 }
 
+namespace {
+// One GPU an instance at `price` an hour, billed to the second.
+RentInputs single_gpu_at(Money price) {
+  RentInputs r;
+  r.price = price;
+  r.gpus_per_instance = 1;
+  r.granularity = Seconds(1);
+  return r;
+}
+}  // namespace
+
 TEST_CASE("a spot option with zero interruption rate costs exactly its price × hours", "[compare]") {
   Scenario s = hand_case();
   s.workload.utilisation = 0.5;
   s.workload.runs_per_month = 1;
-  RentInputs r;
-  r.price = cny("20");
-  r.gpus_per_instance = 1;
-  r.granularity = Seconds(1);
+  const RentInputs r = single_gpu_at(cny("20"));
   s.spot = SpotInputs{r, SpotParams{0.0, Seconds(300), Seconds(600), std::nullopt}};
   const Comparison c = compare(s);
   // 730 h × 50% = 365 h a month × 20 CNY = 7,300 CNY; × 24 months = 175,200 CNY.
@@ -543,10 +551,7 @@ TEST_CASE("spot that cannot fit its stretched runs in a month counts only the wo
   Scenario s = hand_case();
   s.workload.utilisation = 0.5;
   s.workload.runs_per_month = 1;
-  RentInputs r;
-  r.price = cny("20");
-  r.gpus_per_instance = 1;
-  r.granularity = Seconds(1);
+  const RentInputs r = single_gpu_at(cny("20"));
   double last_used = 1e300;
   for (const double per_day : {0.0, 1.0, 10.0, 24.0, 48.0, 96.0, 400.0}) {
     s.spot = SpotInputs{r, SpotParams{per_day, Seconds(300), Seconds(600), std::nullopt}};

@@ -272,7 +272,7 @@ TEST_CASE("a sample forgets rows but not their statistics: removal undoes additi
   CHECK_THROWS_AS(s.add(1, std::nan(""), 0), FitError);
 }
 
-TEST_CASE("a sample does not depend on the order of its rows; many distinct counts are kept apart", "[fit]") {
+TEST_CASE("a sample does not depend on the order of its rows — many distinct counts are kept apart", "[fit]") {
   std::mt19937 rng(11);
   std::vector<double> n, x;
   for (int i = 0; i < 20000; ++i) {

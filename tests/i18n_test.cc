@@ -83,7 +83,7 @@ std::string example(const char* name) { return std::string(GPUPLAN_SOURCE_DIR) +
 
 }  // namespace
 
-TEST_CASE("a .po file: continuation lines, escapes; the header, fuzzy and obsolete entries left out", "[i18n]") {
+TEST_CASE("a .po file: continuation lines, escapes — the header, fuzzy and obsolete entries left out", "[i18n]") {
   const auto e = parse_po(
       "# comment\nmsgid \"\"\nmsgstr \"\"\n\"Language: zh_CN\\n\"\n\n"
       "#: a.cc\nmsgid \"two \"\n\"lines\"\nmsgstr \"两\"\n\"行\"\n\n"
@@ -114,7 +114,7 @@ TEST_CASE("the compiled catalog is lib/po/zh_CN.po's translated entries, sorted,
   CHECK(std::any_of(compiled.begin(), compiled.end(), [](const Message& m) { return m.id.find('"') != m.id.npos; }));
 }
 
-TEST_CASE("the language: --lang names it; else LC_ALL, LC_MESSAGES, LANG in that order", "[i18n]") {
+TEST_CASE("the language: --lang names it — else LC_ALL, LC_MESSAGES, LANG in that order", "[i18n]") {
   CHECK(language_from_environment(nullptr, nullptr, "zh_CN.UTF-8") == Language::kChinese);
   CHECK(language_from_environment("C", nullptr, "zh_CN.UTF-8") == Language::kEnglish);       // LC_ALL wins
   CHECK(language_from_environment("", "zh_TW.UTF-8", "en_US.UTF-8") == Language::kChinese);  // empty = unset
@@ -125,7 +125,7 @@ TEST_CASE("the language: --lang names it; else LC_ALL, LC_MESSAGES, LANG in that
   CHECK_THROWS(parse_language("fr"));
 }
 
-TEST_CASE("a message without a translation prints in English; English never reads the catalog", "[i18n]") {
+TEST_CASE("a message without a translation prints in English — English never reads the catalog", "[i18n]") {
   CHECK(tr("not a message of gpuplan") == "not a message of gpuplan");
   CHECK(trf("Buy {}× {}", 8, "A100") == "Buy 8× A100");
   const InLanguage zh(Language::kChinese);
@@ -311,7 +311,7 @@ TEST_CASE("machine output is English whatever the language: CSV and JSON of a Ch
   CHECK(json_zh == render(en, Format::kJson));
 }
 
-TEST_CASE("an estimate's warnings and network read in Chinese; the echoed network stays English", "[i18n]") {
+TEST_CASE("an estimate's warnings and network read in Chinese — the echoed network stays English", "[i18n]") {
   const Context ctx = builtin();
   EstimateQuery q;
   q.job_file = example("llama2-7b-pretrain.yaml");
@@ -341,7 +341,7 @@ TEST_CASE("an estimate's warnings and network read in Chinese; the echoed networ
   CHECK_THAT(*deciding, Catch::Contains("每节点 25 Gb/s"));
 }
 
-TEST_CASE("short numbers: k, M, B for English, 万 and 亿 for Chinese; rounded before the unit, never an exponent",
+TEST_CASE("short numbers: k, M, B for English, 万 and 亿 for Chinese — rounded before the unit, never an exponent",
           "[i18n]") {
   CHECK(short_number(0) == "0");
   CHECK(short_number(12.345) == "12.3");

@@ -253,7 +253,7 @@ TEST_CASE("catalog import: the YAML it writes loads over the catalog and prices 
   CHECK(h100->billing_granularity == Seconds(60));  // the provider's, from the catalog
 }
 
-TEST_CASE("catalog import: dates: a future --as-of is refused; without one, the file's date is said", "[import]") {
+TEST_CASE("catalog import: dates: a future --as-of is refused — without one, the file's date is said", "[import]") {
   const Context ctx = fixture_context();
   ImportQuery q;
   q.format = "skypilot";
@@ -352,7 +352,7 @@ TEST_CASE("quotes: a misspelt column, two prices of one date, an undated price t
                     Contains("collide.csv:2:1: as_of: a second hourly price of RTX 4090 按量 dated 2026-10-04"));
 }
 
-TEST_CASE("skypilot: shared cards and unpriced rows are counted and said; a zone listed twice is named once",
+TEST_CASE("skypilot: shared cards and unpriced rows are counted and said — a zone listed twice is named once",
           "[import]") {
   const Context ctx = fixture_context();
   ImportOptions o = options(ctx);

@@ -69,7 +69,7 @@ TEST_CASE("writing to a full device is an error", "[io]") {
   CHECK_THROWS_WITH(write_output_file("/dev/full", std::string(1 << 16, 'x'), {}), Contains("no space left"));
 }
 
-TEST_CASE("a FIFO is read as a stream; with no writer it reads empty, without blocking", "[io]") {
+TEST_CASE("a FIFO is read as a stream — with no writer it reads empty, without blocking", "[io]") {
   TempDir d;
   const fs::path fifo = d.path / "pipe";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
@@ -133,7 +133,7 @@ TEST_CASE("a temporary output file is removed when SIGTERM or SIGINT arrives whi
   }
 }
 
-TEST_CASE("a released temporary file stays; an abandoned one is removed", "[io]") {
+TEST_CASE("a released temporary file stays — an abandoned one is removed", "[io]") {
   TempDir d;
   std::string kept = (d.path / ".gpuplan-XXXXXX").string(), dropped = kept;
   {
@@ -172,7 +172,7 @@ TEST_CASE("an output path that is a symlink replaces the file it points to, not 
   CHECK(slurp(target) == "new");
 }
 
-TEST_CASE("one parse for one document; a second, however it starts, is still found", "[io][yaml]") {
+TEST_CASE("one parse for one document — a second, however it starts, is still found", "[io][yaml]") {
   // The text is parsed again to count documents only when it may hold another
   // (a marker, a directive, content after the last node, a ',' on its line):
   // every way to a second document must still be refused.

@@ -46,6 +46,16 @@ Job llama_7b() {
   return j;
 }
 
+// An 8-GPU HGX server: NVLink 300 GB/s inside, 400 GB/s of InfiniBand out.
+InstanceShape hgx_node() {
+  InstanceShape node;
+  node.gpus = 8;
+  node.intra = BytesPerSecond(300e9);
+  node.network = BytesPerSecond(400e9);
+  node.fabric = "infiniband";
+  return node;
+}
+
 // Megatron-LM's megatron/training/theoretical_memory_usage.py, written out
 // independently of gpuplan's code: weights and optimizer on the most loaded
 // shard, (transformer / pp + embedding [+ output when pp = 1]) / tp, at 18
@@ -180,15 +190,11 @@ TEST_CASE("estimate prices every row on its own shape: no row joins 1,024 single
   CHECK(unpriced >= 1);
 }
 
-TEST_CASE("interleaved pipelines shrink the bubble by v and hold more activations; uneven stages wait for the fullest",
+TEST_CASE("interleaved pipelines shrink the bubble by v and hold more activations — uneven stages wait for the fullest",
           "[layout]") {
   Job j = llama_7b();  // 32 layers, 128 sequences a step
   const TrainingModel model(j);
-  InstanceShape node;
-  node.gpus = 8;
-  node.intra = BytesPerSecond(300e9);
-  node.network = BytesPerSecond(400e9);
-  node.fabric = "infiniband";
+  const InstanceShape node = hgx_node();
   const Configuration c{&gpu("H100"), 8, node, 0.5};
   // TP1·PP4·DP2: m = 128 / 2 = 64 micro-batches; bubble (p − 1)/m = 3/64 of the compute,
   // and with v = 4 virtual stages (p − 1)/(m·v) = 3/256 (Narayanan et al. 2021, §2.2.2).
@@ -221,11 +227,7 @@ TEST_CASE("a global batch that does not divide over the data-parallel ranks: eve
           "[layout]") {
   Job j = llama_7b();  // 128 sequences a step
   const TrainingModel model(j);
-  InstanceShape node;
-  node.gpus = 8;
-  node.intra = BytesPerSecond(300e9);
-  node.network = BytesPerSecond(400e9);
-  node.fabric = "infiniband";
+  const InstanceShape node = hgx_node();
   const auto compute = [&](int gpus) {
     const Configuration c{&gpu("H100"), gpus, node, 0.5};
     return model.step(c, Layout{1, 1, gpus, 1, Recompute::kSelective, 1, 1}, 400e12).compute.count();
@@ -429,7 +431,7 @@ TEST_CASE("the cheapest row timed on an assumed link is a warning, in estimate a
   CHECK_FALSE(any_starts_with(aws.report.warnings, "the recommendation joins"));
 }
 
-TEST_CASE("a parameter count the given architecture cannot hold is a warning; published shapes are not",
+TEST_CASE("a parameter count the given architecture cannot hold is a warning — published shapes are not",
           "[estimate][defaults]") {
   const Context ctx = fixture_context();
   EstimateQuery q;
@@ -460,7 +462,7 @@ TEST_CASE("a parameter count the given architecture cannot hold is a warning; pu
   CHECK_FALSE(warned());
 }
 
-TEST_CASE("a defaulted input that decides the estimate is a warning; a given one is not", "[estimate][defaults]") {
+TEST_CASE("a defaulted input that decides the estimate is a warning — a given one is not", "[estimate][defaults]") {
   const Context ctx = fixture_context();
   EstimateQuery q;
   q.job_file = GPUPLAN_TEST_DATA "/llama2-7b-default-network.yaml";
@@ -482,7 +484,7 @@ TEST_CASE("a defaulted input that decides the estimate is a warning; a given one
   CHECK(network_warnings() == 0);
 }
 
-TEST_CASE("estimate carries the default MFU's band to time and GPU-hours; a given MFU has none",
+TEST_CASE("estimate carries the default MFU's band to time and GPU-hours — a given MFU has none",
           "[estimate][uncertainty]") {
   const Context ctx = fixture_context();
   EstimateQuery q;
@@ -515,7 +517,7 @@ TEST_CASE("estimate carries the default MFU's band to time and GPU-hours; a give
   CHECK(number(field(estimate_report(ctx, q), "wall_hours")) == Approx(slow).epsilon(1e-9));
 }
 
-TEST_CASE("job.stack picks the default MFU and its band; a given MFU overrides it; a wrong value is refused by name",
+TEST_CASE("job.stack picks the default MFU and its band — a given MFU overrides it — a wrong value is refused by name",
           "[estimate][uncertainty]") {
   const Context ctx = fixture_context();
   EstimateQuery q;
@@ -630,7 +632,7 @@ TEST_CASE("MoE: the all-to-all per step, by hand, inside an instance and across 
         model.step(two, w, 400e12).exposed_communication);
 }
 
-TEST_CASE("context parallel: a sequence split over cp ranks halves the activations; keys and values go round by hand",
+TEST_CASE("context parallel: a sequence split over cp ranks halves the activations — keys and values go round by hand",
           "[layout][cp]") {
   Job j = llama_7b();
   j.sequence_length = 32768;
@@ -884,7 +886,7 @@ TEST_CASE("plan and estimate time the same rental alike: checkpoint defaults fol
   CHECK(checked == 2);
 }
 
-TEST_CASE("on several instances, defaulted checkpoint bandwidths follow the count; given or varied ones stay",
+TEST_CASE("on several instances, defaulted checkpoint bandwidths follow the count — given or varied ones stay",
           "[layout][plan][defaults]") {
   const Context ctx = fixture_context();
   ResolvedJob r = load_job("", {}, ctx, JobUse::kPlan);  // plan's echo: object storage (one instance)

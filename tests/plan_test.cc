@@ -348,7 +348,7 @@ TEST_CASE("plan: a lopsided MFU band keeps its shape: a deadline at the band's l
   CHECK(t.mfu_only == Approx(0.8413).margin(0.002));  // Φ(1)
 }
 
-TEST_CASE("plan: P(on time) over the MFU's uncertainty agrees with a Monte Carlo; a tight plan is not certain",
+TEST_CASE("plan: P(on time) over the MFU's uncertainty agrees with a Monte Carlo — a tight plan is not certain",
           "[plan][uncertainty]") {
   Fixture f(kTwoOffers);
   PlanInputs in = hand_job();

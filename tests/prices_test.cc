@@ -90,7 +90,7 @@ TEST_CASE("an undated price (as_of: unknown) shows no date and no age, and is al
   CHECK(cell<std::string>(a, a.rows.size() - 1, "offer") == "undated-a100");
 }
 
-TEST_CASE("catalog check counts prices per provider by hand; a shorter stale limit never lowers the count",
+TEST_CASE("catalog check counts prices per provider by hand — a shorter stale limit never lowers the count",
           "[prices][stale]") {
   const auto check = [](const char* stale_after) {
     GlobalOptions o;

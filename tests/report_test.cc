@@ -90,7 +90,7 @@ TEST_CASE("formats parse by name and unknown ones are listed", "[report]") {
   CHECK_THROWS_WITH(parse_format("xml"), "xml not in {table, csv, tsv, json, md, xlsx, yaml, html, svg}");
 }
 
-TEST_CASE("HTML: text from inputs is escaped, never markup; a chart's series and points are all drawn", "[report]") {
+TEST_CASE("HTML: text from inputs is escaped, never markup — a chart's series and points are all drawn", "[report]") {
   Report r = sample();
   r.title = "<script>alert(1)</script> & \"quotes\"";
   r.notes = {"a note with <b>tags</b>", "  a default <i>indented</i>"};
@@ -134,7 +134,7 @@ TEST_CASE("SVG stacked bars: positive layers up from zero, negative ones down, o
   CHECK(svg.find(">buy</text>") != std::string::npos);
 }
 
-TEST_CASE("a table's currency is a column of its own in CSV, TSV and JSON; the report's a field", "[report]") {
+TEST_CASE("a table's currency is a column of its own in CSV, TSV and JSON — the report's a field", "[report]") {
   Report r = sample();
   r.tables[0].columns[2].key = "hourly";
   r.tables[0].currency = kUsd;

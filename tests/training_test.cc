@@ -55,7 +55,7 @@ TEST_CASE("dense training costs 6·N + 12·L·s·h FLOPs a token, +1/3 with full
   CHECK(training_flops_per_token(j, a) == Approx(4.2e10).epsilon(1e-4));
 }
 
-TEST_CASE("bf16 AdamW holds 18 bytes per parameter (fp32 gradients); ZeRO shards them over the cards", "[training]") {
+TEST_CASE("bf16 AdamW holds 18 bytes per parameter (fp32 gradients) — ZeRO shards them over the cards", "[training]") {
   Job j = seven_b();
   const Gpu& a100 = gpu("A100-80G");
   // Megatron-LM's 18 bytes: weights 2·N = 14 GB, fp32 gradients 4·N = 28 GB, optimizer 12·N = 84 GB: 126 GB.
@@ -164,7 +164,7 @@ TEST_CASE("ring all-reduce moves 2(n−1)/n of the buffer", "[training]") {
   CHECK(ring_allreduce(Bytes(2e9), 1, BytesPerSecond(100e9)).count() == 0.0);
 }
 
-TEST_CASE("a full 7B fine-tune does not fit one 24 GB card, and fits 8 with sharding; an 80 GB card needs 2",
+TEST_CASE("a full 7B fine-tune does not fit one 24 GB card, and fits 8 with sharding — an 80 GB card needs 2",
           "[training]") {
   Job j = seven_b();
   CHECK_FALSE(memory_per_gpu(j, gpu("RTX4090"), 8).fits);   // plain data parallelism: 112 GB of states each
