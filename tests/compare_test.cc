@@ -277,12 +277,12 @@ TEST_CASE("no lead time, no words about bridging it", "[compare]") {
 }
 
 namespace {
-// One GPU an instance at `price` an hour, billed to the second.
-RentInputs single_gpu_at(Money price) {
+// One GPU an instance at `price` an hour, billed in steps of `step` (to the second by default).
+RentInputs single_gpu_at(Money price, Seconds step = Seconds(1)) {
   RentInputs r;
   r.price = price;
   r.gpus_per_instance = 1;
-  r.granularity = Seconds(1);
+  r.granularity = step;
   return r;
 }
 }  // namespace
@@ -501,10 +501,7 @@ TEST_CASE("on-demand billing rounds each run up to the granularity and bills for
   s.monthly.reset();
   s.workload.utilisation = 0.5;   // 365 h a month
   s.workload.runs_per_month = 7;  // 52.142857 h a run
-  RentInputs r;
-  r.price = cny("10");
-  r.gpus_per_instance = 1;
-  r.granularity = Seconds(3600);
+  const RentInputs r = single_gpu_at(cny("10"), Seconds(3600));
   s.hourly = HourlyInputs{r, Hours(0.5), false};
   const Comparison c = compare(s);
   // Billed per run: ceil(52.14) = 53 h of work; with 0.5 h idle, ceil(52.64) = 53 h as well:
@@ -523,10 +520,7 @@ TEST_CASE("runs rounded up to the billing step never bill more than a month's 73
   Scenario s = hand_case();
   s.monthly.reset();
   s.workload.utilisation = 0.5;  // 365 h a month
-  RentInputs r;
-  r.price = cny("10");
-  r.gpus_per_instance = 1;
-  r.granularity = Seconds(3600);
+  const RentInputs r = single_gpu_at(cny("10"), Seconds(3600));
   s.hourly = HourlyInputs{r, Hours(0), true};
   s.spot = SpotInputs{r, SpotParams{0.0, Seconds(300), Seconds(600), std::nullopt}};
   for (const int runs : {1, 7, 100, 365, 366, 500, 1000, 100000}) {
