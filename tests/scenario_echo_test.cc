@@ -174,3 +174,21 @@ TEST_CASE("spot priced as a discount keeps what it gives for itself", "[scenario
   CHECK(rs.scenario.spot->rent.storage_per_gb_month == Money::parse("0.3", kCny));
   CHECK(rs.scenario.spot->own_keys == std::vector<std::string>{"billing_granularity", "storage_per_gb_month"});
 }
+
+TEST_CASE("an echo key with a value that is not a bare number goes to its field, whose error names it", "[scenario]") {
+  const Context ctx = fixture_context();
+  // With its own unit, the value is read as written.
+  const ResolvedScenario gb = load_scenario("", {"workload.dataset_gb=500"}, ctx);
+  const ResolvedScenario tb = load_scenario("", {"workload.dataset_gb=0.5TB"}, ctx);
+  CHECK(numbers(gb) == numbers(tb));
+  // No number at all: refused as the field's value, not as an unknown key.
+  try {
+    load_scenario("", {"workload.dataset_gb=abc"}, ctx);
+    FAIL("no error");
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("workload.dataset:") != std::string::npos);
+    CHECK(what.find("not a known field") == std::string::npos);
+  }
+}

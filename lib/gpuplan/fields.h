@@ -418,7 +418,8 @@ std::optional<std::pair<std::string_view, std::string_view>> echo_key_unit(std::
 
 /// `--set` takes the JSON echo's keys too (the output contract: `--set KEY=<echoed
 /// value>` changes nothing): `workload.dataset_gb=500` becomes `workload.dataset=500GB`,
-/// the echo's unit read from its key. Other settings are left as they are.
+/// the echo's unit read from its key; a value with its own unit or no number at all
+/// goes to the field as written, so its error names the field. Other settings are left as they are.
 template <class Root>
 std::vector<std::string> echo_keys_as_sets(std::vector<std::string> sets, std::span<const Section<Root>> sections) {
   for (std::string& s : sets) {
@@ -430,7 +431,7 @@ std::vector<std::string> echo_keys_as_sets(std::vector<std::string> sets, std::s
     const std::string_view key = dot == std::string_view::npos ? path : path.substr(dot + 1);
     double number = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (ec != std::errc() || end != value.data() + value.size()) continue;  // the echo's numbers are plain
+    const bool plain = ec == std::errc() && end == value.data() + value.size();  // as the echo writes numbers
     for (const Section<Root>& sec : sections) {
       if (sec.name != section) continue;
       const auto unit = echo_key_unit(key);
@@ -442,7 +443,8 @@ std::vector<std::string> echo_keys_as_sets(std::vector<std::string> sets, std::s
         if (!f.echo.skip && f.echo.key == key) row = &f;
       for (const Field<Root>& f : sec.rows)
         if (!row && !f.echo.skip && f.echo.key.empty() && f.key == stem) row = &f;
-      if (row) s = fmt::format("{}={}{}", field_path(section, row->key), value, unit->second);  // views end here
+      // Anything but a bare number goes to the row as written ("500GB" is read, "abc" refused there, by name).
+      if (row) s = fmt::format("{}={}{}", field_path(section, row->key), value, plain ? unit->second : "");  // views end here
       break;
     }
   }
