@@ -145,6 +145,7 @@ TEST_CASE("property: a higher loan or lease rate never lowers owning's total", "
 TEST_CASE("VAT is reported apart when recoverable and is a line of every total when not", "[finance][vat]") {
   Scenario s = hand_case();
   s.vat = VatInputs{0.13, 0.06, 0.06, false, true};
+  s.vat.operations_in_house = false;  // a contracted service
   const Comparison a = compare(s);
   // Hardware 700,000 × 13% + operations 240,000 × 6% = 91,000 + 14,400; renting 2,400,000 × 6%.
   CHECK(option(a, "buy").vat == cny("105400"));
@@ -167,6 +168,33 @@ TEST_CASE("VAT is reported apart when recoverable and is a line of every total w
   CHECK(std::abs(option(c, "rent_monthly").total.units() - 2544000) < 0.01 * 50);
 }
 
+TEST_CASE("in-house operations staff carry no VAT: not in VAT, not taken out of a price given with VAT",
+          "[finance][vat]") {
+  Scenario s = hand_case();
+  s.vat = VatInputs{0.13, 0.06, 0.06, false, false};
+  REQUIRE(s.vat.operations_in_house);  // the default: buy.operations is a salary
+  const Comparison staff = compare(s);
+  // Hardware 700,000 × 13% only; the salaries (240,000) carry none.
+  CHECK(option(staff, "buy").vat == cny("91000"));
+  CHECK(item_total(option(staff, "buy"), std::string(kOperationsItem)) == cny("240000"));
+  s.vat.operations_in_house = false;
+  const Comparison contracted = compare(s);
+  CHECK(option(contracted, "buy").vat == cny("105400"));
+  CHECK(item_total(option(contracted, "buy"), std::string(kContractedOperationsItem)) == cny("240000"));
+  CHECK(option(contracted, "buy").total == option(staff, "buy").total + cny("14400"));
+  // Prices given with VAT: a salary is paid as given, a contract's price holds 6%.
+  Scenario incl = s;
+  incl.vat.prices_include_vat = true;
+  incl.vat.operations_in_house = true;
+  const Comparison as_given = compare(incl);
+  CHECK(item_total(option(as_given, "buy"), std::string(kOperationsItem)) == cny("240000"));
+  incl.vat.operations_in_house = false;
+  CHECK(std::abs(item_total(option(compare(incl), "buy"), std::string(kContractedOperationsItem)).units() -
+                 240000 / 1.06) < 0.01 * 24);
+  // Nothing else moves: renting is the same either way.
+  CHECK(option(staff, "rent_monthly").total == option(contracted, "rent_monthly").total);
+}
+
 TEST_CASE("a lease carries the goods rate on every payment, a loan's interest none", "[finance][vat]") {
   Scenario s = hand_case(36);
   s.vat = VatInputs{0.13, 0.06, 0.06, false, true};
@@ -185,7 +213,7 @@ TEST_CASE("a lease carries the goods rate on every payment, a loan's interest no
   CHECK(b.vat_flow[0] == cny("9100"));  // only the upfront at signing
   const double paid = item_total(b, "lease upfront").units() + item_total(b, "lease principal").units() +
                       item_total(b, "lease interest").units();
-  CHECK(std::abs(b.vat.units() - (paid * 0.13 + 360000 * 0.06)) < 0.01 * 40);
+  CHECK(std::abs(b.vat.units() - paid * 0.13) < 0.01 * 40);  // operations are in-house staff: no VAT
   CHECK_THROWS_AS(vat_class("a line no one taxed"), std::logic_error);
 }
 

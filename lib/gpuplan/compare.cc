@@ -380,7 +380,8 @@ void running_costs(const Scenario& s, double u, double in_service, Month& month)
   const double busy = std::min(1.0, u + s.workload.serving_share);
   const double kwh = energy_kwh_per_month(o.gpu_busy, o.gpu_idle, o.cards, o.server * servers, o.pue, busy);
   month.add(tr_noop("power"), o.electricity_per_kwh.scaled(kwh * in_service));
-  month.add(tr_noop("operations"), o.operations_per_month.scaled(servers * in_service));
+  month.add(s.vat.operations_in_house ? kOperationsItem : kContractedOperationsItem,
+            o.operations_per_month.scaled(servers * in_service));
   month.add(tr_noop("colocation"), o.colocation_per_month.scaled(servers * in_service));
 }
 
@@ -663,7 +664,7 @@ Scenario excluding_vat(const Scenario& given) {
   for (Money* m : {&o.card_price, &o.server_base, &o.network, &o.facility, &o.electricity_per_kwh})
     less(*m, VatClass::kGoods);
   if (o.resale_amount) less(*o.resale_amount, VatClass::kGoods);
-  less(o.operations_per_month, VatClass::kServices);
+  less(o.operations_per_month, s.vat.operations_in_house ? VatClass::kNone : VatClass::kServices);
   less(o.colocation_per_month, VatClass::kServices);
   for (RentInputs* r :
        {s.hourly ? &s.hourly->rent : nullptr, s.monthly ? &*s.monthly : nullptr, s.spot ? &s.spot->rent : nullptr}) {

@@ -780,8 +780,13 @@ std::optional<Fallback> vat_rent(const Scenario& s, const FieldContext&) {
 std::optional<Fallback> vat_services(const Scenario& s, const FieldContext&) {
   return china_rate(
       s, 0.06,
-      tr_noop("China: IDC colocation (value-added telecom) and outsourced operations (modern services) 6% "
-              "(Caishui [2016] No. 36); in-house staff carry no VAT: set 0"));
+      tr_noop("China: IDC colocation (value-added telecom) and contracted operations (modern services) 6% "
+              "(Caishui [2016] No. 36); in-house staff carry none (tax.operations_in_house)"));
+}
+
+// Whether operations are staff or a service moves a total only where VAT is a cost or is taken out of prices.
+bool operations_vat_matters(const Scenario& s, const FieldContext&) {
+  return s.own.operations_per_month.micros() != 0 && (!s.vat.recoverable || s.vat.prices_include_vat);
 }
 
 constexpr F kTax[] = {
@@ -808,7 +813,7 @@ constexpr F kTax[] = {
      .derive = &vat_services,
      .vary = true,
      .varies = [](const Scenario& s) { return !s.vat.recoverable; },
-     .label = tr_noop("VAT on colocation and operations")},
+     .label = tr_noop("VAT on colocation and contracted operations")},
     {.key = "prices_include_vat",
      .kind = K::kBool,
      .at = vat<&VatInputs::prices_include_vat>,
@@ -825,6 +830,15 @@ constexpr F kTax[] = {
          "default: a general VAT taxpayer (一般纳税人) deducts input VAT, so it is paid and recovered, not a cost; "
          "a small-scale taxpayer (小规模纳税人) cannot: set false"),
      .label = tr_noop("input VAT is deducted (false: VAT is a cost, added to every total as its own line)")},
+    {.key = "operations_in_house",
+     .kind = K::kBool,
+     .at = vat<&VatInputs::operations_in_house>,
+     .fallback = "true",
+     .why = tr_noop(
+         "default: buy.operations is the team's own staff, whose salaries carry no VAT; set false for a contracted "
+         "service (tax.vat_services)"),
+     .noted = &operations_vat_matters,
+     .label = tr_noop("operations is in-house staff (false: a contracted service, which carries VAT)")},
 };
 
 // ---- hybrid ----

@@ -138,6 +138,7 @@ FLAG_SETTINGS = {
                                       2: ["buy.resale_amount=%r" % cells["resale_amount"]]}[int(v)]),
     "financing": lambda v, cells: ["buy.financing=%s" % ("cash", "loan", "lease")[int(v)]],
     "vat_recoverable": lambda v, cells: ["tax.vat_recoverable=%s" % ("true" if v == 1 else "false")],
+    "operations_in_house": lambda v, cells: ["tax.operations_in_house=%s" % ("true" if v == 1 else "false")],
 }
 
 

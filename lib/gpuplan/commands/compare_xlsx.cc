@@ -210,7 +210,7 @@ struct Refs {
   std::optional<V> m_commit, m_compute, m_storage, m_egress, m_support;
   std::optional<V> y_power, y_capex;
   V financing, fin_rate, fin_term, hw_r, fin_upfront, financed, balloon, payment;
-  V vat_goods, vat_rent, vat_services, vat_recoverable;
+  V vat_goods, vat_rent, vat_services, vat_recoverable, ops_in_house;
   std::optional<V> m_upfront;
 };
 
@@ -403,6 +403,11 @@ void tax_inputs(Inputs& gen, const Scenario& s, Refs& x) {
                                 s.vat.recoverable ? 1 : 0, Style::kInputNumber, tr_noop("1 or 0"));
   gen.limit(0, 1, true);
   gen.set_as(fmt::format("tax.vat_recoverable={}", tr("true (1) or false (0)")));
+  x.ops_in_house = gen.input("operations_in_house",
+                             tr_noop("operations is in-house staff, no VAT (1), or a contracted service (0)"),
+                             s.vat.operations_in_house ? 1 : 0, Style::kInputNumber, tr_noop("1 or 0"));
+  gen.limit(0, 1, true);
+  gen.set_as(fmt::format("tax.operations_in_house={}", tr("true (1) or false (0)")));
 }
 
 void hourly_inputs(Inputs& gen, const Scenario& s, Refs& x) {
@@ -611,7 +616,8 @@ MonthTerms buy_terms(const Refs& x, const Row& r) {
            {fmt::format("IF({}=1,-{},0)", fin, x.financed.ref), "0"},
            {fmt::format("ROUND({},2)", x.facility.ref), x.vat_goods.ref}};
   t.later = {{fmt::format("ROUND({}*{}*{},2)", x.tariff.ref, x.kwh.ref, r.in_service), x.vat_goods.ref},
-             {fmt::format("ROUND({}*{}*{},2)", x.ops.ref, x.servers.ref, r.in_service), x.vat_services.ref},
+             {fmt::format("ROUND({}*{}*{},2)", x.ops.ref, x.servers.ref, r.in_service),
+              fmt::format("IF({}=1,0,{})", x.ops_in_house.ref, x.vat_services.ref)},
              {fmt::format("ROUND({}*{}*{},2)", x.coloc.ref, x.servers.ref, r.in_service), x.vat_services.ref},
              {r.bridge, fmt::format("IF({}=1,{},0)", x.cover.ref, x.vat_rent.ref)},
              {r.interest, lease_rate},

@@ -46,7 +46,8 @@ VatClass vat_class(std::string_view item) {
       {"commitment paid upfront", kRent},
       {"bridge rental", kRent},
       {"serving (rented)", kRent},
-      {"operations", kServices},
+      {kOperationsItem, kNone},  // salaries are not a taxable supply
+      {kContractedOperationsItem, kServices},
       {"colocation", kServices},
       {"delay cost", kNone},
       {"resale value at horizon", kNone},

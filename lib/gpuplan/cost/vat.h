@@ -6,6 +6,8 @@
 
 #include <string_view>
 
+#include "gpuplan/i18n.h"
+
 namespace gpuplan {
 
 /// What an item is, for VAT. China's rates (VAT Law of the PRC, in force
@@ -14,10 +16,10 @@ namespace gpuplan {
 /// tangible movables (finance leases too) 13%; information-technology and
 /// value-added telecom services (cloud rental, IDC colocation) 6%.
 enum class VatClass {
-  kNone,      ///< delay cost, resale credit, loan principal and interest (no VAT charged to the borrower)
+  kNone,      ///< delay cost, resale credit, loan principal and interest (no VAT charged to the borrower), in-house staff
   kGoods,     ///< hardware, facility, electricity, lease payments
   kRent,      ///< rented compute and its add-ons, the bridge rental
-  kServices,  ///< colocation, operations
+  kServices,  ///< colocation, contracted operations
 };
 
 struct VatInputs {
@@ -28,6 +30,9 @@ struct VatInputs {
   bool prices_include_vat = false;
   /// A general VAT taxpayer deducts input VAT: paid and recovered, not a cost.
   bool recoverable = true;
+  /// Operations is the team's own staff, whose salaries carry no VAT; false:
+  /// a contracted service, at the services rate.
+  bool operations_in_house = true;
 
   double rate(VatClass c) const;
 };
@@ -37,7 +42,11 @@ struct VatInputs {
 /// a new item cannot go untaxed silently.
 VatClass vat_class(std::string_view item);
 
+/// The cash-flow item of operations: in-house staff (no VAT) or a contracted service.
+inline constexpr std::string_view kOperationsItem = tr_noop("operations");
+inline constexpr std::string_view kContractedOperationsItem = tr_noop("operations (contracted)");
+
 /// The item line VAT takes when it is not recoverable.
-inline constexpr std::string_view kVatCostItem = "VAT (not recoverable)";
+inline constexpr std::string_view kVatCostItem = tr_noop("VAT (not recoverable)");
 
 }  // namespace gpuplan
