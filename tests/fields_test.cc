@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
@@ -236,4 +237,63 @@ TEST_CASE("the echo of the built-in defaults has exactly the schema's keys", "[f
     INFO(section);
     CHECK(got == want);
   }
+}
+
+namespace {
+// The fixture catalog and, over it, an overlay file with `records` as its purchases.
+Context fixture_with_purchases(const std::string& records) {
+  const std::string path = (std::filesystem::temp_directory_path() / "gpuplan-fields-test-overlay.yaml").string();
+  std::ofstream(path) << "schema_version: 1\npurchases:\n" << records;
+  GlobalOptions g;
+  g.today = "2026-12-02";
+  g.no_default_catalog = true;
+  g.catalog_files = {GPUPLAN_TEST_DATA "/catalog-fixture.yaml", path};
+  return make_context(g);
+}
+std::string server_base_line(const ResolvedScenario& rs) {
+  for (const std::string& d : rs.defaults_used)
+    if (d.starts_with("buy.server_base")) return d;
+  return "";
+}
+}  // namespace
+
+TEST_CASE("the server base is priced on the cards' date: a server less cards from months apart is not a chassis",
+          "[fields][scenario]") {
+  // Fixture: the A800 server is from 2023-10-20 (export-rush prices), its card from 2023-06-29.
+  // The base is the non-GPU share of DGX H100 (32,010 of 270,000 USD) on 8 cards at 83,000.
+  const double share = 32010.0 / 270000.0;
+  const ResolvedScenario rs = load_scenario("", {}, context(true));
+  CHECK(std::abs(rs.scenario.own.server_base.units() - 8 * 83000 * share / (1 - share)) < 0.01);
+  CHECK(server_base_line(rs).find("113 days apart") != std::string::npos);
+  // The server record's price does not leak into the base: a dearer server, the same base.
+  const ResolvedScenario dearer = load_scenario(
+      "", {},
+      fixture_with_purchases("  - {id: a800-8gpu-cn-2023-10, kind: server, gpu: A800-80G, gpus: 8, price: 3000000, "
+                             "currency: CNY, region: CN, source: test, as_of: 2023-10-20}\n"));
+  CHECK(dearer.scenario.own.server_base == rs.scenario.own.server_base);
+  // Fewer cards, fewer card prices: never a chassis dearer than the cards (was 786,000 CNY for any count).
+  const ResolvedScenario four = load_scenario("", {"buy.cards=4", "workload.gpus=4"}, context(true));
+  CHECK(four.scenario.own.server_base < four.scenario.own.card_price.times(8));
+  // A card record on the server's date: cards and base add up to the server's price.
+  const ResolvedScenario same_day = load_scenario(
+      "", {},
+      fixture_with_purchases("  - {id: a800-cn-2023-10, kind: card, gpu: A800-80G, price: 160000, currency: CNY, "
+                             "region: CN, source: test, as_of: 2023-10-20}\n"));
+  CHECK(same_day.scenario.own.server_base.units() == Approx(1450000 - 8 * 160000));
+  CHECK(server_base_line(same_day).find("less 8 × card a800-cn-2023-10") != std::string::npos);
+}
+
+TEST_CASE("no monthly offer, but committed terms for the GPU: the default's line names them", "[fields][scenario]") {
+  // The fixture rents the A100-80G in the US only by the hour and on AWS's 1- and 3-year terms.
+  const ResolvedScenario rs = load_scenario("", {"region=US", "rent.regions=any"}, context(true));
+  std::string line;
+  for (const std::string& d : rs.defaults_used)
+    if (d.starts_with("rent.monthly = none")) line = d;
+  INFO(line);
+  CHECK(line.find("it has committed terms: rent.monthly.commitment=") != std::string::npos);
+  // Each term it names works as written.
+  const std::size_t at = line.find("rent.monthly.commitment=");
+  const std::string set = line.substr(at, line.find_first_of(",)", at) - at);
+  const ResolvedScenario committed = load_scenario("", {"region=US", "rent.regions=any", set}, context(true));
+  CHECK(committed.scenario.monthly.has_value());
 }

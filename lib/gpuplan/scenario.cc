@@ -284,6 +284,19 @@ const Offer* cheapest_offer(const Resolver& rv, const std::string& gpu, BillingM
   return best;
 }
 
+// The committed terms the catalog sells `gpu` on within the scenario's regions and providers, shortest first.
+std::vector<Seconds> committed_terms(const Resolver& rv, const std::string& gpu,
+                                     const std::vector<std::string>& providers) {
+  std::vector<Seconds> terms;
+  for (const Offer& o : rv.catalog().offers)
+    for (const Commitment& c : o.commitments)
+      if (id_equals(o.gpu, gpu) && std::find(terms.begin(), terms.end(), c.term) == terms.end() &&
+          cheapest_offer(rv, gpu, BillingMode::kMonthly, providers, c.term))
+        terms.push_back(c.term);
+  std::sort(terms.begin(), terms.end());
+  return terms;
+}
+
 // The provider's storage (cloud disk, else local NVMe, else object storage),
 // egress and support, each named in the option's notes.
 void provider_add_ons(const Resolver& rv, RentInputs& r, const Provider& p) {
@@ -398,8 +411,14 @@ bool cheapest_default(Resolver& rv, const RentRequest& q, const std::string& fie
     if (q.priced()) return false;  // a price needs no offer: an instance in no catalog
     rv.note(field, "none", [&] {
       const std::string where = trf(" in {} (rent.regions; any: anywhere)", regions_text(rv.scenario().rent_regions));
-      return q.commitment ? trf("the catalog has no {} commitment for {}{}", format_duration(*q.commitment), gpu, where)
-                          : trf("the catalog has no {} offer for {}{}", tr(to_string(mode)), gpu, where);
+      if (q.commitment)
+        return trf("the catalog has no {} commitment for {}{}", format_duration(*q.commitment), gpu, where);
+      std::string terms;
+      if (mode == BillingMode::kMonthly)
+        for (const Seconds t : committed_terms(rv, gpu, rv.draft().shared.providers))
+          terms += (terms.empty() ? "" : ", ") + fmt::format("rent.monthly.commitment={}", format_duration(t));
+      return trf("the catalog has no {} offer for {}{}", tr(to_string(mode)), gpu, where) +
+             (terms.empty() ? std::string() : trf("; it has committed terms: {}", terms));
     });
     return false;
   }

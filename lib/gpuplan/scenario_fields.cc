@@ -194,8 +194,64 @@ std::optional<Fallback> purchase(const Scenario& s, const FieldContext& ctx, Pur
 std::optional<Fallback> card_price(const Scenario& s, const FieldContext& ctx) {
   return purchase(s, ctx, PurchaseKind::kCard, s.own.gpu);
 }
-// A complete server for the GPU in the scenario's region, less its cards at the
-// region's card price: cards and base then add up to the server's price.
+// The share of a complete server's price that is not GPUs: a server_base record
+// with the same source, date, region and currency as a server record is that
+// server's non-GPU part (the catalog's DGX H100 bill of materials, SemiAnalysis via
+// Epoch: 32,010 of 270,000 USD).
+struct NonGpuShare {
+  double share = 0;
+  const Purchase* base = nullptr;
+  const Purchase* server = nullptr;
+};
+std::optional<NonGpuShare> non_gpu_share(const Catalog& c) {
+  for (const Purchase& b : c.purchases) {
+    if (b.kind != PurchaseKind::kServerBase || !b.provenance.as_of) continue;
+    for (const Purchase& sv : c.purchases)
+      if (sv.kind == PurchaseKind::kServer && sv.provenance.as_of == b.provenance.as_of &&
+          sv.provenance.source == b.provenance.source && id_equals(sv.region, b.region) &&
+          sv.price.amount.currency() == b.price.amount.currency() && b.price.amount < sv.price.amount)
+        return NonGpuShare{b.price.amount.units() / sv.price.amount.units(), &b, &sv};
+  }
+  return std::nullopt;
+}
+
+// Records further apart than this are not one price list: a server less its cards
+// would load the price change between the two dates onto the base.
+constexpr long long kSameListDays = 92;
+
+// A complete server less its cards, so that cards and base add up to the server's price.
+Fallback base_by_subtraction(const Scenario& s, const FieldContext& ctx, const Purchase& server, const Purchase& card,
+                             Money whole, Money cards, std::string_view apart) {
+  const Money base = whole - cards;
+  return Fallback{base, fmt::format("{}", base),
+                  trf("complete {}-GPU server {} at {} less {} × card {}, so that cards and base add up to "
+                      "the server's price{}: {}{}; {}{}",
+                      server.gpus, server.id, to_pretty_string(whole), server.gpus, card.id,
+                      apart.empty() ? std::string() : trf(" (the records are {}: no catalog record gives a non-GPU "
+                                                          "share to price the base on the cards' date)",
+                                                          apart),
+                      cite(server.provenance), caveats(ctx, server.provenance, "", s.region), cite(card.provenance),
+                      caveats(ctx, card.provenance, "", s.region))};
+}
+
+// The non-GPU share of a server built from `cards`: base = share × (cards + base).
+Fallback base_by_share(const Scenario& s, const FieldContext& ctx, const NonGpuShare& share, const Purchase& server,
+                       const Purchase& card, Money cards, std::string_view apart) {
+  const Money base = cards.scaled(share.share / (1 - share.share));
+  return Fallback{
+      base, fmt::format("{}", base),
+      trf("{:.1f}% of a complete {}-GPU server at card {}'s price, the non-GPU share of {} ({} of {}); not server "
+          "{} less its cards, the two records being {}: {}{}; {}",
+          share.share * 100, server.gpus, card.id, share.server->id, share.base->price.amount,
+          share.server->price.amount, server.id, apart, cite(card.provenance),
+          caveats(ctx, card.provenance, "", s.region), cite(share.base->provenance))};
+}
+
+// Cards and base priced on one date. A complete server for the GPU in the
+// scenario's region dated with its card record: the server less its cards.
+// Otherwise (the October 2023 export-rush A800 server less June 2023 cards gave a
+// 786,000 CNY chassis, so 4 cards cost 1.1M): the non-GPU share of a complete
+// server built from the card record's price, where the catalog gives the share.
 std::optional<Fallback> complete_server_base(const Scenario& s, const FieldContext& ctx) {
   const Purchase* server = find_purchase(*ctx.catalog, PurchaseKind::kServer, s.own.gpu, s.region);
   const Purchase* card = find_purchase(*ctx.catalog, PurchaseKind::kCard, s.own.gpu, s.region);
@@ -204,14 +260,16 @@ std::optional<Fallback> complete_server_base(const Scenario& s, const FieldConte
     return std::nullopt;
   const Money whole = ctx.fx->convert(server->price.amount);
   const Money cards = ctx.fx->convert(card->price.amount).times(server->gpus);
+  const auto& sd = server->provenance.as_of;
+  const auto& cd = card->provenance.as_of;
+  const bool one_list = sd && cd && std::abs((*sd - *cd).count()) <= kSameListDays;
+  const std::string apart =
+      one_list ? std::string()
+               : (sd && cd ? trf("{} days apart", std::abs((*sd - *cd).count())) : std::string(tr("one of them undated")));
+  if (const auto share = one_list ? std::nullopt : non_gpu_share(*ctx.catalog))
+    return base_by_share(s, ctx, *share, *server, *card, cards, apart);
   if (!(cards < whole)) return std::nullopt;
-  const Money base = whole - cards;
-  return Fallback{base, fmt::format("{}", base),
-                  trf("complete {}-GPU server {} at {} less {} × card {}, so that cards and base add up to "
-                      "the server's price: {}{}; {}{}",
-                      server->gpus, server->id, to_pretty_string(whole), server->gpus, card->id,
-                      cite(server->provenance), caveats(ctx, server->provenance, "", s.region), cite(card->provenance),
-                      caveats(ctx, card->provenance, "", s.region))};
+  return base_by_subtraction(s, ctx, *server, *card, whole, cards, apart);
 }
 
 std::optional<Fallback> server_base(const Scenario& s, const FieldContext& ctx) {
