@@ -46,10 +46,24 @@ void Diagnostics::throw_if_any() {
 
 namespace {
 
+// A field's path as steps (a map key or a list index),
+// made into "a.b[2]" only for a problem: most documents have none.
+struct PathStep {
+  std::string_view key;
+  std::size_t index = 0;
+  bool is_index = false;
+};
+std::string path_text(const std::vector<PathStep>& steps) {
+  std::string out;
+  for (const PathStep& p : steps)
+    out += p.is_index ? fmt::format("[{}]", p.index) : (out.empty() ? "" : ".") + std::string(p.key);
+  return out;
+}
+
 // Recursion of check_one_line(); `lines`: where each line of `text` starts.
 void check_quotes(const YAML::Node& n, std::string_view text, const std::vector<std::size_t>& lines, Diagnostics& diag,
-                  const std::string& field, int depth) {
-  if (depth > 64) return;
+                  std::vector<PathStep>& path) {
+  if (path.size() > 64) return;
   if (n.IsScalar()) {
     // By line and column: the parser read the text with its comments cut
     // (shorten_comments), so its byte offsets are not this text's.
@@ -63,7 +77,7 @@ void check_quotes(const YAML::Node& n, std::string_view text, const std::vector<
       if (text[i] == '\\' && quote == '"') ++i;
       else if (text[i] == quote) return;
       else if (text[i] == '\n')
-        return diag.fail(n, field,
+        return diag.fail(n, path_text(path),
                          trf("a quoted value runs past the end of its line (an unclosed {}?): "
                              "everything up to the next {} was read as part of it",
                              quote, quote));
@@ -72,12 +86,16 @@ void check_quotes(const YAML::Node& n, std::string_view text, const std::vector<
   }
   if (n.IsMap())
     for (const auto& kv : n) {
-      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-      check_quotes(kv.second, text, lines, diag, field.empty() ? key : field + "." + key, depth + 1);
+      path.push_back({kv.first.IsScalar() ? std::string_view(kv.first.Scalar()) : std::string_view("?")});
+      check_quotes(kv.second, text, lines, diag, path);
+      path.pop_back();
     }
   else if (n.IsSequence())
-    for (std::size_t i = 0; i < n.size(); ++i)
-      check_quotes(n[i], text, lines, diag, fmt::format("{}[{}]", field, i), depth + 1);
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      path.push_back({{}, i, true});
+      check_quotes(n[i], text, lines, diag, path);
+      path.pop_back();
+    }
 }
 
 }  // namespace
@@ -89,7 +107,8 @@ void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& dia
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // as load_document() read it
   std::vector<std::size_t> lines{0};
   for (std::size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1)) lines.push_back(i + 1);
-  check_quotes(n, text, lines, diag, "", 0);
+  std::vector<PathStep> path;
+  check_quotes(n, text, lines, diag, path);
 }
 
 YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
