@@ -281,6 +281,28 @@ TEST_CASE("the server base is priced on the cards' date: a server less cards fro
                              "region: CN, source: test, as_of: 2023-10-20}\n"));
   CHECK(same_day.scenario.own.server_base.units() == Approx(1450000 - 8 * 160000));
   CHECK(server_base_line(same_day).find("less 8 × card a800-cn-2023-10") != std::string::npos);
+  // The base is a server's: two servers of 4 cost what one of 8 does, and the price is buy.card_price.
+  const Money base8 = rs.scenario.own.server_base;
+  const ResolvedScenario by4 = load_scenario("", {"buy.cards_per_server=4"}, context(true));
+  CHECK(std::abs(by4.scenario.own.server_base.units() * 2 - base8.units()) < 0.02);
+  CHECK(server_base_line(by4).find("complete 4-GPU server") != std::string::npos);
+  const ResolvedScenario dear = load_scenario("", {"buy.card_price=166000"}, context(true));
+  CHECK(std::abs(dear.scenario.own.server_base.units() - 2 * base8.units()) < 0.02);
+  CHECK(server_base_line(dear).find("at buy.card_price") != std::string::npos);
+  CHECK(server_base_line(dear).find("a800-cn-2023-06") == std::string::npos);  // not the record it did not use
+}
+
+TEST_CASE("more than one server: the network default says it is not costed, not 'one server'", "[fields][scenario]") {
+  const ResolvedScenario one = load_scenario("", {}, context(true));
+  const ResolvedScenario eight = load_scenario("", {"buy.cards=64", "workload.gpus=64"}, context(true));
+  const auto line = [](const ResolvedScenario& rs) {
+    for (const std::string& d : rs.defaults_used)
+      if (d.starts_with("buy.network")) return d;
+    return std::string();
+  };
+  CHECK(line(one).find("one server") != std::string::npos);
+  CHECK(line(eight).find("not costed: 8 servers need a switch fabric") != std::string::npos);
+  CHECK(line(eight).find("one server") == std::string::npos);
 }
 
 TEST_CASE("no monthly offer, but committed terms for the GPU: the default's line names them", "[fields][scenario]") {
@@ -295,5 +317,12 @@ TEST_CASE("no monthly offer, but committed terms for the GPU: the default's line
   const std::size_t at = line.find("rent.monthly.commitment=");
   const std::string set = line.substr(at, line.find_first_of(",)", at) - at);
   const ResolvedScenario committed = load_scenario("", {"region=US", "rent.regions=any", set}, context(true));
-  CHECK(committed.scenario.monthly.has_value());
+  REQUIRE(committed.scenario.monthly.has_value());
+  // The offer it chose, set back as echoed, changes nothing (it has no plain monthly price, only terms).
+  const std::string offer = committed.scenario.monthly->offer;
+  const ResolvedScenario pinned =
+      load_scenario("", {"region=US", "rent.regions=any", set, "rent.monthly.offer=" + offer}, context(true));
+  REQUIRE(pinned.scenario.monthly.has_value());
+  CHECK(pinned.scenario.monthly->price == committed.scenario.monthly->price);
+  CHECK(compare(pinned.scenario).options.back().total == compare(committed.scenario).options.back().total);
 }

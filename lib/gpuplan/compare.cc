@@ -771,8 +771,6 @@ std::string recommendation(Comparison& c, const OptionResult& win) {
 
 }  // namespace
 
-int servers_for(const OwnInputs& o) { return (o.cards + o.cards_per_server - 1) / std::max(1, o.cards_per_server); }
-
 FinancingTerms financing_terms(const OwnInputs& o) {
   if (o.financing == Financing::kLease)
     return FinancingTerms{o.lease_upfront, o.lease_rate, o.lease_term_months, o.lease_buyout};

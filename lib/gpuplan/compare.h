@@ -10,6 +10,7 @@
 // currency's minor unit per month, so totals equal the sum of printed months.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,7 +91,9 @@ struct OwnInputs {
 FinancingTerms financing_terms(const OwnInputs& o);
 
 /// Servers holding `cards`: ⌈cards / cards_per_server⌉.
-int servers_for(const OwnInputs& o);
+inline int servers_for(const OwnInputs& o) {
+  return (o.cards + o.cards_per_server - 1) / std::max(1, o.cards_per_server);
+}
 
 /// Hardware capex: cards, one server base per server, and the network.
 Money hardware_capex(const OwnInputs& o);

@@ -381,7 +381,8 @@ void named_offer(Resolver& rv, const RentRequest& q, const std::string& field, B
   if (!allowed_region(rv.catalog(), *o, rv.scenario().rent_regions))
     r.notes.push_back(trf("offer {} is in {}, outside rent.regions ({})", o->id, o->region,
                           regions_text(rv.scenario().rent_regions)));
-  if (!o->price(mode) && mode != BillingMode::kSpot && !q.priced())
+  // A committed term has its own price: an offer sold only by the hour and on terms is rented by the month on one.
+  if (!o->price(mode) && mode != BillingMode::kSpot && !q.priced() && !q.commitment)
     return rv.fail(field + ".offer", trf("offer '{}' has no {} price", *q.offer, tr(to_string(mode))));
   if (q.commitment) {
     const auto p = commitment_monthly(*o, *q.commitment);
@@ -410,7 +411,11 @@ bool cheapest_default(Resolver& rv, const RentRequest& q, const std::string& fie
   if (!o) {
     if (q.priced()) return false;  // a price needs no offer: an instance in no catalog
     rv.note(field, "none", [&] {
-      const std::string where = trf(" in {} (rent.regions; any: anywhere)", regions_text(rv.scenario().rent_regions));
+      const auto& regions = rv.scenario().rent_regions;
+      const bool anywhere = std::any_of(regions.begin(), regions.end(),
+                                        [](const std::string& region) { return id_equals(region, "any"); });
+      const std::string where = anywhere ? std::string(tr(" anywhere (rent.regions: any)"))
+                                         : trf(" in {} (rent.regions; any: anywhere)", regions_text(regions));
       if (q.commitment)
         return trf("the catalog has no {} commitment for {}{}", format_duration(*q.commitment), gpu, where);
       std::string terms;

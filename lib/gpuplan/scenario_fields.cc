@@ -234,17 +234,22 @@ Fallback base_by_subtraction(const Scenario& s, const FieldContext& ctx, const P
                       caveats(ctx, card.provenance, "", s.region))};
 }
 
-// The non-GPU share of a server built from `cards`: base = share × (cards + base).
+// The non-GPU share of a server of buy.cards_per_server cards at buy.card_price
+// (given, or the card record's): base = share × (cards + base). A server is
+// bought whole: one card in a server of 8 pays an 8-card chassis.
 Fallback base_by_share(const Scenario& s, const FieldContext& ctx, const NonGpuShare& share, const Purchase& server,
-                       const Purchase& card, Money cards, std::string_view apart) {
-  const Money base = cards.scaled(share.share / (1 - share.share));
-  return Fallback{
-      base, fmt::format("{}", base),
-      trf("{:.1f}% of a complete {}-GPU server at card {}'s price, the non-GPU share of {} ({} of {}); not server "
-          "{} less its cards, the two records being {}: {}{}; {}",
-          share.share * 100, server.gpus, card.id, share.server->id, share.base->price.amount,
-          share.server->price.amount, server.id, apart, cite(card.provenance),
-          caveats(ctx, card.provenance, "", s.region), cite(share.base->provenance))};
+                       const Purchase& card, std::string_view apart) {
+  const int n = std::max(1, s.own.cards_per_server);
+  const Money base = s.own.card_price.times(n).scaled(share.share / (1 - share.share));
+  const bool card_record = s.own.card_price == ctx.fx->convert(card.price.amount);
+  const std::string price = card_record ? trf("card {}'s price", card.id) : std::string(tr("buy.card_price"));
+  const std::string card_source =
+      card_record ? cite(card.provenance) + caveats(ctx, card.provenance, "", s.region) + "; " : std::string();
+  return Fallback{base, fmt::format("{}", base),
+                  trf("{:.1f}% of a complete {}-GPU server at {}, the non-GPU share of {} ({} of {}); not server "
+                      "{} less its cards, the two records being {}: {}{}",
+                      share.share * 100, n, price, share.server->id, share.base->price.amount,
+                      share.server->price.amount, server.id, apart, card_source, cite(share.base->provenance))};
 }
 
 // Cards and base priced on one date. A complete server for the GPU in the
@@ -262,14 +267,30 @@ std::optional<Fallback> complete_server_base(const Scenario& s, const FieldConte
   const Money cards = ctx.fx->convert(card->price.amount).times(server->gpus);
   const auto& sd = server->provenance.as_of;
   const auto& cd = card->provenance.as_of;
-  const bool one_list = sd && cd && std::abs((*sd - *cd).count()) <= kSameListDays;
-  const std::string apart =
-      one_list ? std::string()
-               : (sd && cd ? trf("{} days apart", std::abs((*sd - *cd).count())) : std::string(tr("one of them undated")));
+  const long long days = sd && cd ? std::abs((*sd - *cd).count()) : -1;
+  const bool one_list = days >= 0 && days <= kSameListDays;
+  const std::string apart = one_list    ? std::string()
+                            : days >= 0 ? trf("{} days apart", days)
+                                        : std::string(tr("one of them undated"));
   if (const auto share = one_list ? std::nullopt : non_gpu_share(*ctx.catalog))
-    return base_by_share(s, ctx, *share, *server, *card, cards, apart);
+    return base_by_share(s, ctx, *share, *server, *card, apart);
   if (!(cards < whole)) return std::nullopt;
   return base_by_subtraction(s, ctx, *server, *card, whole, cards, apart);
+}
+
+// No fabric is priced by default; with more than one server the default says
+// so instead of "one server", with the catalog's switch price to set one by.
+std::optional<Fallback> network(const Scenario& s, const FieldContext& ctx) {
+  const int servers = servers_for(s.own);
+  if (servers <= 1) return std::nullopt;
+  const Purchase* sw = find_purchase(*ctx.catalog, PurchaseKind::kNetwork, "", s.region);
+  const std::string hint = sw ? trf(" (a switch is {} in catalog {}: {}{})", ctx.fx->convert(sw->price.amount), sw->id,
+                                    cite(sw->provenance), caveats(ctx, sw->provenance, sw->region, s.region))
+                              : std::string();
+  const Money none = Money::zero(s.currency);
+  return Fallback{none, fmt::format("{}", none),
+                  trf("assumption: not costed: {} servers need a switch fabric, cables and NICs; set buy.network{}",
+                      servers, hint)};
 }
 
 std::optional<Fallback> server_base(const Scenario& s, const FieldContext& ctx) {
@@ -393,6 +414,7 @@ constexpr F kBuy[] = {
      .range = {0},
      .fallback = "0",
      .why = tr_noop("assumption: one server, no switch fabric"),
+     .derive = &network,
      .vary = true,
      .label = tr_noop("switches and NICs")},
     {.key = "facility",
