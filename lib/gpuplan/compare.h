@@ -53,7 +53,10 @@ struct OwnInputs {
   int cards = 0;
   int cards_per_server = 8;  ///< chassis, server power, operations and colocation are per server
   Money card_price = Money::zero(kCny);
-  Money server_base = Money::zero(kCny);  ///< per server: chassis, CPUs, memory, NVMe, NVSwitch board
+  Money server_base = Money::zero(kCny);
+  /// When the default base is the non-GPU share of a server: base = card_price ×
+  /// cards_per_server × this (the workbook's formula); 0: given, or read otherwise.
+  double server_base_factor = 0.0;  ///< per server: chassis, CPUs, memory, NVMe, NVSwitch board
   Money network = Money::zero(kCny);      ///< switches and NICs
   Money facility = Money::zero(kCny);     ///< room, cooling and power upgrades: sunk, not resold
   Seconds lead_time{};                    ///< order to first training day

@@ -631,6 +631,8 @@ void resolve(Resolver& rv) {
   resolve_rent(rv);
   resolve_hybrid(rv);
   market_caveats(rv.scenario(), rv.catalog());
+  if (!rv.given("buy", "server_base"))
+    rv.scenario().own.server_base_factor = server_base_share_factor(rv.scenario(), rv.context()).value_or(0.0);
 }
 
 // ---- a served model (workload.serving) ----

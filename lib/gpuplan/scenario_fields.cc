@@ -215,6 +215,8 @@ std::optional<NonGpuShare> non_gpu_share(const Catalog& c) {
   return std::nullopt;
 }
 
+double share_factor(const NonGpuShare& share) { return share.share / (1 - share.share); }
+
 // Records further apart than this are not one price list: a server less its cards
 // would load the price change between the two dates onto the base.
 constexpr long long kSameListDays = 92;
@@ -240,7 +242,7 @@ Fallback base_by_subtraction(const Scenario& s, const FieldContext& ctx, const P
 Fallback base_by_share(const Scenario& s, const FieldContext& ctx, const NonGpuShare& share, const Purchase& server,
                        const Purchase& card, std::string_view apart) {
   const int n = std::max(1, s.own.cards_per_server);
-  const Money base = s.own.card_price.times(n).scaled(share.share / (1 - share.share));
+  const Money base = s.own.card_price.times(n).scaled(share_factor(share));
   const bool card_record = s.own.card_price == ctx.fx->convert(card.price.amount);
   const std::string price = card_record ? trf("card {}'s price", card.id) : std::string(tr("buy.card_price"));
   const std::string card_source =
@@ -257,25 +259,40 @@ Fallback base_by_share(const Scenario& s, const FieldContext& ctx, const NonGpuS
 // Otherwise (the October 2023 export-rush A800 server less June 2023 cards gave a
 // 786,000 CNY chassis, so 4 cards cost 1.1M): the non-GPU share of a complete
 // server built from the card record's price, where the catalog gives the share.
-std::optional<Fallback> complete_server_base(const Scenario& s, const FieldContext& ctx) {
-  const Purchase* server = find_purchase(*ctx.catalog, PurchaseKind::kServer, s.own.gpu, s.region);
-  const Purchase* card = find_purchase(*ctx.catalog, PurchaseKind::kCard, s.own.gpu, s.region);
-  if (!server || !card || server->gpus < 1 || !id_equals(server->region, s.region) ||
-      !id_equals(card->region, s.region))
+// The region's server and card records the base is read from, how many days
+// apart they are (-1: one undated), and the share when that is the way.
+struct BaseRecords {
+  const Purchase* server = nullptr;
+  const Purchase* card = nullptr;
+  long long days = -1;
+  std::optional<NonGpuShare> share{};
+};
+std::optional<BaseRecords> base_records(const Scenario& s, const FieldContext& ctx) {
+  BaseRecords r;
+  r.server = find_purchase(*ctx.catalog, PurchaseKind::kServer, s.own.gpu, s.region);
+  r.card = find_purchase(*ctx.catalog, PurchaseKind::kCard, s.own.gpu, s.region);
+  if (!r.server || !r.card || r.server->gpus < 1 || !id_equals(r.server->region, s.region) ||
+      !id_equals(r.card->region, s.region))
     return std::nullopt;
-  const Money whole = ctx.fx->convert(server->price.amount);
-  const Money cards = ctx.fx->convert(card->price.amount).times(server->gpus);
-  const auto& sd = server->provenance.as_of;
-  const auto& cd = card->provenance.as_of;
-  const long long days = sd && cd ? std::abs((*sd - *cd).count()) : -1;
-  const bool one_list = days >= 0 && days <= kSameListDays;
-  const std::string apart = one_list    ? std::string()
-                            : days >= 0 ? trf("{} days apart", days)
-                                        : std::string(tr("one of them undated"));
-  if (const auto share = one_list ? std::nullopt : non_gpu_share(*ctx.catalog))
-    return base_by_share(s, ctx, *share, *server, *card, apart);
+  const auto& sd = r.server->provenance.as_of;
+  const auto& cd = r.card->provenance.as_of;
+  r.days = sd && cd ? std::abs((*sd - *cd).count()) : -1;
+  if (r.days < 0 || r.days > kSameListDays) r.share = non_gpu_share(*ctx.catalog);
+  return r;
+}
+
+std::optional<Fallback> complete_server_base(const Scenario& s, const FieldContext& ctx) {
+  const auto r = base_records(s, ctx);
+  if (!r) return std::nullopt;
+  const bool one_list = r->days >= 0 && r->days <= kSameListDays;
+  const std::string apart = one_list      ? std::string()
+                            : r->days >= 0 ? trf("{} days apart", r->days)
+                                           : std::string(tr("one of them undated"));
+  if (r->share) return base_by_share(s, ctx, *r->share, *r->server, *r->card, apart);
+  const Money whole = ctx.fx->convert(r->server->price.amount);
+  const Money cards = ctx.fx->convert(r->card->price.amount).times(r->server->gpus);
   if (!(cards < whole)) return std::nullopt;
-  return base_by_subtraction(s, ctx, *server, *card, whole, cards, apart);
+  return base_by_subtraction(s, ctx, *r->server, *r->card, whole, cards, apart);
 }
 
 // No fabric is priced by default; with more than one server the default says
@@ -1042,6 +1059,12 @@ constexpr Section<Scenario> kSections[] = {
 }  // namespace
 
 std::span<const Section<Scenario>> scenario_sections() { return kSections; }
+
+std::optional<double> server_base_share_factor(const Scenario& s, const FieldContext& ctx) {
+  const auto r = base_records(s, ctx);
+  if (!r || !r->share) return std::nullopt;
+  return share_factor(*r->share);
+}
 
 const Section<Scenario>& scenario_section(std::string_view name) {
   for (const Section<Scenario>& s : kSections)

@@ -31,6 +31,11 @@ Json echo_rental(const RentInputs& r, bool monthly);
 /// std::logic_error for a money kind (read as a price).
 const Field<Scenario>& operating_field(OperatingKind kind);
 
+/// When buy.server_base's default is the non-GPU share of a server (the card
+/// and server records far apart): base = card_price × cards_per_server × this
+/// factor, share / (1 − share). nullopt when the default is not so derived.
+std::optional<double> server_base_share_factor(const Scenario& s, const FieldContext& ctx);
+
 /// The JSON Schema of what load_scenario echoes (the `inputs` of compare),
 /// from the rows: the published schema must hold exactly this (a test checks).
 Json scenario_echo_schema();

@@ -296,7 +296,15 @@ void buy_inputs(Inputs& gen, const Scenario& s, Refs& x) {
   const V per_server = field(gen, "buy", "cards_per_server", "cards_per_server", o.cards_per_server,
                              Style::kInputNumber, tr_noop("cards"));
   const V card_price = field(gen, "buy", "card_price", "card_price", o.card_price.units(), Style::kInputMoney, CUR);
-  const V base = field(gen, "buy", "server_base", "server_base", o.server_base.units(), Style::kInputMoney, CUR);
+  // A default base that is a share of the server follows the cards' price and count, as gpuplan's default does.
+  const V base = o.server_base_factor > 0 && defaulted(x, "buy.server_base")
+                     ? gen.derived("server_base",
+                                   trf("server base: card_price × cards_per_server × {:.6g}, the non-GPU share of a "
+                                       "server (default)",
+                                       o.server_base_factor),
+                                   fmt::format("card_price*cards_per_server*{:.17g}", o.server_base_factor),
+                                   o.server_base.units(), Style::kMoney, CUR)
+                     : field(gen, "buy", "server_base", "server_base", o.server_base.units(), Style::kInputMoney, CUR);
   const V net = field(gen, "buy", "network", "network", o.network.units(), Style::kInputMoney, CUR);
   x.facility = field(gen, "buy", "facility", "facility", o.facility.units(), Style::kInputMoney, CUR);
   x.lead = field(gen, "buy", "lead_time", "lead_time_months", o.lead_time / Months(1), Style::kInputNumber,
