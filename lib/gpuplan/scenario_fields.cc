@@ -254,11 +254,6 @@ Fallback base_by_share(const Scenario& s, const FieldContext& ctx, const NonGpuS
                       share.server->price.amount, server.id, apart, card_source, cite(share.base->provenance))};
 }
 
-// Cards and base priced on one date. A complete server for the GPU in the
-// scenario's region dated with its card record: the server less its cards.
-// Otherwise (the October 2023 export-rush A800 server less June 2023 cards gave a
-// 786,000 CNY chassis, so 4 cards cost 1.1M): the non-GPU share of a complete
-// server built from the card record's price, where the catalog gives the share.
 // The region's server and card records the base is read from, how many days
 // apart they are (-1: one undated), and the share when that is the way.
 struct BaseRecords {
@@ -281,6 +276,11 @@ std::optional<BaseRecords> base_records(const Scenario& s, const FieldContext& c
   return r;
 }
 
+// Cards and base priced on one date. A complete server for the GPU in the
+// scenario's region dated with its card record: the server less its cards.
+// Otherwise (the October 2023 export-rush A800 server less June 2023 cards gave a
+// 786,000 CNY chassis, so 4 cards cost 1.1M): the non-GPU share of a server of
+// buy.cards_per_server cards at buy.card_price, where the catalog gives the share.
 std::optional<Fallback> complete_server_base(const Scenario& s, const FieldContext& ctx) {
   const auto r = base_records(s, ctx);
   if (!r) return std::nullopt;
@@ -932,8 +932,8 @@ constexpr F kTax[] = {
      .at = vat<&VatInputs::operations_in_house>,
      .fallback = "true",
      .why = tr_noop(
-         "default: buy.operations is the team's own staff, whose salaries carry no VAT; set false for a contracted "
-         "service (tax.vat_services)"),
+         "default: buy.operations_per_month is the team's own staff, whose salaries carry no VAT; set false for a "
+         "contracted service (tax.vat_services)"),
      .noted = &operations_vat_matters,
      .label = tr_noop("operations is in-house staff (false: a contracted service, which carries VAT)")},
 };
