@@ -10,6 +10,7 @@
 #include <chrono>
 #include <thread>
 #include <random>
+#include <set>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -336,4 +337,134 @@ TEST_CASE("cutting comments: every YAML file of the repository parses the same",
   // And it does what it is for: the commented example loses most of its comments.
   const std::string example = slurp(fs::path(GPUPLAN_SOURCE_DIR) / "examples/qingdao-8xa100.yaml");
   CHECK(detail::shorten_comments(example).size() < example.size() * 6 / 10);
+}
+
+// ---------------------------------------------------------------------------
+// read_yaml_subset: where it reads a text, it reads what yaml-cpp reads.
+
+namespace {
+
+// The subset reader's tree in parsed()'s form; nullopt when it leaves the text to yaml-cpp.
+std::optional<std::string> subset_parsed(const std::string& text) {
+  const auto doc = detail::read_yaml_subset(text, 64);
+  if (!doc) return std::nullopt;
+  std::string out;
+  const auto walk = [&](const auto& self, const detail::Node& n, int depth) -> void {
+    if (depth > 20) return;
+    const detail::Mark m = n.mark();
+    const char* tag = n.is_null() ? "" : n.quoted() ? "!" : "?";
+    out += fmt::format("{}@{}:{} {} ", static_cast<int>(n.type()), m.line, m.column, tag);
+    if (n.is_scalar()) out += "<" + n.scalar() + ">";
+    out += "\n";
+    if (n.is_map())
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        self(self, n.key(i), depth + 1);
+        self(self, n.value(i), depth + 1);
+      }
+    else if (n.is_sequence())
+      for (std::size_t i = 0; i < n.size(); ++i) self(self, n[i], depth + 1);
+  };
+  walk(walk, *doc, 0);
+  return out;
+}
+
+// Whether the subset reader took `text`; if it did, its tree must be yaml-cpp's.
+bool same_tree(const std::string& raw) {
+  const std::string text = detail::shorten_comments(raw);
+  const auto mine = subset_parsed(text);
+  if (!mine) return false;
+  INFO("text:\n" << text);
+  CHECK(*mine == parsed(text));
+  return true;
+}
+
+std::vector<fs::path> repository_yaml() {
+  std::vector<fs::path> out;
+  for (const char* dir : {"examples", "pricing", "tests/data", "tests/fuzz/corpus", "doc"})
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(GPUPLAN_SOURCE_DIR) / dir))
+      if (e.is_regular_file() && (e.path().extension() == ".yaml" || e.path().extension() == ".yml" ||
+                                  std::set<std::string>{"catalog", "scenario", "job"}.contains(
+                                      e.path().parent_path().filename().string())))
+        out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the YAML subset reader: the tricky lines, and the subset's own edges", "[io][yaml]") {
+  for (const std::string& text : kTricky) same_tree(text);
+  int taken = 0;
+  for (const char* text :
+       {"", "# only\n", "a:\n", "a:", "a: 1\nb:\n", "a:\n# c\n", "a:\n  # c\nb: 2", "a: ~\nb: null\nc: 'null'\n",
+        "a:\n- 1\n- 2\nb: 3\n", "- a: 1\n  b: 2\n- c\n-\n- d: \n", "a: [x, 'y z', \"w\", ~, -1]\n",
+        "a: {k: 1, l: 'two', m: -3}\nb: []\nc: {}\n", "a: 'it''s'\n", "  a: 1\n  b:\n    c: 2\n", "a: b # c\n",
+        "a: -5\nb: -x\n", "x y: 1\n", "a: [1, [2, {b: c, d: [e]}], []]\n", "a: 8×A100 (the article)\n", "a:  b  \n", "k: v\nk: w\n", "null: 1\n"}) {
+    taken += same_tree(text);
+  }
+  CHECK(taken >= 20);
+  // Outside the subset (left to yaml-cpp): each of these.
+  for (const char* text : {"a: 'x\n  y'\n", "a: \"x\\ny\"\n", "a: |\n  t\n", "a: &x 1\nb: *x\n", "---\na: 1\n",
+                           "a: 1\n  b: 2\n", "a: [1, [2]\n", "a: {{b: 1}: 2}\n", "? a\n: b\n", "a:\t1\n",
+                           "a: 1\r\n", "a: b: c\n", "- - a\n", "a: x\n  y\n", "[1, 2]\n", "'a': 1\n", "a: [1,]\n"}) {
+    INFO(text);
+    CHECK_FALSE(detail::read_yaml_subset(text, 64));
+  }
+}
+
+TEST_CASE("the YAML subset reader: every YAML file of the repository, and mutations of them", "[io][yaml]") {
+  int files = 0, taken = 0;
+  std::vector<std::string> texts;
+  for (const fs::path& p : repository_yaml()) {
+    std::string text = slurp(p);
+    if (text.size() > 400000) continue;
+    INFO(p);
+    ++files;
+    taken += same_tree(text);
+    texts.push_back(std::move(text));
+  }
+  CHECK(files > 40);
+  CHECK(taken * 10 >= files * 8);  // most files are in the subset (the rest: hostile cases)
+  // The examples and the catalog take the fast path: that is what it is for.
+  for (const char* f : {"examples/qingdao-8xa100.yaml", "examples/llama2-7b-pretrain.yaml", "pricing/default.yaml",
+                        "examples/serve-7b-4090.yaml", "examples/qingdao-hybrid.yaml"}) {
+    INFO(f);
+    CHECK(subset_parsed(detail::shorten_comments(slurp(fs::path(GPUPLAN_SOURCE_DIR) / f))));
+  }
+  // Mutations: a byte changed, inserted or deleted, a line duplicated,
+  // deleted or re-indented; whatever the subset reader takes must match.
+  std::mt19937 rng(2026);
+  const std::string alphabet = " -:#'\"[]{},~\n\tab0?&*!|>%@`.\\";
+  int mutated = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string t = texts[rng() % texts.size()];
+    if (t.size() > 20000) t.resize(20000);
+    for (int k = 1 + static_cast<int>(rng() % 3); k > 0 && !t.empty(); --k) {
+      const std::size_t at = rng() % t.size();
+      const char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 6) {
+        case 0: t[at] = c; break;
+        case 1: t.insert(at, 1, c); break;
+        case 2: t.erase(at, 1); break;
+        case 3: {
+          const std::size_t start = t.rfind('\n', at) == std::string::npos ? 0 : t.rfind('\n', at) + 1;
+          const std::size_t end = std::min(t.find('\n', at), t.size());
+          t.insert(start, t.substr(start, end - start) + "\n");
+          break;
+        }
+        case 4: {
+          const std::size_t start = t.rfind('\n', at) == std::string::npos ? 0 : t.rfind('\n', at) + 1;
+          t.insert(start, std::string(rng() % 2 ? 2 : 1, ' '));
+          break;
+        }
+        default: {
+          const std::size_t start = t.rfind('\n', at) == std::string::npos ? 0 : t.rfind('\n', at) + 1;
+          const std::size_t end = std::min(t.find('\n', at), t.size() - 1);
+          t.erase(start, end - start + 1);
+        }
+      }
+    }
+    mutated += same_tree(t);
+  }
+  CHECK(mutated > 5000);
 }

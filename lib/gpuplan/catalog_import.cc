@@ -333,12 +333,12 @@ std::vector<GpuMapping> load_gpu_mappings(const std::string& path, const Catalog
   const std::string text = read_input_file(path);
   detail::Diagnostics diag(path);
   std::vector<GpuMapping> out;
-  const std::optional<YAML::Node> doc = detail::load_document(text, diag);
+  const std::optional<detail::Node> doc = detail::load_document(text, diag);
   if (doc) {
     detail::Fields root(diag, *doc, "");
-    const YAML::Node list = root.get("mappings", true);
-    if (list.IsDefined() && !list.IsSequence()) root.fail(list, "mappings", std::string(tr("must be a list")));
-    for (std::size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+    const detail::Node list = root.get("mappings", true);
+    if (list.defined() && !list.is_sequence()) root.fail(list, "mappings", std::string(tr("must be a list")));
+    for (std::size_t i = 0; list.is_sequence() && i < list.size(); ++i) {
       detail::Fields f(diag, list[i], fmt::format("mappings[{}]", i));
       if (!f.is_map()) {
         f.fail(list[i], f.path(), std::string(tr("must be a map: {name: ..., gpu: ...}")));

@@ -36,19 +36,19 @@ std::string read_id(Fields& f) {
 
 // `source` is text or a list of texts (joined with "; ").
 std::optional<std::string> read_source(Fields& f, bool required) {
-  const YAML::Node n = f.get("source", required);
-  if (!n.IsDefined()) return std::nullopt;
+  const detail::Node n = f.get("source", required);
+  if (!n.defined()) return std::nullopt;
   std::string out;
-  if (n.IsScalar()) {
-    out = n.Scalar();
-  } else if (n.IsSequence()) {
+  if (n.is_scalar()) {
+    out = n.scalar();
+  } else if (n.is_sequence()) {
     for (std::size_t i = 0; i < n.size(); ++i) {
-      if (!n[i].IsScalar()) {
+      if (!n[i].is_scalar()) {
         f.fail(n[i], f.field("source"), std::string(tr("each source must be text")));
         return std::nullopt;
       }
       if (!out.empty()) out += "; ";
-      out += n[i].Scalar();
+      out += n[i].scalar();
     }
   } else {
     f.fail(n, f.field("source"), std::string(tr("must be text or a list of texts")));
@@ -94,15 +94,15 @@ Money check_sign(Money m, Sign sign) {
 std::optional<Price> read_price(Fields& f, std::string_view key, bool required, Currency currency,
                                 const Provenance& record, Sign sign) {
   Diagnostics& diag = f.diagnostics();
-  const YAML::Node n = f.get(key, required);
+  const detail::Node n = f.get(key, required);
   // `hourly:` with nothing after it would silently drop the price.
-  if (const YAML::Node empty = f.written_empty(key); !required && empty.IsDefined()) {
+  if (const detail::Node empty = f.written_empty(key); !required && empty.defined()) {
     diag.fail(empty, f.field(key), std::string(tr("is empty: give a price, or leave the key out")));
     return std::nullopt;
   }
-  if (!n.IsDefined()) return std::nullopt;
+  if (!n.defined()) return std::nullopt;
   const auto parse = [&](const std::string& s) { return check_sign(Money::parse(s, currency), sign); };
-  if (n.IsMap()) {
+  if (n.is_map()) {
     Fields pf(diag, n, f.field(key));
     const auto amount = pf.value("price", true, parse);
     const Provenance prov = read_provenance(pf, &record);
@@ -141,17 +141,17 @@ const SourceLocation& where_or(const SourceLocation& where, const SourceLocation
 // The currency, and where its value is written (for "no exchange rate" later).
 std::optional<Currency> read_currency(Fields& f, bool required, SourceLocation& where) {
   const auto c = f.value("currency", required, [](const std::string& s) { return Currency(s); });
-  if (const YAML::Node n = f.get("currency", false); n.IsDefined()) where = f.diagnostics().at(n);
+  if (const detail::Node n = f.get("currency", false); n.defined()) where = f.diagnostics().at(n);
   return c;
 }
 
 // Each list section: iterate items, build records, report duplicate ids.
 template <class Record, class Read>
-void read_list(Diagnostics& diag, const YAML::Node& root, std::string_view section, std::vector<Record>& out,
+void read_list(Diagnostics& diag, const detail::Node& root, std::string_view section, std::vector<Record>& out,
                Read read) {
-  const YAML::Node list = root[std::string(section)];
-  if (!list.IsDefined() || list.IsNull()) return;
-  if (!list.IsSequence()) {
+  const detail::Node list = root.child(section);
+  if (!list.defined() || list.is_null()) return;
+  if (!list.is_sequence()) {
     diag.fail(list, std::string(section), std::string(tr("must be a list")));
     return;
   }
@@ -222,9 +222,9 @@ std::optional<ApiOffer> read_api(Fields& f) {
 
 // availability: [{market: CN, status: restricted, reason: …, source: …, as_of: …}]
 void read_availability(Fields& f, std::vector<MarketStatus>& out) {
-  const YAML::Node list = f.get("availability", false);
-  if (!list.IsDefined()) return;
-  if (!list.IsSequence()) {
+  const detail::Node list = f.get("availability", false);
+  if (!list.defined()) return;
+  if (!list.is_sequence()) {
     f.fail(list, f.field("availability"), std::string(tr("must be a list of {market, status, reason, source, as_of}")));
     return;
   }
@@ -281,8 +281,8 @@ std::optional<Gpu> read_gpu(Fields& f) {
   if (auto v = f.value("tdp", true, positive(parse_power))) g.tdp = *v;
   if (auto v = f.value("nvlink", false, positive(parse_rate))) g.nvlink = *v;
   if (auto v = detail::read_whole_in(f, "pcie_gen", 1, 6)) g.pcie_gen = *v;
-  const YAML::Node tf = f.get("tflops", true);
-  if (tf.IsDefined()) {
+  const detail::Node tf = f.get("tflops", true);
+  if (tf.defined()) {
     Fields tff(f.diagnostics(), tf, f.field("tflops"));
     for (const Precision p : kAllPrecisions) {
       if (auto v = tff.value(to_string(p), false, [](const std::string& s) {
@@ -336,8 +336,8 @@ std::optional<Provider> read_provider(Fields& f) {
   if (auto d = f.value("billing_granularity", true, positive(parse_duration))) p.billing_granularity = *d;
   if (auto d = f.value("minimum_billing", false, parse_duration)) p.minimum_billing = *d;
   p.provenance = read_provenance(f, nullptr);
-  const YAML::Node st = f.get("storage", false);
-  if (st.IsDefined()) {
+  const detail::Node st = f.get("storage", false);
+  if (st.defined()) {
     Fields sf(f.diagnostics(), st, f.field("storage"));
     for (const StorageTier t : {StorageTier::kCloudDisk, StorageTier::kLocalNvme, StorageTier::kObject})
       if (auto pr = read_price(sf, to_string(t), false, p.currency, p.provenance, Sign::kNonNegative))
@@ -348,7 +348,7 @@ std::optional<Provider> read_provider(Fields& f) {
   p.bandwidth_per_mbps_month =
       read_price(f, "bandwidth_per_mbps_month", false, p.currency, p.provenance, Sign::kNonNegative);
   // support_percent: a share, or {value, source, as_of} when its source is not the record's.
-  if (const YAML::Node sp = f.get("support_percent", false); sp.IsDefined() && sp.IsMap()) {
+  if (const detail::Node sp = f.get("support_percent", false); sp.defined() && sp.is_map()) {
     Fields sf(f.diagnostics(), sp, f.field("support_percent"));
     p.support_share = read_share(sf, "value", true, 0.0, 1.0);
     p.support_provenance = read_provenance(sf, &p.provenance);
@@ -383,9 +383,9 @@ struct Refs {
 // the current price of its mode (a newer one would be the price itself).
 template <class PerInstance>
 void read_history(Fields& f, Offer& o, PerInstance per_instance) {
-  const YAML::Node list = f.get("history", false);
-  if (!list.IsDefined()) return;
-  if (!list.IsSequence()) {
+  const detail::Node list = f.get("history", false);
+  if (!list.defined()) return;
+  if (!list.is_sequence()) {
     f.fail(list, f.field("history"), std::string(tr("must be a list of {mode, price, source, as_of}")));
     return;
   }
@@ -487,9 +487,9 @@ std::optional<Offer> read_offer(Fields& f, const Refs& refs) {
       o.spot = derived;
     }
   }
-  const YAML::Node cm = f.get("commitments", false);
-  if (cm.IsDefined()) {
-    if (!cm.IsSequence()) {
+  const detail::Node cm = f.get("commitments", false);
+  if (cm.defined()) {
+    if (!cm.is_sequence()) {
       f.fail(cm, f.field("commitments"), std::string(tr("must be a list")));
     } else {
       for (std::size_t i = 0; i < cm.size(); ++i) {
@@ -665,15 +665,15 @@ void check_plausible(const Catalog& cat, const Catalog* base, Diagnostics& diag)
 Catalog parse_catalog(std::string_view yaml, const std::string& file, const Catalog* base) {
   Diagnostics diag(file);
   Catalog cat;
-  const std::optional<YAML::Node> doc = detail::load_document(yaml, diag);
+  const std::optional<detail::Node> doc = detail::load_document(yaml, diag);
   if (doc) {
     detail::check_one_line(*doc, yaml, diag);
     Fields root(diag, *doc, "");
     if (root.is_map()) {
       if (auto v = root.text("schema_version", true); v && *v != "1")
         root.fail(root.get("schema_version", false), "schema_version", trf("{} is not supported (1 is)", *v));
-      const YAML::Node settings = root.get("settings", false);
-      if (settings.IsDefined()) {
+      const detail::Node settings = root.get("settings", false);
+      if (settings.defined()) {
         Fields sf(diag, settings, "settings");
         if (auto d = sf.value("stale_after", false, positive(parse_duration))) {
           cat.stale_after = *d;

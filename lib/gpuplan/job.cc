@@ -123,10 +123,10 @@ void read_job(Fields& top, ResolvedJob& out, JobDraft& d, const FieldContext& ct
   Fields f(top.diagnostics(), detail::section(top, "job"), "job", known_keys("job"));
   d.given[section_index("job")] = detail::read_fields(f, out, rows, ctx);
   d.tokens = as<double>(detail::read_row(f, rows, "tokens", ctx));
-  d.tokens_key = f.get("tokens", false).IsDefined();
+  d.tokens_key = f.get("tokens", false).defined();
   d.samples = as<double>(detail::read_row(f, rows, "samples", ctx));
   d.epochs = as<double>(detail::read_row(f, rows, "epochs", ctx));
-  if (const YAML::Node arch = f.get("architecture", false); arch.IsDefined()) {
+  if (const detail::Node arch = f.get("architecture", false); arch.defined()) {
     d.architecture = true;
     Fields af(top.diagnostics(), arch, "job.architecture", known_keys("job.architecture"));
     d.given[section_index("job.architecture")] =
@@ -143,8 +143,8 @@ void check_plan_filters(Fields& f, const PlanSettings& p, const Catalog& catalog
       {{"gpus", &p.gpus}, {"providers", &p.providers}, {"regions", &p.regions}}};
   for (std::size_t i = 0; i < lists.size(); ++i)
     if (const auto problem = filter_problem(catalog, static_cast<FilterKind>(i), *lists[i].second)) {
-      const YAML::Node n = f.get(lists[i].first, false);  // a list in a file; one text from a flag
-      f.fail(n.IsSequence() && problem->index < n.size() ? n[problem->index] : n, f.field(lists[i].first),
+      const detail::Node n = f.get(lists[i].first, false);  // a list in a file; one text from a flag
+      f.fail(n.is_sequence() && problem->index < n.size() ? n[problem->index] : n, f.field(lists[i].first),
              problem->message);
     }
 }
@@ -164,7 +164,7 @@ void read_section(Fields& top, std::string_view name, ResolvedJob& out, JobDraft
   f.finish();
 }
 
-JobDraft read_draft(const YAML::Node& root, Diagnostics& diag, ResolvedJob& out, const FieldContext& ctx) {
+JobDraft read_draft(const detail::Node& root, Diagnostics& diag, ResolvedJob& out, const FieldContext& ctx) {
   JobDraft d;
   d.given.assign(job_sections().size(), Given{});
   Fields top(diag, root, "", known_keys(""));
@@ -359,15 +359,15 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   ResolvedJob out;
   out.source = path.empty() ? "built-in defaults (full fine-tune of a 7B model on 8×A100-80G)" : path;
   Diagnostics diag(path.empty() ? "<defaults>" : path);
-  const YAML::Node root = detail::load_with_sets(path, echo_keys_as_sets(sets, job_sections()), diag, text);
+  const detail::Node root = detail::load_with_sets(path, echo_keys_as_sets(sets, job_sections()), diag, text);
   // Bare amounts in the file (plan.budget) are in its currency, CNY unless it names one.
   Currency file_currency = kCny;
-  if (root.IsMap() && root["currency"] && root["currency"].IsScalar()) try {
-      file_currency = Currency(root["currency"].Scalar());
+  if (root.is_map() && root.child("currency").is_scalar()) try {
+      file_currency = Currency(root.child("currency").scalar());
       require_conversion(ctx.catalog(), file_currency, ctx.currency);
     } catch (const std::invalid_argument& e) {
       // A bad code is reported where the top level is read; a code without a rate here.
-      if (file_currency != kCny) diag.fail(root["currency"], "currency", e.what());
+      if (file_currency != kCny) diag.fail(root.child("currency"), "currency", e.what());
     }
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   FieldContext fctx;
@@ -416,10 +416,10 @@ ResolvedJob load_job_with_flags(const std::string& path, std::vector<std::string
 
 bool is_job_file(const std::string& path) {
   Diagnostics diag(path);
-  const YAML::Node root = detail::load_with_sets(path, {}, diag);
-  if (!root.IsMap()) return false;
+  const detail::Node root = detail::load_with_sets(path, {}, diag);
+  if (!root.is_map()) return false;
   for (const Section<ResolvedJob>& section : job_sections())
-    if (!section.name.empty() && section.name.find('.') == std::string_view::npos && root[std::string(section.name)])
+    if (!section.name.empty() && section.name.find('.') == std::string_view::npos && root.child(section.name).defined())
       return true;
   return false;
 }
@@ -427,26 +427,20 @@ bool is_job_file(const std::string& path) {
 MeasuredScaling load_scaling_fit(const std::string& path) {
   Diagnostics diag(path);
   const std::string text = read_input_file(path);
-  const std::optional<YAML::Node> doc = detail::load_document(text, diag);
+  const std::optional<detail::Node> doc = detail::load_document(text, diag);
   diag.throw_if_any();
-  const YAML::Node root = doc.value_or(YAML::Node());
-  // A missing key of a const node is a "zombie" that throws on most calls: look it up safely.
-  const auto child = [](const YAML::Node& map, const char* key) {
-    if (map.IsDefined() && map.IsMap())
-      for (auto it = map.begin(); it != map.end(); ++it)
-        if (it->first.IsScalar() && it->first.Scalar() == key) return YAML::Node(it->second);
-    return YAML::Node(YAML::NodeType::Undefined);
-  };
-  const auto scalar = [&](const YAML::Node& map, const char* key,
+  const detail::Node root = doc.value_or(detail::Node());
+  const auto child = [](const detail::Node& map, const char* key) { return map.child(key); };
+  const auto scalar = [&](const detail::Node& map, const char* key,
                           const std::string& field) -> std::optional<std::string> {
-    const YAML::Node n = child(map, key);
-    if (!n.IsDefined() || !n.IsScalar()) {
-      diag.fail(n.IsDefined() ? n : map, field, std::string(tr("is required")));
+    const detail::Node n = child(map, key);
+    if (!n.defined() || !n.is_scalar()) {
+      diag.fail(n.defined() ? n : map, field, std::string(tr("is required")));
       return std::nullopt;
     }
-    return n.Scalar();
+    return n.scalar();
   };
-  if (!root.IsDefined() || !root.IsMap() || scalar(root, "command", "command").value_or("") != "fit scaling") {
+  if (!root.defined() || !root.is_map() || scalar(root, "command", "command").value_or("") != "fit scaling") {
     diag.fail(
         root, "command",
         std::string(tr("is not 'fit scaling': save the fit with gpuplan fit scaling FILE --format json -o FILE")));
@@ -455,47 +449,47 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
   // Coefficients by model, and each model's AICc.
   std::map<std::string, std::map<std::string, double>> coef;
   std::map<std::string, std::optional<double>> aicc, r2;
-  const auto number = [&](const YAML::Node& n, const std::string& field) -> std::optional<double> {
+  const auto number = [&](const detail::Node& n, const std::string& field) -> std::optional<double> {
     try {
-      return parse_number(n.Scalar());
+      return parse_number(n.scalar());
     } catch (const std::invalid_argument& e) {
       diag.fail(n, field, e.what());
       return std::nullopt;
     }
   };
-  const YAML::Node coefs = child(root, "coefficients");
-  if (!coefs.IsDefined() || !coefs.IsSequence())
-    diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", std::string(tr("must be a list")));
+  const detail::Node coefs = child(root, "coefficients");
+  if (!coefs.defined() || !coefs.is_sequence())
+    diag.fail(coefs.defined() ? coefs : root, "coefficients", std::string(tr("must be a list")));
   else
     for (std::size_t i = 0; i < coefs.size(); ++i) {
       const std::string at = detail::item_path("coefficients", i);
       const auto model = scalar(coefs[i], "model", at + ".model");
       const auto param = scalar(coefs[i], "parameter", at + ".parameter");
-      const YAML::Node est = child(coefs[i], "estimate");
+      const detail::Node est = child(coefs[i], "estimate");
       if (!model || !param) continue;
-      if (!est.IsScalar()) {
+      if (!est.is_scalar()) {
         diag.fail(coefs[i], at + ".estimate", std::string(tr("is required")));
         continue;
       }
       if (auto v = number(est, at + ".estimate")) coef[*model][*param] = *v;
     }
-  const YAML::Node models = child(root, "models");
-  if (models.IsDefined() && models.IsSequence())
+  const detail::Node models = child(root, "models");
+  if (models.defined() && models.is_sequence())
     for (std::size_t i = 0; i < models.size(); ++i) {
-      const YAML::Node name = child(models[i], "model"), a = child(models[i], "aicc"),
+      const detail::Node name = child(models[i], "model"), a = child(models[i], "aicc"),
                        r = child(models[i], "r_squared");
-      if (!name.IsDefined() || !name.IsScalar()) continue;
-      if (r.IsDefined() && r.IsScalar() && r.Scalar() != "null")
-        r2[name.Scalar()] = number(r, detail::item_path("models", i) + ".r_squared");
-      aicc[name.Scalar()] = a.IsDefined() && a.IsScalar() && a.Scalar() != "null"
+      if (!name.defined() || !name.is_scalar()) continue;
+      if (r.defined() && r.is_scalar() && r.scalar() != "null")
+        r2[name.scalar()] = number(r, detail::item_path("models", i) + ".r_squared");
+      aicc[name.scalar()] = a.defined() && a.is_scalar() && a.scalar() != "null"
                                 ? number(a, detail::item_path("models", i) + ".aicc")
                                 : std::nullopt;
     }
   double max_gpus = 0;
-  const YAML::Node points = child(root, "points");
-  if (points.IsDefined() && points.IsSequence())
+  const detail::Node points = child(root, "points");
+  if (points.defined() && points.is_sequence())
     for (std::size_t i = 0; i < points.size(); ++i)
-      if (const YAML::Node g = child(points[i], "gpus"); g.IsDefined() && g.IsScalar())
+      if (const detail::Node g = child(points[i], "gpus"); g.defined() && g.is_scalar())
         if (auto v = number(g, detail::item_path("points", i) + ".gpus")) max_gpus = std::max(max_gpus, *v);
   diag.throw_if_any();
   // The USL unless Amdahl fits clearly better by AICc (fewer parameters, same data).
@@ -504,7 +498,7 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
       *aicc["amdahl"] < *aicc["usl"])
     pick = "amdahl";
   if (!coef.contains(pick) || !coef[pick].contains("sigma")) {
-    diag.fail(coefs.IsDefined() ? coefs : root, "coefficients", std::string(tr("has no usl or amdahl sigma")));
+    diag.fail(coefs.defined() ? coefs : root, "coefficients", std::string(tr("has no usl or amdahl sigma")));
     diag.throw_if_any();
   }
   MeasuredScaling m;

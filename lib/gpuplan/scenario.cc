@@ -110,7 +110,7 @@ RentRequest read_rent_request(Fields& rent, std::string_view mode, Draft& d, con
   q.per_instance = as<Money>(detail::read_row(f, rows, "price_per_instance_" + per, ctx));
   q.per_gpu = as<Money>(detail::read_row(f, rows, "price_per_gpu_" + per, ctx));
   // `price` said per instance in the file and read per GPU in reports: it is gone, with a pointer.
-  if (const YAML::Node old = f.get("price", false); old.IsDefined())
+  if (const detail::Node old = f.get("price", false); old.defined())
     f.fail(old, f.field("price"),
            trf("was renamed: write price_per_instance_{0} (one instance of gpus_per_instance GPUs) or "
                "price_per_gpu_{0}",
@@ -153,7 +153,7 @@ Draft empty_draft(Currency currency) {
   return d;
 }
 
-Draft read_draft(const YAML::Node& root, Diagnostics& diag, const FieldContext& ctx) {
+Draft read_draft(const detail::Node& root, Diagnostics& diag, const FieldContext& ctx) {
   Draft d = empty_draft(ctx.fx->display());
   Fields top(diag, root, "", known_keys("", {"workload", "buy", "rent", "hybrid", "tax"}));
   if (!top.is_map()) throw InputErrors(std::move(diag.problems()));
@@ -164,7 +164,7 @@ Draft read_draft(const YAML::Node& root, Diagnostics& diag, const FieldContext& 
   read_section(top, "workload", "workload", d, ctx);
   read_section(top, "buy", "buy", d, ctx);
   read_rent(top, d, ctx);
-  if (top.get("hybrid", false).IsDefined()) {
+  if (top.get("hybrid", false).defined()) {
     d.s.hybrid.emplace();
     read_section(top, "hybrid", "hybrid", d, ctx);
   }
@@ -725,13 +725,13 @@ struct Header {
   Currency file_currency = kCny;
 };
 
-Header read_header(const YAML::Node& root, const Context& ctx, Diagnostics& diag) {
+Header read_header(const detail::Node& root, const Context& ctx, Diagnostics& diag) {
   Header h{ctx, kCny};
-  if (root.IsMap() && root["currency"] && root["currency"].IsScalar()) {
+  if (root.is_map() && root.child("currency").is_scalar()) {
     try {
-      h.file_currency = Currency(root["currency"].Scalar());
+      h.file_currency = Currency(root.child("currency").scalar());
     } catch (const std::invalid_argument& e) {
-      diag.fail(root["currency"], "currency", e.what());
+      diag.fail(root.child("currency"), "currency", e.what());
       throw InputErrors(std::move(diag.problems()));
     }
   }
@@ -741,7 +741,7 @@ Header read_header(const YAML::Node& root, const Context& ctx, Diagnostics& diag
     require_conversion(ctx.catalog(), kCny, h.local.currency);  // the defaults' amounts
     require_conversion(ctx.catalog(), h.file_currency, h.local.currency);
   } catch (const std::invalid_argument& e) {
-    diag.fail(root["currency"], "currency", e.what());
+    diag.fail(root.child("currency"), "currency", e.what());
     throw InputErrors(std::move(diag.problems()));
   }
   return h;
@@ -773,7 +773,7 @@ ResolvedScenario finish(Draft& d, const std::string& source, const CurrencyConve
 
 // Keys that say one thing two ways: a --set of one replaces the other, from
 // the file or from an earlier --set (the later wins).
-void drop_replaced(YAML::Node& root, const std::vector<std::string>& sets) {
+void drop_replaced(detail::Node& root, const std::vector<std::string>& sets) {
   static constexpr std::pair<std::string_view, std::string_view> kTwins[] = {
       {"price_per_instance_hour", "price_per_gpu_hour"},
       {"price_per_instance_month", "price_per_gpu_month"},
@@ -791,14 +791,14 @@ void drop_replaced(YAML::Node& root, const std::vector<std::string>& sets) {
       const std::string other_path = (parent.empty() ? "" : parent + ".") + std::string(other);
       if (std::find(paths.begin() + static_cast<std::ptrdiff_t>(i) + 1, paths.end(), other_path) != paths.end())
         continue;           // a later --set of the twin wins over this one
-      YAML::Node n = root;  // walked with reset(): operator= on a node writes through it
-      for (std::size_t start = 0; !parent.empty() && n.IsMap();) {
+      detail::Node n = root;
+      for (std::size_t start = 0; !parent.empty() && n.is_map();) {
         const std::size_t end = parent.find('.', start);
-        n.reset(n[parent.substr(start, end - start)]);
+        n = n.child(parent.substr(start, end - start));
         if (end == std::string::npos) break;
         start = end + 1;
       }
-      if (n.IsMap()) n.remove(std::string(other));
+      if (n.is_map()) n.remove(other);
     }
   }
 }
@@ -812,7 +812,7 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
                                const std::string* text) {
   Diagnostics diag(path.empty() ? "<defaults>" : path);
   const std::vector<std::string> given = echo_keys_as_sets(sets, scenario_sections());
-  YAML::Node root = detail::load_with_sets(path, given, diag, text);
+  detail::Node root = detail::load_with_sets(path, given, diag, text);
   drop_replaced(root, given);
   const Header h = read_header(root, ctx, diag);
   const CurrencyConverter fx(h.local.catalog(), h.local.currency);

@@ -600,7 +600,7 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   ResolvedServing out;
   out.source = path.empty() ? std::string(tr("built-in defaults (Llama 2 7B for about 200 staff)")) : path;
   detail::Diagnostics diag(path.empty() ? "<defaults>" : path);
-  const YAML::Node root = detail::load_with_sets(path, echo_keys_as_sets(sets, serving_sections()), diag);
+  const detail::Node root = detail::load_with_sets(path, echo_keys_as_sets(sets, serving_sections()), diag);
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   FieldContext fctx;
   fctx.catalog = &ctx.catalog();
@@ -631,8 +631,8 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
                                             std::tuple{FilterKind::kProvider, "providers", &out.serving.providers},
                                             std::tuple{FilterKind::kRegion, "regions", &out.serving.regions}})
         if (const auto problem = filter_problem(ctx.catalog(), kind, *list)) {
-          const YAML::Node n = f.get(key, false);
-          f.fail(n.IsSequence() && problem->index < n.size() ? n[problem->index] : n, f.field(key), problem->message);
+          const detail::Node n = f.get(key, false);
+          f.fail(n.is_sequence() && problem->index < n.size() ? n[problem->index] : n, f.field(key), problem->message);
         }
     }
     f.finish();

@@ -11,18 +11,20 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <yaml-cpp/depthguard.h>  // YAML::DeepRecursion (not in yaml.h in 0.7)
 #include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
 
 namespace gpuplan::detail {
 
-SourceLocation Diagnostics::at(const YAML::Node& n) const {
-  const YAML::Mark m = n.Mark();
+SourceLocation Diagnostics::at(const Node& n) const {
+  const Mark m = n.mark();
   if (m.is_null()) return {file_, 0, 0};
   return {file_, m.line + 1, m.column + 1};
 }
 
-void Diagnostics::fail(const YAML::Node& n, const std::string& field, const std::string& message) {
-  if (n.Mark().is_null()) {
+void Diagnostics::fail(const Node& n, const std::string& field, const std::string& message) {
+  if (n.mark().is_null()) {
     for (const auto& [path, value] : overrides_)
       if (field == path || field.starts_with(path + ".") || path.starts_with(field + ".")) {
         problems_.emplace_back(SourceLocation{fmt::format("--set {}={}", path, value)}, field, message);
@@ -61,13 +63,13 @@ std::string path_text(const std::vector<PathStep>& steps) {
 }
 
 // Recursion of check_one_line(); `lines`: where each line of `text` starts.
-void check_quotes(const YAML::Node& n, std::string_view text, const std::vector<std::size_t>& lines, Diagnostics& diag,
+void check_quotes(const Node& n, std::string_view text, const std::vector<std::size_t>& lines, Diagnostics& diag,
                   std::vector<PathStep>& path) {
   if (path.size() > 64) return;
-  if (n.IsScalar()) {
+  if (n.is_scalar()) {
     // By line and column: the parser read the text with its comments cut
     // (shorten_comments), so its byte offsets are not this text's.
-    const YAML::Mark m = n.Mark();
+    const Mark m = n.mark();
     if (m.is_null() || m.line < 0 || static_cast<std::size_t>(m.line) >= lines.size()) return;
     const std::size_t at = lines[static_cast<std::size_t>(m.line)] + static_cast<std::size_t>(m.column);
     if (at >= text.size()) return;
@@ -84,13 +86,14 @@ void check_quotes(const YAML::Node& n, std::string_view text, const std::vector<
     }
     return;
   }
-  if (n.IsMap())
-    for (const auto& kv : n) {
-      path.push_back({kv.first.IsScalar() ? std::string_view(kv.first.Scalar()) : std::string_view("?")});
-      check_quotes(kv.second, text, lines, diag, path);
+  if (n.is_map())
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const Node key = n.key(i);
+      path.push_back({key.is_scalar() ? std::string_view(key.scalar()) : std::string_view("?")});
+      check_quotes(n.value(i), text, lines, diag, path);
       path.pop_back();
     }
-  else if (n.IsSequence())
+  else if (n.is_sequence())
     for (std::size_t i = 0; i < n.size(); ++i) {
       path.push_back({{}, i, true});
       check_quotes(n[i], text, lines, diag, path);
@@ -103,7 +106,7 @@ void check_quotes(const YAML::Node& n, std::string_view text, const std::vector<
 // A quoted value that runs past its line: every value of a job, scenario or
 // catalog is one line, so this is an unclosed quote that has swallowed what follows
 // (`name: "70B pre-train` then the job section, read as part of the name).
-void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& diag) {
+void check_one_line(const Node& n, std::string_view text, Diagnostics& diag) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // as load_document() read it
   std::vector<std::size_t> lines{0};
   for (std::size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1)) lines.push_back(i + 1);
@@ -111,25 +114,25 @@ void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& dia
   check_quotes(n, text, lines, diag, path);
 }
 
-YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
-                          const std::string* given) {
-  YAML::Node root(YAML::NodeType::Map);
+Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
+                    const std::string* given) {
+  Node root = Node::new_map();
   if (!path.empty() || given) {
     const std::string text = given ? *given : read_input_file(path);
     if (auto doc = load_document(text, diag)) {
       root = *doc;
       // A file given but empty (or only comments, or cron's /dev/null) is not
       // the built-in defaults: those are for no file at all.
-      if (root.IsNull())
+      if (root.is_null())
         diag.fail(
             SourceLocation{diag.file()}, "",
             std::string(tr("holds no settings (empty, or only comments): give the fields, or no file for the built-in "
                            "defaults")));
       else check_one_line(root, text, diag);
     }
-    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+    if (root.is_null()) root = Node::new_map();
   }
-  if (diag.count() == 0 && root.IsMap()) apply_sets(root, sets, diag);
+  if (diag.count() == 0 && root.is_map()) apply_sets(root, sets, diag);
   diag.throw_if_any();
   return root;
 }
@@ -144,6 +147,12 @@ namespace {
 constexpr int kMaxDepth = 64;
 constexpr long kMaxNodes = 1'000'000;
 
+// A yaml-cpp node's place in `diag`'s file.
+SourceLocation at_mark(const Diagnostics& diag, const YAML::Mark& m) {
+  if (m.is_null()) return {diag.file(), 0, 0};
+  return {diag.file(), m.line + 1, m.column + 1};
+}
+
 // Returns false (and records the problem) when the document is too deep or too
 // big. `last_line`: the last line (0-based) on which a node of it starts.
 bool within_limits(const YAML::Node& root, Diagnostics& diag, int& last_line) {
@@ -153,13 +162,13 @@ bool within_limits(const YAML::Node& root, Diagnostics& diag, int& last_line) {
                                                                                    const std::string& field) {
     if (!ok) return;
     if (--budget < 0) {
-      diag.fail(n, field,
+      diag.fail(at_mark(diag, n.Mark()), field,
                 trf("expands through aliases (&name … *name) to more than {} values; write the values out", kMaxNodes));
       ok = false;
       return;
     }
     if (depth > kMaxDepth) {
-      diag.fail(n, field, trf("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
+      diag.fail(at_mark(diag, n.Mark()), field, trf("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
       ok = false;
       return;
     }
@@ -465,20 +474,50 @@ std::string shorten_comments(std::string_view text) {
   return out;
 }
 
-std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag) {
-  // The UTF-8 byte-order mark some editors write is not content.
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  try {
-    check_text(text, diag.file());
-  } catch (const InputError& e) {
-    diag.fail(e.where(), "", e.message());
-    return std::nullopt;
+namespace {
+
+// yaml-cpp's tree in gpuplan's form: every node copied once (an alias's
+// target as often as it is used; within_limits() has capped that).
+std::uint32_t copy_node(Tree& tree, const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  const Mark mark = m.is_null() ? Mark{} : Mark{m.line, m.column};
+  switch (n.Type()) {
+    case YAML::NodeType::Scalar:
+      return tree.add(NodeType::kScalar, mark, n.Scalar(), n.Tag() == "!");
+    case YAML::NodeType::Sequence: {
+      const std::uint32_t id = tree.add(NodeType::kSequence, mark);
+      for (const YAML::Node& item : n) {
+        const std::uint32_t kid = copy_node(tree, item);
+        tree.nodes[id].kids.push_back(kid);
+      }
+      return id;
+    }
+    case YAML::NodeType::Map: {
+      const std::uint32_t id = tree.add(NodeType::kMap, mark);
+      for (const auto& kv : n) {
+        const std::uint32_t key = copy_node(tree, kv.first);
+        const std::uint32_t value = copy_node(tree, kv.second);
+        tree.nodes[id].kids.insert(tree.nodes[id].kids.end(), {key, value});
+      }
+      return id;
+    }
+    default:
+      return tree.add(NodeType::kNull, mark);
   }
+}
+
+Node copy_tree(const YAML::Node& root) {
+  auto tree = std::make_shared<Tree>();
+  const std::uint32_t id = copy_node(*tree, root);
+  return Node(std::move(tree), id);
+}
+
+// The whole of load_document() for a text outside read_yaml_subset's subset.
+std::optional<Node> load_with_yaml_cpp(const std::string& owned, Diagnostics& diag) {
   try {
-    const std::string owned = shorten_comments(text);
     YAML::Node doc = YAML::Load(owned);  // the first document
     if (const auto mark = alias_expansion_past_cap(owned)) {
-      diag.fail(SourceLocation{diag.file(), mark->line + 1, mark->column + 1}, "",
+      diag.fail(at_mark(diag, *mark), "",
                 trf("expands through aliases (&name … *name) to more than {} values; write the values out", kMaxNodes));
       return std::nullopt;
     }
@@ -498,32 +537,47 @@ std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag
       }
       return std::nullopt;
     }
-    return doc;
+    return copy_tree(doc);
   } catch (const YAML::DeepRecursion& e) {
-    SourceLocation where{diag.file(), 0, 0};
-    if (!e.mark.is_null()) where = {diag.file(), e.mark.line + 1, e.mark.column + 1};
-    diag.fail(where, "", trf("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
+    diag.fail(at_mark(diag, e.mark), "", trf("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
   } catch (const YAML::ParserException& e) {
-    SourceLocation where{diag.file(), 0, 0};
-    if (!e.mark.is_null()) where = {diag.file(), e.mark.line + 1, e.mark.column + 1};
-    diag.fail(where, "", trf("malformed YAML: {}", yaml_cpp_message(e.msg)));
+    diag.fail(at_mark(diag, e.mark), "", trf("malformed YAML: {}", yaml_cpp_message(e.msg)));
   } catch (const YAML::Exception& e) {
     diag.fail(SourceLocation{diag.file(), 0, 0}, "", trf("malformed YAML: {}", yaml_cpp_message(e.msg)));
   }
   return std::nullopt;
 }
 
-Fields::Fields(Diagnostics& diag, const YAML::Node& map, std::string path, std::vector<std::string_view> known)
+}  // namespace
+
+std::optional<Node> load_document(std::string_view text, Diagnostics& diag) {
+  // The UTF-8 byte-order mark some editors write is not content.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  try {
+    check_text(text, diag.file());
+  } catch (const InputError& e) {
+    diag.fail(e.where(), "", e.message());
+    return std::nullopt;
+  }
+  // Comments cut as yaml-cpp reads the text, so that both readers place an
+  // empty value at the end of the text alike.
+  const std::string owned = shorten_comments(text);
+  if (std::optional<Node> doc = read_yaml_subset(owned, kMaxDepth)) return doc;
+  return load_with_yaml_cpp(owned, diag);
+}
+
+Fields::Fields(Diagnostics& diag, const Node& map, std::string path, std::vector<std::string_view> known)
     : diag_(diag), map_(map), path_(std::move(path)), problems_at_start_(diag.count()), known_(std::move(known)) {
-  is_map_ = map_.IsMap();
+  is_map_ = map_.is_map();
   if (!is_map_)
     diag_.fail(map_, path_,
-               std::string(map_.IsNull() ? tr("is empty; expected a map of fields") : tr("must be a map of fields")));
+               std::string(map_.is_null() ? tr("is empty; expected a map of fields") : tr("must be a map of fields")));
   else {
     entries_.reserve(map_.size());
-    for (const auto& kv : map_) {  // one copy of the pair per step (it-> makes one per use)
-      const bool scalar = kv.first.IsScalar();
-      entries_.push_back(Entry{scalar ? kv.first.Scalar() : std::string(), kv.first, kv.second, scalar});
+    for (std::size_t i = 0; i < map_.size(); ++i) {
+      const Node key = map_.key(i);
+      const bool scalar = key.is_scalar();
+      entries_.push_back(Entry{scalar ? key.scalar() : std::string(), key, map_.value(i), scalar});
     }
   }
 }
@@ -532,28 +586,28 @@ std::string Fields::field(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }
 
-YAML::Node Fields::written_empty(std::string_view key) const {
+Node Fields::written_empty(std::string_view key) const {
   for (const Entry& e : entries_)
-    if (e.scalar && e.key == key && e.value.IsNull()) return e.key_node;
-  return YAML::Node(YAML::NodeType::Undefined);
+    if (e.scalar && e.key == key && e.value.is_null()) return e.key_node;
+  return Node();
 }
 
-YAML::Node Fields::get(std::string_view key, bool required) {
+Node Fields::get(std::string_view key, bool required) {
   used_.insert(std::string(key));
-  if (!is_map_) return YAML::Node(YAML::NodeType::Undefined);
+  if (!is_map_) return Node();
   // The first entry with the key (not operator[]: a const lookup that misses must not insert).
   for (const Entry& e : entries_) {
     if (!e.scalar || e.key != key) continue;
-    if (e.value.IsNull() && required) {
+    if (e.value.is_null() && required) {
       diag_.fail(e.key_node, field(key), std::string(tr("has no value")));
-      return YAML::Node(YAML::NodeType::Undefined);
+      return Node();
     }
-    if (e.value.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
+    if (e.value.is_null()) return Node();
     return e.value;
   }
   // A missing key has no mark of its own: report it at the enclosing map.
   if (required) diag_.fail(map_, field(key), std::string(tr("is required")));
-  return YAML::Node(YAML::NodeType::Undefined);
+  return Node();
 }
 
 std::optional<std::string> Fields::text(std::string_view key, bool required) {
@@ -569,7 +623,7 @@ void Fields::finish() {
       continue;
     }
     const std::string& key = e.key;
-    const auto [pos, fresh] = seen.emplace(key, e.key_node.Mark().line + 1);
+    const auto [pos, fresh] = seen.emplace(key, e.key_node.mark().line + 1);
     if (!fresh) {
       diag_.fail(e.key_node, field(key), trf("is given twice (first on line {})", pos->second));
       continue;
@@ -595,28 +649,29 @@ namespace {
 // The scalars of a list field, each split at commas and passed to `add`
 // (false: a problem already reported at the item).
 template <class Add>
-bool read_items(Fields& f, std::string_view key, const YAML::Node& n, std::string_view what, Add add) {
-  if (n.IsScalar()) return add(n, n.Scalar());
-  if (!n.IsSequence()) {
+bool read_items(Fields& f, std::string_view key, const Node& n, std::string_view what, Add add) {
+  if (n.is_scalar()) return add(n, n.scalar());
+  if (!n.is_sequence()) {
     f.fail(n, f.field(key), trf("must be a list of {0}, or {0} separated by commas", what));
     return false;
   }
-  for (const YAML::Node& item : n) {
-    if (!item.IsScalar()) {
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const Node item = n[i];
+    if (!item.is_scalar()) {
       f.fail(item, f.field(key), trf("must be a list of {}", what));
       return false;
     }
-    if (!add(item, item.Scalar())) return false;
+    if (!add(item, item.scalar())) return false;
   }
   return true;
 }
 }  // namespace
 
 std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view key) {
-  const YAML::Node n = f.get(key, false);
-  if (!n.IsDefined()) return std::nullopt;
+  const Node n = f.get(key, false);
+  if (!n.defined()) return std::nullopt;
   std::vector<std::string> out;
-  const bool ok = read_items(f, key, n, "ids", [&](const YAML::Node& item, const std::string& text) {
+  const bool ok = read_items(f, key, n, "ids", [&](const Node& item, const std::string& text) {
     try {
       for (std::string& id : split_ids(text)) out.push_back(std::move(id));
       return true;
@@ -629,10 +684,10 @@ std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view ke
 }
 
 std::optional<std::vector<double>> read_numbers(Fields& f, std::string_view key, const Range& range) {
-  const YAML::Node n = f.get(key, false);
-  if (!n.IsDefined()) return std::nullopt;
+  const Node n = f.get(key, false);
+  if (!n.defined()) return std::nullopt;
   std::vector<double> out;
-  const bool ok = read_items(f, key, n, "numbers", [&](const YAML::Node& item, const std::string& text) {
+  const bool ok = read_items(f, key, n, "numbers", [&](const Node& item, const std::string& text) {
     try {
       const auto xs = std::get<std::vector<double>>(parse_kind(ValueKind::kNumbers, range, {}, text, FieldContext{}));
       out.insert(out.end(), xs.begin(), xs.end());
@@ -645,9 +700,9 @@ std::optional<std::vector<double>> read_numbers(Fields& f, std::string_view key,
   return ok ? std::optional(std::move(out)) : std::nullopt;
 }
 
-YAML::Node section(Fields& parent, std::string_view key) {
-  YAML::Node n = parent.get(key, false);
-  return n.IsDefined() ? n : YAML::Node(YAML::NodeType::Map);
+Node section(Fields& parent, std::string_view key) {
+  Node n = parent.get(key, false);
+  return n.defined() ? n : Node::new_map();
 }
 
 namespace {
@@ -676,7 +731,7 @@ std::string printable(std::string_view s) {
 
 // --set a.b.c=VALUE: the value lands in the YAML tree before it is read, so it
 // is checked exactly like the file's own values.
-void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnostics& diag) {
+void apply_sets(Node& root, const std::vector<std::string>& sets, Diagnostics& diag) {
   for (const std::string& s : sets) {
     if (const std::string bad = non_utf8_byte(s); !bad.empty()) {
       diag.fail(SourceLocation{"--set " + printable(s)}, "",
@@ -702,37 +757,33 @@ void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnost
       diag.fail(SourceLocation{"--set " + s}, "", std::string(tr("the path has an empty part")));
       continue;
     }
-    YAML::Node node = root;
+    Node node = root;
     bool ok = true;
     for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
-      YAML::Node next = node[keys[i]];
-      if (next.IsDefined() && !next.IsNull() && !next.IsMap()) {
+      const Node next = node.child(keys[i]);
+      if (next.defined() && !next.is_null() && !next.is_map()) {
         diag.fail(SourceLocation{"--set " + s}, path, trf("{} is not a section", keys[i]));
         ok = false;
         break;
       }
-      if (!next.IsDefined() || next.IsNull()) node[keys[i]] = YAML::Node(YAML::NodeType::Map);
-      node.reset(node[keys[i]]);
+      node = node.ensure_map(keys[i]);
     }
     if (!ok) continue;
     // A fresh node (not an assignment into the file's node), so that it has no
     // file position and problems with it are reported at --set.
-    if (node[keys.back()]) node.remove(keys.back());
-    node[keys.back()] = YAML::Node(value);
+    node.replace_scalar(keys.back(), value);
     diag.add_override(path, value);
   }
 }
 
-YAML::Node node_at(const YAML::Node& root, std::string_view path) {
-  YAML::Node node = root;
-  while (!path.empty() && node.IsMap()) {
+Node node_at(const Node& root, std::string_view path) {
+  Node node = root;
+  while (!path.empty() && node.is_map()) {
     const std::size_t dot = path.find('.');
     const std::string_view key = path.substr(0, dot);
-    YAML::Node next(YAML::NodeType::Undefined);
-    for (auto it = node.begin(); it != node.end(); ++it)
-      if (it->first.IsScalar() && it->first.Scalar() == key) next.reset(it->second);
-    if (!next.IsDefined()) break;
-    node.reset(next);
+    const Node next = node.child(key);
+    if (!next.defined()) break;
+    node = next;
     path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
   }
   return node;

@@ -14,13 +14,12 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include <yaml-cpp/depthguard.h>  // YAML::DeepRecursion (not in yaml.h in 0.7)
-#include <yaml-cpp/yaml.h>
 
 #include "gpuplan/error.h"
 #include "gpuplan/fields.h"
 #include "gpuplan/i18n.h"
 #include "gpuplan/units.h"
+#include "gpuplan/yaml_tree.h"
 
 namespace gpuplan::detail {
 
@@ -28,8 +27,8 @@ class Diagnostics {
  public:
   explicit Diagnostics(std::string file) : file_(std::move(file)) {}
   const std::string& file() const { return file_; }
-  SourceLocation at(const YAML::Node& n) const;
-  void fail(const YAML::Node& n, const std::string& field, const std::string& message);
+  SourceLocation at(const Node& n) const;
+  void fail(const Node& n, const std::string& field, const std::string& message);
   void fail(SourceLocation where, const std::string& field, const std::string& message);
   std::size_t count() const { return problems_.size(); }
   /// Values set with --set: their nodes have no place in the file, so
@@ -47,33 +46,34 @@ class Diagnostics {
 
 /// The text with every comment cut to its '#' where the line's tokens are
 /// certain (else the rest verbatim): the same document, every other character
-/// on the same line and column, for a parser that scans comments slowly.
+/// on the same line and column, for yaml-cpp, which scans comments slowly.
 std::string shorten_comments(std::string_view text);
-/// Parses a whole document; a syntax error becomes a problem at its mark.
-std::optional<YAML::Node> load_document(std::string_view text, Diagnostics& diag);
+/// Parses a whole document (read_yaml_subset, else yaml-cpp); a syntax error
+/// becomes a problem at its mark.
+std::optional<Node> load_document(std::string_view text, Diagnostics& diag);
 /// Reports every quoted value of `n` that runs past its line in `text` (an
 /// unclosed quote swallowing what follows): gpuplan has no multi-line values.
-void check_one_line(const YAML::Node& n, std::string_view text, Diagnostics& diag);
+void check_one_line(const Node& n, std::string_view text, Diagnostics& diag);
 
 /// One YAML map being read. Its known keys are declared up front (a field
 /// table's keys) or, for readers without a table, are the keys read; finish()
 /// reports the others, with the nearest known key as a suggestion.
 class Fields {
  public:
-  Fields(Diagnostics& diag, const YAML::Node& map, std::string path, std::vector<std::string_view> known = {});
+  Fields(Diagnostics& diag, const Node& map, std::string path, std::vector<std::string_view> known = {});
   /// Declares more known keys (sections read by hand beside a table).
   void declare(std::initializer_list<std::string_view> keys) { known_.insert(known_.end(), keys); }
 
   bool is_map() const { return is_map_; }
-  const YAML::Node& node() const { return map_; }
+  const Node& node() const { return map_; }
   const std::string& path() const { return path_; }
   std::string field(std::string_view key) const;
 
   /// The value node, or an undefined node when absent; `required` reports it missing.
-  YAML::Node get(std::string_view key, bool required);
+  Node get(std::string_view key, bool required);
   /// The key itself when it is written with nothing after it (`hourly:`),
   /// which get() reads as absent; else an undefined node.
-  YAML::Node written_empty(std::string_view key) const;
+  Node written_empty(std::string_view key) const;
   /// A scalar's text; reports a non-scalar or a missing required key.
   std::optional<std::string> text(std::string_view key, bool required);
 
@@ -81,20 +81,20 @@ class Fields {
   /// parser becomes a problem at the value's location.
   template <class Parse>
   auto value(std::string_view key, bool required, Parse parse) -> std::optional<decltype(parse(std::string()))> {
-    const YAML::Node n = get(key, required);
-    if (!n.IsDefined()) return std::nullopt;
+    const Node n = get(key, required);
+    if (!n.defined()) return std::nullopt;
     return parse_node(n, field(key), parse);
   }
 
   template <class Parse>
-  auto parse_node(const YAML::Node& n, const std::string& field_name, Parse parse)
+  auto parse_node(const Node& n, const std::string& field_name, Parse parse)
       -> std::optional<decltype(parse(std::string()))> {
-    if (!n.IsScalar()) {
-      fail(n, field_name, n.IsNull() ? "has no value" : "must be a single value, not a list or map");
+    if (!n.is_scalar()) {
+      fail(n, field_name, n.is_null() ? "has no value" : "must be a single value, not a list or map");
       return std::nullopt;
     }
     try {
-      return parse(n.Scalar());
+      return parse(n.scalar());
     } catch (const std::invalid_argument& e) {
       fail(n, field_name, e.what());
       return std::nullopt;
@@ -105,24 +105,23 @@ class Fields {
   void finish();
   /// Whether this record (since construction) added any problem.
   bool ok() const { return diag_.count() == problems_at_start_; }
-  void fail(const YAML::Node& n, const std::string& field, const std::string& message) {
+  void fail(const Node& n, const std::string& field, const std::string& message) {
     diag_.fail(n, field, message);
   }
   Diagnostics& diagnostics() { return diag_; }
 
  private:
   Diagnostics& diag_;
-  YAML::Node map_;
+  Node map_;
   std::string path_;
   bool is_map_ = false;
   std::size_t problems_at_start_;
   std::set<std::string, std::less<>> used_;
   std::vector<std::string_view> known_;
-  /// The map's keys with their key and value nodes, in file order, read once:
-  /// yaml-cpp's iterators are slow (each step copies three nodes).
+  /// The map's keys with their key and value nodes, in file order.
   struct Entry {
     std::string key;  ///< empty unless `scalar`
-    YAML::Node key_node, value;
+    Node key_node, value;
     bool scalar = false;
   };
   std::vector<Entry> entries_;
@@ -141,17 +140,17 @@ std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view ke
 /// one scalar of comma-separated numbers; a bad entry is shown at its item.
 std::optional<std::vector<double>> read_numbers(Fields& f, std::string_view key, const Range& range);
 /// A section that may be absent: an empty map then, so its reads fall back to defaults.
-YAML::Node section(Fields& parent, std::string_view key);
+Node section(Fields& parent, std::string_view key);
 
 /// The file at `path` (an empty map when `path` is empty: built-in defaults),
 /// or `text` when given (then `path` only names it in messages), with the
 /// --set overrides applied; throws InputErrors on any problem.
-YAML::Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
+Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
                           const std::string* text = nullptr);
 
 /// Applies --set path.to.field=VALUE overrides to a parsed document, so they
 /// are checked exactly like the file's values and reported at "--set …".
-void apply_sets(YAML::Node& root, const std::vector<std::string>& sets, Diagnostics& diag);
+void apply_sets(Node& root, const std::vector<std::string>& sets, Diagnostics& diag);
 
 /// Reads the rows of a table that `f` gives into `r`; a bad value is a
 /// problem at its place. Rows without a member are read by hand beside the
@@ -163,13 +162,13 @@ Given read_fields(Fields& f, Root& r, std::span<const Field<Root>> rows, const F
     const Field<Root>& row = rows[i];
     // `tokens:` with nothing after it (or null) would silently take the default;
     // rows read by hand too, which then see the key as absent.
-    if (const YAML::Node empty = f.written_empty(row.key); empty.IsDefined()) {
+    if (const Node empty = f.written_empty(row.key); empty.defined()) {
       f.fail(empty, f.field(row.key), std::string(tr("is empty: give a value, or leave the key out for its default")));
       continue;
     }
     if (!row.at.set || row.by_hand) continue;
-    const YAML::Node n = f.get(row.key, false);
-    if (!n.IsDefined()) continue;
+    const Node n = f.get(row.key, false);
+    if (!n.defined()) continue;
     given[i] = true;
     if (row.kind == ValueKind::kList) {
       if (auto ids = read_list(f, row.key)) row.at.set(r, *ids);
@@ -196,7 +195,7 @@ std::optional<Value> read_row(Fields& f, std::span<const Field<Root>> rows, std:
 
 /// The node a dotted field path names ("buy.card_price"), or the nearest
 /// enclosing map when part of it is missing: where a problem with it is shown.
-YAML::Node node_at(const YAML::Node& root, std::string_view path);
+Node node_at(const Node& root, std::string_view path);
 
 /// `path[index]` helpers for list items.
 std::string item_path(const std::string& list, std::size_t index);
