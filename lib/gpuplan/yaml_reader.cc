@@ -107,6 +107,7 @@ void check_quotes(const Node& n, std::string_view text, const std::vector<std::s
 // catalog is one line, so this is an unclosed quote that has swallowed what follows
 // (`name: "70B pre-train` then the job section, read as part of the name).
 void check_one_line(const Node& n, std::string_view text, Diagnostics& diag) {
+  if (n.tree() && n.tree()->one_line_values) return;  // the subset reader has checked
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // as load_document() read it
   std::vector<std::size_t> lines{0};
   for (std::size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1)) lines.push_back(i + 1);
@@ -593,7 +594,7 @@ Node Fields::written_empty(std::string_view key) const {
 }
 
 Node Fields::get(std::string_view key, bool required) {
-  used_.insert(std::string(key));
+  if (std::find(used_.begin(), used_.end(), key) == used_.end()) used_.emplace_back(key);
   if (!is_map_) return Node();
   // The first entry with the key (not operator[]: a const lookup that misses must not insert).
   for (const Entry& e : entries_) {
@@ -614,21 +615,44 @@ std::optional<std::string> Fields::text(std::string_view key, bool required) {
   return value(key, required, [](const std::string& s) { return s; });
 }
 
+namespace {
+// For each entry of a map, the line (1-based) of the first entry with the
+// same key when it repeats one, else 0: sorted once, not a map of keys.
+template <class Entry>
+std::vector<int> first_lines(const std::vector<Entry>& entries) {
+  std::vector<std::size_t> order(entries.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) {
+                     return std::pair(!entries[a].scalar, std::string_view(entries[a].key)) <
+                            std::pair(!entries[b].scalar, std::string_view(entries[b].key));
+                   });
+  std::vector<int> first(entries.size(), 0);
+  for (std::size_t k = 1, run = 0; k < order.size() && entries[order[k]].scalar; ++k) {
+    if (entries[order[k]].key != entries[order[run]].key) run = k;
+    else first[order[k]] = entries[order[run]].key_node.mark().line + 1;
+  }
+  return first;
+}
+}  // namespace
+
 void Fields::finish() {
   if (!is_map_) return;
-  std::map<std::string, int> seen;
-  for (const Entry& e : entries_) {
+  const std::vector<int> first = first_lines(entries_);
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
     if (!e.scalar) {
       diag_.fail(e.key_node, path_, std::string(tr("a key must be a plain name")));
       continue;
     }
     const std::string& key = e.key;
-    const auto [pos, fresh] = seen.emplace(key, e.key_node.mark().line + 1);
-    if (!fresh) {
-      diag_.fail(e.key_node, field(key), trf("is given twice (first on line {})", pos->second));
+    if (first[i] != 0) {
+      diag_.fail(e.key_node, field(key), trf("is given twice (first on line {})", first[i]));
       continue;
     }
-    if (used_.contains(key) || std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    if (std::find(used_.begin(), used_.end(), key) != used_.end() ||
+        std::find(known_.begin(), known_.end(), key) != known_.end())
+      continue;
     std::vector<std::string_view> candidates = known_;
     for (const std::string& k : used_) candidates.push_back(k);
     const std::string_view near = nearest(key, candidates);

@@ -116,7 +116,7 @@ class Fields {
   std::string path_;
   bool is_map_ = false;
   std::size_t problems_at_start_;
-  std::set<std::string, std::less<>> used_;
+  std::vector<std::string> used_;  ///< the keys read (a few dozen: a vector, no node per key)
   std::vector<std::string_view> known_;
   /// The map's keys with their key and value nodes, in file order.
   struct Entry {

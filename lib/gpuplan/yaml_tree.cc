@@ -122,6 +122,7 @@ class SubsetReader {
     }
     const std::uint32_t root = block(0);
     if (!ok_ || i_ != lines_.size() || t_->nodes.size() > kMaxNodes) return std::nullopt;
+    t_->one_line_values = true;
     return Node(std::move(tree), root);
   }
 

@@ -84,6 +84,8 @@ struct NodeData {
 
 struct Tree {
   std::vector<NodeData> nodes;
+  /// Read by read_yaml_subset, which takes no value that runs past its line.
+  bool one_line_values = false;
   std::uint32_t add(NodeType type, Mark mark, std::string text = {}, bool quoted = false) {
     nodes.push_back(NodeData{type, quoted, mark, std::move(text), {}});
     return static_cast<std::uint32_t>(nodes.size() - 1);
