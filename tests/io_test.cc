@@ -224,6 +224,8 @@ TEST_CASE("aliases: the expansion is counted from the events, so a bomb is refus
 
 namespace {
 
+bool same_tree(const std::string& raw);
+
 // What yaml-cpp makes of a text: the tree with every node's tag, value and
 // line:column, or its error with its line:column.
 std::string parsed(const std::string& text) {
@@ -316,6 +318,7 @@ TEST_CASE("cutting comments: random documents of tricky lines parse the same", "
       text += std::string(static_cast<std::size_t>(std::uniform_int_distribution<int>(0, 2)(rng)) * 2, ' ') + l + "\n";
     }
     same_document(text);
+    same_tree(text);  // and where the subset reader takes it, it reads what yaml-cpp reads
   }
 }
 
@@ -382,9 +385,9 @@ std::vector<fs::path> repository_yaml() {
   std::vector<fs::path> out;
   for (const char* dir : {"examples", "pricing", "tests/data", "tests/fuzz/corpus", "doc"})
     for (const auto& e : fs::recursive_directory_iterator(fs::path(GPUPLAN_SOURCE_DIR) / dir))
-      if (e.is_regular_file() && (e.path().extension() == ".yaml" || e.path().extension() == ".yml" ||
-                                  std::set<std::string>{"catalog", "scenario", "job"}.contains(
-                                      e.path().parent_path().filename().string())))
+      if (e.is_regular_file() &&
+          (e.path().extension() == ".yaml" || e.path().extension() == ".yml" ||
+           std::set<std::string>{"catalog", "scenario", "job"}.contains(e.path().parent_path().filename().string())))
         out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
@@ -395,18 +398,35 @@ std::vector<fs::path> repository_yaml() {
 TEST_CASE("the YAML subset reader: the tricky lines, and the subset's own edges", "[io][yaml]") {
   for (const std::string& text : kTricky) same_tree(text);
   int taken = 0;
-  for (const char* text :
-       {"", "# only\n", "a:\n", "a:", "a: 1\nb:\n", "a:\n# c\n", "a:\n  # c\nb: 2", "a: ~\nb: null\nc: 'null'\n",
-        "a:\n- 1\n- 2\nb: 3\n", "- a: 1\n  b: 2\n- c\n-\n- d: \n", "a: [x, 'y z', \"w\", ~, -1]\n",
-        "a: {k: 1, l: 'two', m: -3}\nb: []\nc: {}\n", "a: 'it''s'\n", "  a: 1\n  b:\n    c: 2\n", "a: b # c\n",
-        "a: -5\nb: -x\n", "x y: 1\n", "a: [1, [2, {b: c, d: [e]}], []]\n", "a: 8×A100 (the article)\n", "a:  b  \n", "k: v\nk: w\n", "null: 1\n"}) {
+  for (const char* text : {"",
+                           "# only\n",
+                           "a:\n",
+                           "a:",
+                           "a: 1\nb:\n",
+                           "a:\n# c\n",
+                           "a:\n  # c\nb: 2",
+                           "a: ~\nb: null\nc: 'null'\n",
+                           "a:\n- 1\n- 2\nb: 3\n",
+                           "- a: 1\n  b: 2\n- c\n-\n- d: \n",
+                           "a: [x, 'y z', \"w\", ~, -1]\n",
+                           "a: {k: 1, l: 'two', m: -3}\nb: []\nc: {}\n",
+                           "a: 'it''s'\n",
+                           "  a: 1\n  b:\n    c: 2\n",
+                           "a: b # c\n",
+                           "a: -5\nb: -x\n",
+                           "x y: 1\n",
+                           "a: [1, [2, {b: c, d: [e]}], []]\n",
+                           "a: 8×A100 (the article)\n",
+                           "a:  b  \n",
+                           "k: v\nk: w\n",
+                           "null: 1\n"}) {
     taken += same_tree(text);
   }
   CHECK(taken >= 20);
   // Outside the subset (left to yaml-cpp): each of these.
   for (const char* text : {"a: 'x\n  y'\n", "a: \"x\\ny\"\n", "a: |\n  t\n", "a: &x 1\nb: *x\n", "---\na: 1\n",
-                           "a: 1\n  b: 2\n", "a: [1, [2]\n", "a: {{b: 1}: 2}\n", "? a\n: b\n", "a:\t1\n",
-                           "a: 1\r\n", "a: b: c\n", "- - a\n", "a: x\n  y\n", "[1, 2]\n", "'a': 1\n", "a: [1,]\n"}) {
+                           "a: 1\n  b: 2\n", "a: [1, [2]\n", "a: {{b: 1}: 2}\n", "? a\n: b\n", "a:\t1\n", "a: 1\r\n",
+                           "a: b: c\n", "- - a\n", "a: x\n  y\n", "[1, 2]\n", "'a': 1\n", "a: [1,]\n"}) {
     INFO(text);
     CHECK_FALSE(detail::read_yaml_subset(text, 64));
   }
@@ -443,9 +463,15 @@ TEST_CASE("the YAML subset reader: every YAML file of the repository, and mutati
       const std::size_t at = rng() % t.size();
       const char c = alphabet[rng() % alphabet.size()];
       switch (rng() % 6) {
-        case 0: t[at] = c; break;
-        case 1: t.insert(at, 1, c); break;
-        case 2: t.erase(at, 1); break;
+        case 0:
+          t[at] = c;
+          break;
+        case 1:
+          t.insert(at, 1, c);
+          break;
+        case 2:
+          t.erase(at, 1);
+          break;
         case 3: {
           const std::size_t start = t.rfind('\n', at) == std::string::npos ? 0 : t.rfind('\n', at) + 1;
           const std::size_t end = std::min(t.find('\n', at), t.size());

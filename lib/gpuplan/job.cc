@@ -380,9 +380,9 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   // The cluster is not in the name: --set and --gpu change it, and titles say "on N× GPU" themselves.
   const std::string set_keys = set_job_keys(sets);
   if (out.job.name.empty() && path.empty())  // the built-in job is no longer a 7B one once job.* is set
-    out.job.name = set_keys.empty() ? std::string(tr("7B full fine-tune (built-in defaults)")) : std::string(tr("built-in job"));
-  else if (out.job.name.empty())
-    out.job.name = path;
+    out.job.name =
+        set_keys.empty() ? std::string(tr("7B full fine-tune (built-in defaults)")) : std::string(tr("built-in job"));
+  else if (out.job.name.empty()) out.job.name = path;
   out.job.name += set_keys;
   DefaultNotes notes;
   const Report report = [&](const std::string& field, const std::string& message) {
@@ -477,7 +477,7 @@ MeasuredScaling load_scaling_fit(const std::string& path) {
   if (models.defined() && models.is_sequence())
     for (std::size_t i = 0; i < models.size(); ++i) {
       const detail::Node name = child(models[i], "model"), a = child(models[i], "aicc"),
-                       r = child(models[i], "r_squared");
+                         r = child(models[i], "r_squared");
       if (!name.defined() || !name.is_scalar()) continue;
       if (r.defined() && r.is_scalar() && r.scalar() != "null")
         r2[name.scalar()] = number(r, detail::item_path("models", i) + ".r_squared");

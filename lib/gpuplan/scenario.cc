@@ -790,7 +790,7 @@ void drop_replaced(detail::Node& root, const std::vector<std::string>& sets) {
       if (other.empty()) continue;
       const std::string other_path = (parent.empty() ? "" : parent + ".") + std::string(other);
       if (std::find(paths.begin() + static_cast<std::ptrdiff_t>(i) + 1, paths.end(), other_path) != paths.end())
-        continue;           // a later --set of the twin wins over this one
+        continue;  // a later --set of the twin wins over this one
       detail::Node n = root;
       for (std::size_t start = 0; !parent.empty() && n.is_map();) {
         const std::size_t end = parent.find('.', start);

@@ -107,7 +107,7 @@ void check_quotes(const Node& n, std::string_view text, const std::vector<std::s
 // catalog is one line, so this is an unclosed quote that has swallowed what follows
 // (`name: "70B pre-train` then the job section, read as part of the name).
 void check_one_line(const Node& n, std::string_view text, Diagnostics& diag) {
-  if (n.tree() && n.tree()->one_line_values) return;  // the subset reader has checked
+  if (n.tree() && n.tree()->one_line_values) return;            // the subset reader has checked
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // as load_document() read it
   std::vector<std::size_t> lines{0};
   for (std::size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1)) lines.push_back(i + 1);
@@ -169,7 +169,8 @@ bool within_limits(const YAML::Node& root, Diagnostics& diag, int& last_line) {
       return;
     }
     if (depth > kMaxDepth) {
-      diag.fail(at_mark(diag, n.Mark()), field, trf("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
+      diag.fail(at_mark(diag, n.Mark()), field,
+                trf("lists and maps are nested too deeply (more than {} levels)", kMaxDepth));
       ok = false;
       return;
     }
@@ -622,11 +623,10 @@ template <class Entry>
 std::vector<int> first_lines(const std::vector<Entry>& entries) {
   std::vector<std::size_t> order(entries.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) {
-                     return std::pair(!entries[a].scalar, std::string_view(entries[a].key)) <
-                            std::pair(!entries[b].scalar, std::string_view(entries[b].key));
-                   });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::pair(!entries[a].scalar, std::string_view(entries[a].key)) <
+           std::pair(!entries[b].scalar, std::string_view(entries[b].key));
+  });
   std::vector<int> first(entries.size(), 0);
   for (std::size_t k = 1, run = 0; k < order.size() && entries[order[k]].scalar; ++k) {
     if (entries[order[k]].key != entries[order[run]].key) run = k;

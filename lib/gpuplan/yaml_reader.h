@@ -105,9 +105,7 @@ class Fields {
   void finish();
   /// Whether this record (since construction) added any problem.
   bool ok() const { return diag_.count() == problems_at_start_; }
-  void fail(const Node& n, const std::string& field, const std::string& message) {
-    diag_.fail(n, field, message);
-  }
+  void fail(const Node& n, const std::string& field, const std::string& message) { diag_.fail(n, field, message); }
   Diagnostics& diagnostics() { return diag_; }
 
  private:
@@ -146,7 +144,7 @@ Node section(Fields& parent, std::string_view key);
 /// or `text` when given (then `path` only names it in messages), with the
 /// --set overrides applied; throws InputErrors on any problem.
 Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
-                          const std::string* text = nullptr);
+                    const std::string* text = nullptr);
 
 /// Applies --set path.to.field=VALUE overrides to a parsed document, so they
 /// are checked exactly like the file's values and reported at "--set …".

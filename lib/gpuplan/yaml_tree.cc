@@ -75,7 +75,8 @@ void Node::remove(std::string_view key) {
   if (!is_map()) return;
   if (const auto i = find_key(*tree_, id_, key)) {
     std::vector<std::uint32_t>& kids = tree_->nodes[id_].kids;
-    kids.erase(kids.begin() + static_cast<std::ptrdiff_t>(2 * *i), kids.begin() + static_cast<std::ptrdiff_t>(2 * *i + 2));
+    kids.erase(kids.begin() + static_cast<std::ptrdiff_t>(2 * *i),
+               kids.begin() + static_cast<std::ptrdiff_t>(2 * *i + 2));
   }
 }
 
@@ -239,7 +240,8 @@ class SubsetReader {
     const char c = s[p];
     if (std::string_view(",[]{}#&*!|>'\"%@`?: ").find(c) != std::string_view::npos) return false;
     if (c != '-') return true;
-    return p + 1 < s.size() && s[p + 1] != ' ' && !(flow && std::string_view(",[]{}").find(s[p + 1]) != std::string_view::npos);
+    return p + 1 < s.size() && s[p + 1] != ' ' &&
+           !(flow && std::string_view(",[]{}").find(s[p + 1]) != std::string_view::npos);
   }
 
   static std::string_view trim(std::string_view s) { return s.substr(0, s.find_last_not_of(' ') + 1); }
