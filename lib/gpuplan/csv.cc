@@ -78,13 +78,6 @@ void split(std::string_view s, char sep, const std::string& file, int line_no, s
   }
 }
 
-// Whether every byte is ASCII and none is NUL (a loop the compiler vectorises).
-bool plain_ascii(std::string_view s) {
-  unsigned char bad = 0;
-  for (const char c : s) bad |= static_cast<unsigned char>((static_cast<unsigned char>(c) & 0x80) | (c == 0));
-  return bad == 0;
-}
-
 enum class LineKind { kSkip, kHeader, kRecord };
 
 // One line of the grammar, shared by the whole-text table and the stream:

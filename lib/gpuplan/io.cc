@@ -275,7 +275,14 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i) {
   return len;
 }
 
+bool plain_ascii(std::string_view s) {
+  unsigned char bad = 0;
+  for (const char c : s) bad |= static_cast<unsigned char>((static_cast<unsigned char>(c) & 0x80) | (c == 0));
+  return bad == 0;
+}
+
 void check_text(std::string_view text, const std::string& file, int first_line) {
+  if (plain_ascii(text)) return;
   int line = first_line, column = 1;
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);

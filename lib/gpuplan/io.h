@@ -78,6 +78,10 @@ class TempFileGuard {
   std::string path_;
 };
 
+/// Whether every byte is ASCII and none is NUL (a loop the compiler vectorises):
+/// such a text passes check_text without a look at each character.
+bool plain_ascii(std::string_view s);
+
 /// The length of the well-formed UTF-8 sequence at text[i] (1 to 4), or 0
 /// when the bytes there are not UTF-8 (check_text's rules).
 std::size_t utf8_sequence(std::string_view text, std::size_t i);

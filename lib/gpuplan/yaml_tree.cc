@@ -132,8 +132,10 @@ class SubsetReader {
   static constexpr std::size_t kMaxKey = 1000;  // yaml-cpp's simple keys end at 1,024 characters
 
   bool split_lines() {
+    bool control = false;  // one pass without a branch a byte
     for (const char c : text_)
-      if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7F) return false;
+      control |= ((static_cast<unsigned char>(c) < 0x20) & (c != '\n')) | (c == 0x7F);
+    if (control) return false;
     int no = 0;
     for (std::size_t pos = 0; pos < text_.size(); ++no) {
       const std::size_t end = std::min(text_.find('\n', pos), text_.size());
