@@ -191,4 +191,15 @@ TEST_CASE("an echo key with a value that is not a bare number goes to its field,
     CHECK(what.find("workload.dataset:") != std::string::npos);
     CHECK(what.find("not a known field") == std::string::npos);
   }
+  // The error quotes the --set as it was typed, not as it was rewritten to the field.
+  for (const char* set : {"workload.dataset_gb=-1", "workload.dataset_gb=abc"}) {
+    try {
+      load_scenario("", {set}, ctx);
+      FAIL("no error");
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      INFO(what);
+      CHECK(what.find(std::string("--set ") + set) != std::string::npos);
+    }
+  }
 }

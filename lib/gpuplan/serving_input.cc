@@ -600,7 +600,8 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   ResolvedServing out;
   out.source = path.empty() ? std::string(tr("built-in defaults (Llama 2 7B for about 200 staff)")) : path;
   detail::Diagnostics diag(path.empty() ? "<defaults>" : path);
-  const detail::Node root = detail::load_with_sets(path, echo_keys_as_sets(sets, serving_sections()), diag);
+  const detail::Node root =
+      detail::load_with_sets(path, echo_keys_as_sets(sets, serving_sections()), diag, nullptr, &sets);
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   FieldContext fctx;
   fctx.catalog = &ctx.catalog();

@@ -25,9 +25,9 @@ SourceLocation Diagnostics::at(const Node& n) const {
 
 void Diagnostics::fail(const Node& n, const std::string& field, const std::string& message) {
   if (n.mark().is_null()) {
-    for (const auto& [path, value] : overrides_)
+    for (const auto& [path, typed] : overrides_)
       if (field == path || field.starts_with(path + ".") || path.starts_with(field + ".")) {
-        problems_.emplace_back(SourceLocation{fmt::format("--set {}={}", path, value)}, field, message);
+        problems_.emplace_back(SourceLocation{"--set " + typed}, field, message);
         return;
       }
   }
@@ -116,7 +116,7 @@ void check_one_line(const Node& n, std::string_view text, Diagnostics& diag) {
 }
 
 Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
-                    const std::string* given) {
+                    const std::string* given, const std::vector<std::string>* typed) {
   Node root = Node::new_map();
   if (!path.empty() || given) {
     const std::string text = given ? *given : read_input_file(path);
@@ -133,7 +133,7 @@ Node load_with_sets(const std::string& path, const std::vector<std::string>& set
     }
     if (root.is_null()) root = Node::new_map();
   }
-  if (diag.count() == 0 && root.is_map()) apply_sets(root, sets, diag);
+  if (diag.count() == 0 && root.is_map()) apply_sets(root, sets, diag, typed);
   diag.throw_if_any();
   return root;
 }
@@ -755,16 +755,19 @@ std::string printable(std::string_view s) {
 
 // --set a.b.c=VALUE: the value lands in the YAML tree before it is read, so it
 // is checked exactly like the file's own values.
-void apply_sets(Node& root, const std::vector<std::string>& sets, Diagnostics& diag) {
-  for (const std::string& s : sets) {
+void apply_sets(Node& root, const std::vector<std::string>& sets, Diagnostics& diag,
+                const std::vector<std::string>* typed) {
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    const std::string& s = sets[i];
+    const std::string& shown = typed && typed->size() == sets.size() ? (*typed)[i] : s;
     if (const std::string bad = non_utf8_byte(s); !bad.empty()) {
-      diag.fail(SourceLocation{"--set " + printable(s)}, "",
+      diag.fail(SourceLocation{"--set " + printable(shown)}, "",
                 trf("is not UTF-8 text (byte {}): give text in UTF-8, as a file must be", bad));
       continue;
     }
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0) {
-      diag.fail(SourceLocation{"--set " + s}, "", std::string(tr("expected path.to.field=VALUE")));
+      diag.fail(SourceLocation{"--set " + shown}, "", std::string(tr("expected path.to.field=VALUE")));
       continue;
     }
     const std::string path = s.substr(0, eq);
@@ -778,25 +781,25 @@ void apply_sets(Node& root, const std::vector<std::string>& sets, Diagnostics& d
       start = dot + 1;
     }
     if (std::any_of(keys.begin(), keys.end(), [](const std::string& k) { return k.empty(); })) {
-      diag.fail(SourceLocation{"--set " + s}, "", std::string(tr("the path has an empty part")));
+      diag.fail(SourceLocation{"--set " + shown}, "", std::string(tr("the path has an empty part")));
       continue;
     }
     Node node = root;
     bool ok = true;
-    for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
-      const Node next = node.child(keys[i]);
+    for (std::size_t k = 0; k + 1 < keys.size(); ++k) {
+      const Node next = node.child(keys[k]);
       if (next.defined() && !next.is_null() && !next.is_map()) {
-        diag.fail(SourceLocation{"--set " + s}, path, trf("{} is not a section", keys[i]));
+        diag.fail(SourceLocation{"--set " + shown}, path, trf("{} is not a section", keys[k]));
         ok = false;
         break;
       }
-      node = node.ensure_map(keys[i]);
+      node = node.ensure_map(keys[k]);
     }
     if (!ok) continue;
     // A fresh node (not an assignment into the file's node), so that it has no
     // file position and problems with it are reported at --set.
     node.replace_scalar(keys.back(), value);
-    diag.add_override(path, value);
+    diag.add_override(path, shown);
   }
 }
 

@@ -32,8 +32,8 @@ class Diagnostics {
   void fail(SourceLocation where, const std::string& field, const std::string& message);
   std::size_t count() const { return problems_.size(); }
   /// Values set with --set: their nodes have no place in the file, so
-  /// problems with them are reported at "--set path=value".
-  void add_override(const std::string& field, const std::string& value) { overrides_[field] = value; }
+  /// problems with them are reported at "--set " + `typed` (as the user typed it).
+  void add_override(const std::string& field, std::string typed) { overrides_[field] = std::move(typed); }
   std::vector<InputError>& problems() { return problems_; }
   /// Throws InputErrors with every problem, in file order (--set ones first).
   void throw_if_any();
@@ -142,13 +142,16 @@ Node section(Fields& parent, std::string_view key);
 
 /// The file at `path` (an empty map when `path` is empty: built-in defaults),
 /// or `text` when given (then `path` only names it in messages), with the
-/// --set overrides applied; throws InputErrors on any problem.
+/// --set overrides applied; throws InputErrors on any problem. `typed`: the
+/// settings as the user typed them, when `sets` is them rewritten
+/// (echo_keys_as_sets), one for one: messages quote what was typed.
 Node load_with_sets(const std::string& path, const std::vector<std::string>& sets, Diagnostics& diag,
-                    const std::string* text = nullptr);
+                    const std::string* text = nullptr, const std::vector<std::string>* typed = nullptr);
 
 /// Applies --set path.to.field=VALUE overrides to a parsed document, so they
 /// are checked exactly like the file's values and reported at "--set …".
-void apply_sets(Node& root, const std::vector<std::string>& sets, Diagnostics& diag);
+void apply_sets(Node& root, const std::vector<std::string>& sets, Diagnostics& diag,
+                const std::vector<std::string>* typed = nullptr);
 
 /// Reads the rows of a table that `f` gives into `r`; a bad value is a
 /// problem at its place. Rows without a member are read by hand beside the
