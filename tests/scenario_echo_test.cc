@@ -79,7 +79,8 @@ void settings_of(const Json& obj, const std::string& section, std::vector<std::s
     const std::string path = section.empty() ? set_key(key) : section + "." + set_key(key);
     out.push_back(fmt::format("{}={}{}", path, value.dump_compact(), unit_of(key)));
     // And as the echo has it, key and bare number (the unit is in the key's name).
-    if (set_key(key) != key) out.push_back(fmt::format("{}{}={}", section.empty() ? "" : section + ".", key, value.dump_compact()));
+    if (set_key(key) != key)
+      out.push_back(fmt::format("{}{}={}", section.empty() ? "" : section + ".", key, value.dump_compact()));
   }
 }
 
@@ -202,4 +203,33 @@ TEST_CASE("an echo key with a value that is not a bare number goes to its field,
       CHECK(what.find(std::string("--set ") + set) != std::string::npos);
     }
   }
+}
+
+TEST_CASE(
+    "a --set of a key the file gives twice: the file's duplicate is still reported; a twin's --set drops every copy",
+    "[scenario]") {
+  const Context ctx = fixture_context();
+  const auto problem = [&](const std::string& text, const std::vector<std::string>& sets) -> std::string {
+    try {
+      load_scenario("dup.yaml", sets, ctx, &text);
+      return "";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  };
+  // Two and three copies, with one or two --set: the first later copy is named, with the first copy's line.
+  CHECK_THAT(problem("schema_version: 1\nhorizon: 24mo\nhorizon: 12mo\n", {"horizon=6mo"}),
+             Catch::Matchers::Contains("dup.yaml:3:1: horizon: is given twice (first on line 2)"));
+  const std::string three = "schema_version: 1\nhorizon: 24mo\nhorizon: 12mo\nhorizon: 6mo\n";
+  for (const auto& sets :
+       {std::vector<std::string>{"horizon=3mo"}, std::vector<std::string>{"horizon=3mo", "horizon=2mo"}}) {
+    const std::string what = problem(three, sets);
+    CHECK_THAT(what, Catch::Matchers::Contains("dup.yaml:3:1: horizon: is given twice (first on line 2)"));
+  }
+  // The file's twin given twice: a --set of the other twin replaces both copies, as it replaces one.
+  const std::string twins = "schema_version: 1\nbuy:\n  resale_amount: 100000\n  resale_amount: 200000\n";
+  CHECK(problem(twins, {"buy.resale_value=10%"}).empty());
+  const Scenario s = load_scenario("dup.yaml", {"buy.resale_value=10%"}, ctx, &twins).scenario;
+  CHECK(s.own.resale_share == std::optional<double>(0.1));
+  CHECK_FALSE(s.own.resale_amount.has_value());
 }

@@ -73,18 +73,19 @@ Node Node::ensure_map(std::string_view key) {
 
 void Node::remove(std::string_view key) {
   if (!is_map()) return;
-  if (const auto i = find_key(*tree_, id_, key)) {
-    std::vector<std::uint32_t>& kids = tree_->nodes[id_].kids;
-    kids.erase(kids.begin() + static_cast<std::ptrdiff_t>(2 * *i),
-               kids.begin() + static_cast<std::ptrdiff_t>(2 * *i + 2));
+  std::vector<std::uint32_t>& kids = tree_->nodes[id_].kids;
+  for (std::size_t i = 0; i + 1 < kids.size();) {
+    const NodeData& k = tree_->nodes[kids[i]];
+    if (k.type == NodeType::kScalar && k.text == key)
+      kids.erase(kids.begin() + static_cast<std::ptrdiff_t>(i), kids.begin() + static_cast<std::ptrdiff_t>(i + 2));
+    else i += 2;
   }
 }
 
 void Node::replace_scalar(std::string_view key, std::string text) {
   if (!is_map()) return;
-  remove(key);
   const std::uint32_t v = tree_->add(NodeType::kScalar, Mark{}, std::move(text));
-  if (const auto i = find_key(*tree_, id_, key)) {  // a key given twice: its second entry, as yaml-cpp does
+  if (const auto i = find_key(*tree_, id_, key)) {  // the first entry; a second one is still "given twice"
     tree_->nodes[id_].kids[2 * *i + 1] = v;
     return;
   }
@@ -133,8 +134,7 @@ class SubsetReader {
 
   bool split_lines() {
     bool control = false;  // one pass without a branch a byte
-    for (const char c : text_)
-      control |= ((static_cast<unsigned char>(c) < 0x20) & (c != '\n')) | (c == 0x7F);
+    for (const char c : text_) control |= ((static_cast<unsigned char>(c) < 0x20) & (c != '\n')) | (c == 0x7F);
     if (control) return false;
     int no = 0;
     for (std::size_t pos = 0; pos < text_.size(); ++no) {

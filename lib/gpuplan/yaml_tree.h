@@ -58,10 +58,11 @@ class Node {
   // Edits of a map, for --set (new nodes have no place).
   /// The map at `key`, made an empty one when absent or null.
   Node ensure_map(std::string_view key);
-  /// Removes the first entry with `key`, then sets the value of the next one
-  /// (or of a new entry) to the scalar `text`.
+  /// Sets the value of the first entry with `key` (or of a new entry) to the
+  /// scalar `text`; the entry keeps its key's place, so a second entry with
+  /// the key is still reported as given twice.
   void replace_scalar(std::string_view key, std::string text);
-  /// Removes the first entry with `key`, if any.
+  /// Removes every entry with `key` (a --set of its twin replaces them all).
   void remove(std::string_view key);
 
   // Building a document (the readers).
