@@ -205,9 +205,8 @@ TEST_CASE("an echo key with a value that is not a bare number goes to its field,
   }
 }
 
-TEST_CASE(
-    "a --set of a key the file gives twice: the file's duplicate is still reported; a twin's --set drops every copy",
-    "[scenario]") {
+TEST_CASE("a --set of a key the file gives twice leaves the duplicate reported, and a twin's --set drops every copy",
+          "[scenario]") {
   const Context ctx = fixture_context();
   const auto problem = [&](const std::string& text, const std::vector<std::string>& sets) -> std::string {
     try {
