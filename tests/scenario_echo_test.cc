@@ -232,3 +232,28 @@ TEST_CASE("a --set of a key the file gives twice leaves the duplicate reported, 
   CHECK(s.own.resale_share == std::optional<double>(0.1));
   CHECK_FALSE(s.own.resale_amount.has_value());
 }
+
+TEST_CASE("rent.regions refuses a name no offer has, an empty list and an empty value", "[scenario]") {
+  const Context ctx = fixture_context();
+  const auto problem = [&](const std::string& text, const std::vector<std::string>& sets) -> std::string {
+    try {
+      load_scenario("r.yaml", sets, ctx, &text);
+      return "";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  };
+  const std::string bare = "schema_version: 1\n";
+  // '[CN' is what a YAML list typed into --set becomes: it left out every rental, silently.
+  for (const char* set : {"rent.regions=[CN, US]", "rent.regions=XX", "rent.regions=CN,XX"})
+    CHECK_THAT(problem(bare, {set}), Catch::Matchers::Contains("matches no country or region"));
+  CHECK_THAT(problem("schema_version: 1\nrent:\n  regions: []\n", {}),
+             Catch::Matchers::Contains("r.yaml:3:12: rent.regions: names no region"));
+  CHECK_THAT(problem("schema_version: 1\nrent:\n  regions:\n", {}),
+             Catch::Matchers::Contains("r.yaml:3:3: rent.regions: is empty"));
+  // Countries, provider regions, their prefixes and any are all known.
+  for (const char* set : {"rent.regions=CN", "rent.regions=any", "rent.regions=us", "rent.regions=CN,any"}) {
+    INFO(set);
+    CHECK(problem(bare, {set}).empty());
+  }
+}

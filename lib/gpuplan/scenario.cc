@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <functional>
 
 #include "gpuplan/cost/rent.h"
@@ -126,12 +127,47 @@ RentRequest read_rent_request(Fields& rent, std::string_view mode, Draft& d, con
   return q;
 }
 
+// rent.regions: each a country, a provider region (or its prefix) of some
+// catalog offer, or any; an empty list or an unknown name would silently
+// leave out every rental.
+void check_regions(Fields& f, std::optional<std::vector<std::string>>& regions, const FieldContext& ctx) {
+  if (const detail::Node empty = f.written_empty("regions"); empty.defined()) {
+    f.fail(empty, f.field("regions"), std::string(tr("is empty: give a value, or leave the key out for its default")));
+    return;
+  }
+  if (!regions || !ctx.catalog) return;
+  const detail::Node n = f.get("regions", false);
+  if (regions->empty()) {
+    f.fail(n, f.field("regions"), std::string(tr("names no region: give one (CN, cn-northwest-1) or any")));
+    regions.reset();
+    return;
+  }
+  const Catalog& c = *ctx.catalog;
+  for (const std::string& r : *regions) {
+    if (id_equals(r, "any") ||
+        std::any_of(c.offers.begin(), c.offers.end(), [&](const Offer& o) { return offer_in_region(c, o, r); }))
+      continue;
+    std::vector<std::string> known{"any"};
+    for (const Offer& o : c.offers) {
+      const Provider* p = c.find_provider(o.provider);
+      for (const std::string& k : {p ? p->country : std::string(), o.region})
+        if (!k.empty() && std::find(known.begin(), known.end(), k) == known.end()) known.push_back(k);
+    }
+    std::sort(known.begin() + 1, known.end());
+    f.fail(n, f.field("regions"),
+           trf("'{}' matches no country or region of the catalog's offers (known: {})", r, fmt::join(known, ", ")));
+    regions.reset();
+    return;
+  }
+}
+
 void read_rent(Fields& top, Draft& d, const FieldContext& ctx) {
   const auto rows = scenario_section("rent").rows;
   Fields f(top.diagnostics(), detail::section(top, "rent"), "rent", known_keys("rent"));
   RentShared& sh = d.shared;
   if (auto p = as<std::string>(detail::read_row(f, rows, "provider", ctx))) sh.providers.push_back(*p);
   sh.regions = detail::read_list(f, "regions");
+  check_regions(f, sh.regions, ctx);
   sh.price_trend = as<double>(detail::read_row(f, rows, "price_trend", ctx));
   sh.add_ons = read_add_ons(f, rows, ctx);
   sh.provisioning = as<Seconds>(detail::read_row(f, rows, "provisioning", ctx));
