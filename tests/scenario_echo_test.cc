@@ -233,7 +233,7 @@ TEST_CASE("a --set of a key the file gives twice leaves the duplicate reported, 
   CHECK_FALSE(s.own.resale_amount.has_value());
 }
 
-TEST_CASE("rent.regions refuses a name no offer has, an empty list and an empty value", "[scenario]") {
+TEST_CASE("rent.regions refuses what is no region name, an empty list and an empty value", "[scenario]") {
   const Context ctx = fixture_context();
   const auto problem = [&](const std::string& text, const std::vector<std::string>& sets) -> std::string {
     try {
@@ -245,14 +245,15 @@ TEST_CASE("rent.regions refuses a name no offer has, an empty list and an empty 
   };
   const std::string bare = "schema_version: 1\n";
   // '[CN' is what a YAML list typed into --set becomes: it left out every rental, silently.
-  for (const char* set : {"rent.regions=[CN, US]", "rent.regions=XX", "rent.regions=CN,XX"})
-    CHECK_THAT(problem(bare, {set}), Catch::Matchers::Contains("matches no country or region"));
+  for (const char* set : {"rent.regions=[CN, US]", "rent.regions=CN,US]", "rent.regions=C N"})
+    CHECK_THAT(problem(bare, {set}), Catch::Matchers::Contains("is not a region name"));
   CHECK_THAT(problem("schema_version: 1\nrent:\n  regions: []\n", {}),
              Catch::Matchers::Contains("r.yaml:3:12: rent.regions: names no region"));
   CHECK_THAT(problem("schema_version: 1\nrent:\n  regions:\n", {}),
              Catch::Matchers::Contains("r.yaml:3:3: rent.regions: is empty"));
-  // Countries, provider regions, their prefixes and any are all known.
-  for (const char* set : {"rent.regions=CN", "rent.regions=any", "rent.regions=us", "rent.regions=CN,any"}) {
+  // Countries, provider regions, their prefixes and any are names; so is one no offer has (no rental there).
+  for (const char* set : {"rent.regions=CN", "rent.regions=any", "rent.regions=us", "rent.regions=CN,any",
+                          "rent.regions=cn-northwest-1", "rent.regions=JP"}) {
     INFO(set);
     CHECK(problem(bare, {set}).empty());
   }
