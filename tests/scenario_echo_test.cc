@@ -205,16 +205,24 @@ TEST_CASE("an echo key with a value that is not a bare number goes to its field,
   }
 }
 
+namespace {
+// The first problem loading `text` (named `file`) with `sets` reports; "" when none.
+std::string load_problem(const Context& ctx, const std::string& file, const std::string& text,
+                         const std::vector<std::string>& sets) {
+  try {
+    load_scenario(file, sets, ctx, &text);
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+}  // namespace
+
 TEST_CASE("a --set of a key the file gives twice leaves the duplicate reported, and a twin's --set drops every copy",
           "[scenario]") {
   const Context ctx = fixture_context();
-  const auto problem = [&](const std::string& text, const std::vector<std::string>& sets) -> std::string {
-    try {
-      load_scenario("dup.yaml", sets, ctx, &text);
-      return "";
-    } catch (const std::exception& e) {
-      return e.what();
-    }
+  const auto problem = [&](const std::string& text, const std::vector<std::string>& sets) {
+    return load_problem(ctx, "dup.yaml", text, sets);
   };
   // Two and three copies, with one or two --set: the first later copy is named, with the first copy's line.
   CHECK_THAT(problem("schema_version: 1\nhorizon: 24mo\nhorizon: 12mo\n", {"horizon=6mo"}),
@@ -235,13 +243,8 @@ TEST_CASE("a --set of a key the file gives twice leaves the duplicate reported, 
 
 TEST_CASE("rent.regions refuses what is no region name, an empty list and an empty value", "[scenario]") {
   const Context ctx = fixture_context();
-  const auto problem = [&](const std::string& text, const std::vector<std::string>& sets) -> std::string {
-    try {
-      load_scenario("r.yaml", sets, ctx, &text);
-      return "";
-    } catch (const std::exception& e) {
-      return e.what();
-    }
+  const auto problem = [&](const std::string& text, const std::vector<std::string>& sets) {
+    return load_problem(ctx, "r.yaml", text, sets);
   };
   const std::string bare = "schema_version: 1\n";
   // '[CN' is what a YAML list typed into --set becomes: it left out every rental, silently.
