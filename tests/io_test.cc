@@ -494,3 +494,74 @@ TEST_CASE("the YAML subset reader: every YAML file of the repository, and mutati
   }
   CHECK(mutated > 5000);
 }
+
+namespace {
+
+// check_text's rules a character at a time, counting lines and columns as it
+// goes: what the word-at-a-time check must agree with. "" when the text passes.
+std::string check_text_reference(std::string_view text) {
+  int line = 1, column = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0) return fmt::format("t:{}:{}: is not a text file (it contains NUL bytes)", line, column);
+    const std::size_t len = utf8_sequence(text, i);
+    if (len == 0)
+      return fmt::format("t:{}:{}: is not UTF-8 text (byte 0x{:02X}); save the file as UTF-8", line, column, c);
+    if (c == '\n') ++line, column = 1;
+    else ++column;
+    i += len;
+  }
+  return "";
+}
+
+std::string check_text_outcome(std::string_view text) {
+  try {
+    check_text(text, "t");
+    return "";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("check_text: the word-at-a-time scan finds the first bad byte where a byte-by-byte one does", "[io]") {
+  // Pieces that straddle the eight-byte words at every offset: ASCII runs,
+  // newlines, Chinese text, NUL, stray continuation bytes, truncated and
+  // overlong sequences, surrogates, bytes past U+10FFFF, DEL and 0x80.
+  const std::vector<std::string> pieces = {"a",
+                                           "gpus: 8",
+                                           "\n",
+                                           "价格",
+                                           "\xE4\xBB",
+                                           std::string(1, '\0'),
+                                           "\x80",
+                                           "\xC0\xAF",
+                                           "\xED\xA0\x80",
+                                           "\xF4\x90\x80\x80",
+                                           "\x7F",
+                                           "\xF0\x9F\x98\x80",
+                                           "\xC2\xA0",
+                                           "        ",
+                                           "\xFF"};
+  std::mt19937 rng(2026);
+  int bad = 0;
+  for (int n = 0; n < 20000; ++n) {
+    std::string text;
+    const int parts = std::uniform_int_distribution<int>(0, 24)(rng);
+    for (int k = 0; k < parts; ++k) {
+      // Mostly good pieces, so that many texts pass and the bad byte lands anywhere.
+      const std::size_t p = std::uniform_int_distribution<std::size_t>(0, pieces.size() - 1)(rng);
+      text += (p >= 4 && p != 10 && p != 11 && p != 12 && p != 13 && rng() % 8 != 0) ? pieces[rng() % 4] : pieces[p];
+    }
+    const std::string want = check_text_reference(text);
+    INFO(fmt::format("{:?}", text));
+    REQUIRE(check_text_outcome(text) == want);
+    REQUIRE(plain_ascii(text) == (want.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+                                    return static_cast<unsigned char>(c) < 0x80;
+                                  })));
+    bad += !want.empty();
+  }
+  CHECK(bad > 2000);  // both outcomes are exercised
+  CHECK(bad < 18000);
+}
