@@ -261,6 +261,14 @@ TEST_CASE("a default's reason reads in Chinese and its quality does not change w
     }
     // The echo (JSON) is English: a machine reads it.
     CHECK(en.defaults_used.front().starts_with("region = CN (default market"));
+    // Each line is "field = value (why)" in the reader's language: full-width brackets in Chinese.
+    REQUIRE(cn.defaults_used.size() == cn.defaults.size());
+    for (std::size_t i = 0; i < cn.defaults.size(); ++i) {
+      const DefaultUsed& d = cn.defaults[i];
+      CHECK(cn.defaults_used[i] == d.field + " = " + d.value + "（" + d.why + "）");
+      CHECK(en.defaults_used[i] ==
+            en.defaults[i].field + " = " + en.defaults[i].value + " (" + en.defaults[i].why + ")");
+    }
   }
   for (const char* f :
        {"finetune-7b-a100.yaml", "llama2-7b-pretrain.yaml", "moe-gpt-oss-120b.yaml", "vision-4090.yaml"}) {

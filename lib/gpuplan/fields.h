@@ -186,11 +186,11 @@ constexpr auto member() {
 struct Echo {
   std::string_view key{};
   double divisor = 1;
-  bool skip = false;        ///< not echoed (it shows elsewhere, or only steers reading)
+  bool skip = false;  ///< not echoed (it shows elsewhere, or only steers reading)
   /// -1: every stored digit, so `--set KEY=<echoed value>` gives back the same amount (a
   /// converted 669.014084 USD echoed as 669.01 moved a 36-month total); -2: the currency's minor digits
   int money_decimals = -1;
-  bool nullable = false;    ///< derived only sometimes (a catalog record named): null when not
+  bool nullable = false;  ///< derived only sometimes (a catalog record named): null when not
 };
 
 /// One input field: the single place its key, parser, range, member, default,
@@ -276,7 +276,7 @@ struct DefaultNotes {
   std::vector<std::string> defaulted{};  ///< every field a row's default filled, named or not
   /// `why` in the reader's language; `why_english` the same reason in English
   /// (its quality is read from it) when the reader's language is another.
-  void add(std::string_view field, std::string_view value, std::string_view why, std::string_view why_english = {});
+  void add(std::string field, std::string value, std::string why, std::string_view why_english = {});
 };
 
 /// The text `why()` builds, built in English, when the reader's language is
@@ -353,9 +353,10 @@ std::vector<MissingField> apply_defaults(Root& r, const Section<Root>& section, 
       continue;
     }
     f.at.set(r, fb->value);
-    notes.defaulted.push_back(field_path(section.name, f.key));
+    std::string path = field_path(section.name, f.key);
+    notes.defaulted.push_back(path);
     if (f.noted && !f.noted(r, ctx)) continue;
-    notes.add(field_path(section.name, f.key), fb->shown, fb->why, english);
+    notes.add(std::move(path), std::move(fb->shown), std::move(fb->why), english);
   }
   return missing;
 }
@@ -444,7 +445,8 @@ std::vector<std::string> echo_keys_as_sets(std::vector<std::string> sets, std::s
       for (const Field<Root>& f : sec.rows)
         if (!row && !f.echo.skip && f.echo.key.empty() && f.key == stem) row = &f;
       // Anything but a bare number goes to the row as written ("500GB" is read, "abc" refused there, by name).
-      if (row) s = fmt::format("{}={}{}", field_path(section, row->key), value, plain ? unit->second : "");  // views end here
+      if (row)
+        s = fmt::format("{}={}{}", field_path(section, row->key), value, plain ? unit->second : "");  // views end here
       break;
     }
   }

@@ -233,7 +233,7 @@ void resolve_tokens(ResolvedJob& out, const JobDraft& d, DefaultNotes& notes, co
   } else if (!d.tokens_key) {
     const Field<ResolvedJob>& row = *find_field(job_section("job").rows, "tokens");
     j.tokens = parse_count(row.fallback);
-    notes.add("job.tokens", row.fallback, tr(row.why), row.why);
+    notes.add("job.tokens", std::string(row.fallback), std::string(tr(row.why)), row.why);
   }
 }
 

@@ -223,7 +223,7 @@ class Resolver {
   }
   /// A default named with a field row's reason.
   void note(const std::string& field, const std::string& value, const Field<Scenario>& row) {
-    notes_.add(field, value, tr(row.why), row.why);
+    notes_.add(field, value, std::string(tr(row.why)), row.why);
   }
   void fail(const std::string& field, const std::string& message) { report_(field, message); }
   Money convert(Money m) const { return ctx_.fx->convert(m); }
