@@ -106,7 +106,61 @@ std::vector<std::string> every_setting(const Json& inputs, const Scenario& s) {
   return out;
 }
 
+// Every echoed null (a field left to its default, or to none), as "path=null" settings.
+void null_settings(const Json& j, const std::string& path, std::vector<std::string>& out) {
+  if (const auto* o = j.as_object()) {
+    for (const auto& [key, value] : *o) null_settings(value, path.empty() ? key : path + "." + key, out);
+  } else if (j.is_null()) {
+    out.push_back(path + "=null");
+  }
+}
+
 }  // namespace
+
+TEST_CASE("setting an echoed null changes nothing, and KEY=null gives a given field back to its default",
+          "[scenario][property]") {
+  const Context ctx = fixture_context();
+  for (const std::string file :
+       {"", "examples/qingdao-8xa100.yaml", "examples/qingdao-hybrid.yaml", "examples/startup-4090-spot.yaml"}) {
+    const std::string path = file.empty() ? "" : std::string(GPUPLAN_SOURCE_DIR) + "/" + file;
+    const ResolvedScenario base = load_scenario(path, {}, ctx);
+    const std::string want = numbers(base);
+    std::vector<std::string> sets;
+    null_settings(base.inputs, "", sets);
+    CHECK(!sets.empty());
+    for (const std::string& set : sets) {
+      INFO((file.empty() ? "built-in defaults" : file) << " --set " << set);
+      std::string got;
+      try {
+        got = numbers(load_scenario(path, {set}, ctx));
+      } catch (const std::exception& e) {
+        got = e.what();
+      }
+      CHECK(got == want);
+    }
+  }
+  const std::string qingdao = std::string(GPUPLAN_SOURCE_DIR) + "/examples/qingdao-8xa100.yaml";
+  const ResolvedScenario given = load_scenario(qingdao, {}, ctx);
+  const ResolvedScenario unset = load_scenario(qingdao, {"buy.card_price=null"}, ctx);
+  CHECK(given.scenario.own.card_price.units() == Approx(70000));
+  // The file's price is gone: the catalog's default, named as a default like any other.
+  CHECK(unset.scenario.own.card_price.units() != Approx(70000));
+  CHECK(std::any_of(unset.defaults.begin(), unset.defaults.end(), [](const DefaultUsed& d) {
+    return d.field == "buy.card_price" && d.why.find("catalog purchase") != std::string::npos;
+  }));
+  CHECK(std::none_of(given.defaults.begin(), given.defaults.end(),
+                     [](const DefaultUsed& d) { return d.field == "buy.card_price"; }));
+  // Unsetting one of two keys for one thing keeps the other.
+  const ResolvedScenario twin = load_scenario(qingdao, {"buy.resale_amount=300000CNY", "buy.resale_value=null"}, ctx);
+  CHECK(twin.scenario.own.resale_amount.has_value());
+  // A typo is still a typo, and a key the file gives twice is still given twice.
+  CHECK_THROWS_WITH(load_scenario(qingdao, {"buy.cardz=null"}, ctx),
+                    Catch::Matchers::Contains("--set buy.cardz=null: buy.cardz: is not a known field; did you mean "
+                                              "'buy.cards'?"));
+  const std::string twice = "buy:\n  cards: 8\n  cards: 4\n";
+  CHECK_THROWS_WITH(load_scenario("x.yaml", {"buy.cards=null"}, ctx, &twice),
+                    Catch::Matchers::Contains("x.yaml:3:3: buy.cards: is given twice (first on line 2)"));
+}
 
 TEST_CASE("setting a key to its echoed value changes nothing, for every numeric scenario field",
           "[scenario][property]") {

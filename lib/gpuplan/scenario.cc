@@ -812,6 +812,7 @@ void drop_replaced(detail::Node& root, const std::vector<std::string>& sets) {
   for (const std::string& set : sets) paths.push_back(set.substr(0, set.find('=')));
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const std::string& path = paths[i];
+    if (sets[i].ends_with("=null") && sets[i].size() == path.size() + 5) continue;  // unsetting one keeps its twin
     const std::size_t dot = path.rfind('.');
     const std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
     const std::string key = path.substr(dot == std::string::npos ? 0 : dot + 1);

@@ -784,18 +784,28 @@ void apply_sets(Node& root, const std::vector<std::string>& sets, Diagnostics& d
       diag.fail(SourceLocation{"--set " + shown}, "", std::string(tr("the path has an empty part")));
       continue;
     }
+    // KEY=null (as the JSON echo writes a field left to its default): the
+    // field as if the file did not give it. No section is made for it.
+    const bool unset = value == "null";
     Node node = root;
     bool ok = true;
-    for (std::size_t k = 0; k + 1 < keys.size(); ++k) {
+    for (std::size_t k = 0; ok && k + 1 < keys.size(); ++k) {
       const Node next = node.child(keys[k]);
       if (next.defined() && !next.is_null() && !next.is_map()) {
         diag.fail(SourceLocation{"--set " + shown}, path, trf("{} is not a section", keys[k]));
         ok = false;
-        break;
+      } else if (unset && !next.is_map()) {
+        ok = false;  // no such section: the field is not given already
+      } else {
+        node = node.ensure_map(keys[k]);
       }
-      node = node.ensure_map(keys[k]);
     }
     if (!ok) continue;
+    if (unset) {
+      node.unset(keys.back());
+      diag.add_override(path, shown);
+      continue;
+    }
     // A fresh node (not an assignment into the file's node), so that it has no
     // file position and problems with it are reported at --set.
     node.replace_scalar(keys.back(), value);

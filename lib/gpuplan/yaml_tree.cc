@@ -93,6 +93,18 @@ void Node::replace_scalar(std::string_view key, std::string text) {
   tree_->nodes[id_].kids.insert(tree_->nodes[id_].kids.end(), {k, v});
 }
 
+void Node::unset(std::string_view key) {
+  if (!is_map()) return;
+  const std::uint32_t v = tree_->add(NodeType::kUndefined, Mark{});
+  if (const auto i = find_key(*tree_, id_, key)) {
+    tree_->nodes[id_].kids[2 * *i + 1] = v;
+    return;
+  }
+  // A new entry all the same, so that a key no table knows is still reported.
+  const std::uint32_t k = tree_->add(NodeType::kScalar, Mark{}, std::string(key));
+  tree_->nodes[id_].kids.insert(tree_->nodes[id_].kids.end(), {k, v});
+}
+
 namespace {
 
 // YAML 1.2's core schema nulls, as yaml-cpp reads a plain scalar.

@@ -62,6 +62,10 @@ class Node {
   /// scalar `text`; the entry keeps its key's place, so a second entry with
   /// the key is still reported as given twice.
   void replace_scalar(std::string_view key, std::string text);
+  /// Leaves the first entry with `key` (or a new entry) without a value: it
+  /// reads as absent (its default applies), while the key is still checked as
+  /// the file's own (unknown, given twice). What `--set KEY=null` does.
+  void unset(std::string_view key);
   /// Removes every entry with `key` (a --set of its twin replaces them all).
   void remove(std::string_view key);
 
