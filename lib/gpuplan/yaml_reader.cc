@@ -695,7 +695,7 @@ std::optional<std::vector<std::string>> read_list(Fields& f, std::string_view ke
   const Node n = f.get(key, false);
   if (!n.defined()) return std::nullopt;
   std::vector<std::string> out;
-  const bool ok = read_items(f, key, n, "ids", [&](const Node& item, const std::string& text) {
+  const bool ok = read_items(f, key, n, tr("ids"), [&](const Node& item, const std::string& text) {
     try {
       for (std::string& id : split_ids(text)) out.push_back(std::move(id));
       return true;
@@ -711,7 +711,7 @@ std::optional<std::vector<double>> read_numbers(Fields& f, std::string_view key,
   const Node n = f.get(key, false);
   if (!n.defined()) return std::nullopt;
   std::vector<double> out;
-  const bool ok = read_items(f, key, n, "numbers", [&](const Node& item, const std::string& text) {
+  const bool ok = read_items(f, key, n, tr("numbers"), [&](const Node& item, const std::string& text) {
     try {
       const auto xs = std::get<std::vector<double>>(parse_kind(ValueKind::kNumbers, range, {}, text, FieldContext{}));
       out.insert(out.end(), xs.begin(), xs.end());
