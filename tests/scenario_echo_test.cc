@@ -162,6 +162,46 @@ TEST_CASE("setting an echoed null changes nothing, and KEY=null gives a given fi
                     Catch::Matchers::Contains("x.yaml:3:3: buy.cards: is given twice (first on line 2)"));
 }
 
+TEST_CASE(
+    "a file that uses the echo's name of a field is told the key and unit a file writes, which then read the same",
+    "[scenario][property]") {
+  const Context ctx = fixture_context();
+  const ResolvedScenario base = load_scenario("", {}, ctx);
+  const std::string want = numbers(base);
+  int hinted = 0;
+  for (const std::string& set : every_setting(base.inputs, base.scenario)) {
+    // The echo's own spelling: a key whose name carries a unit, and a bare number.
+    const std::size_t eq = set.find('='), dot = set.rfind('.', eq);
+    const std::string key = set.substr(dot + 1, eq - dot - 1), value = set.substr(eq + 1);
+    if (dot == std::string::npos || set_key(key) == key) continue;
+    const std::string section = set.substr(0, dot);
+    // "rent.spot" → "rent:\n  spot:\n    KEY: VALUE\n"
+    std::string text, indent;
+    for (std::size_t start = 0; start <= section.size();) {
+      const std::size_t end = std::min(section.find('.', start), section.size());
+      text += indent + section.substr(start, end - start) + ":\n";
+      indent += "  ";
+      start = end + 1;
+    }
+    INFO(text + indent + key + ": " + value);
+    const std::string as_echoed = text + indent + key + ": " + value + "\n";
+    std::string message;
+    try {
+      load_scenario("x.yaml", {}, ctx, &as_echoed);
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    const std::string says = "a file writes it as ";
+    REQUIRE(message.find("is the name the JSON output gives " + section + "." + set_key(key)) != std::string::npos);
+    const std::string line = message.substr(message.find(says) + says.size());
+    CHECK(line == set_key(key) + ": " + value + unit_of(key));
+    const std::string fixed = text + indent + line + "\n";
+    CHECK(numbers(load_scenario("x.yaml", {}, ctx, &fixed)) == want);
+    ++hinted;
+  }
+  CHECK(hinted >= 5);
+}
+
 TEST_CASE("setting a key to its echoed value changes nothing, for every numeric scenario field",
           "[scenario][property]") {
   const Context ctx = fixture_context();

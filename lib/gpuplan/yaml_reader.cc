@@ -5,6 +5,7 @@
 #include "gpuplan/suggest.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -636,6 +637,27 @@ std::vector<int> first_lines(const std::vector<Entry>& entries) {
 }
 }  // namespace
 
+// A key the JSON echo uses (dataset_gb): the key a file writes, with the
+// echo's unit on a bare number (dataset: 400GB), as --set reads it.
+std::string Fields::echo_hint(const Entry& e) const {
+  std::vector<std::pair<std::string_view, std::string_view>> names = echo_names_;
+  // The echo's rule where no table row names it: a known key and its unit's suffix.
+  if (const auto unit = echo_key_unit(e.key)) {
+    const std::string_view stem = std::string_view(e.key).substr(0, e.key.size() - unit->first.size());
+    if (std::find(known_.begin(), known_.end(), stem) != known_.end()) names.emplace_back(e.key, stem);
+  }
+  for (const auto& [echo_key, key] : names) {
+    if (e.key != echo_key) continue;
+    const auto unit = echo_key_unit(echo_key);
+    std::string value = e.value.is_scalar() ? e.value.scalar() : "…";
+    double number = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (unit && ec == std::errc() && end == value.data() + value.size()) value += unit->second;
+    return trf("is the name the JSON output gives {}; a file writes it as {}: {}", field(key), key, value);
+  }
+  return {};
+}
+
 void Fields::finish() {
   if (!is_map_) return;
   const std::vector<int> first = first_lines(entries_);
@@ -653,6 +675,10 @@ void Fields::finish() {
     if (std::find(used_.begin(), used_.end(), key) != used_.end() ||
         std::find(known_.begin(), known_.end(), key) != known_.end())
       continue;
+    if (const std::string hint = echo_hint(e); !hint.empty()) {
+      diag_.fail(e.key_node, field(key), hint);
+      continue;
+    }
     std::vector<std::string_view> candidates = known_;
     for (const std::string& k : used_) candidates.push_back(k);
     const std::string_view near = nearest(key, candidates);

@@ -63,6 +63,9 @@ class Fields {
   Fields(Diagnostics& diag, const Node& map, std::string path, std::vector<std::string_view> known = {});
   /// Declares more known keys (sections read by hand beside a table).
   void declare(std::initializer_list<std::string_view> keys) { known_.insert(known_.end(), keys); }
+  /// The JSON echo names field `key` `echo_key` (dataset_gb for dataset): a
+  /// file that uses the echo's name is told the key and unit a file writes.
+  void echo_name(std::string_view echo_key, std::string_view key) { echo_names_.emplace_back(echo_key, key); }
 
   bool is_map() const { return is_map_; }
   const Node& node() const { return map_; }
@@ -116,6 +119,7 @@ class Fields {
   std::size_t problems_at_start_;
   std::vector<std::string> used_;  ///< the keys read (a few dozen: a vector, no node per key)
   std::vector<std::string_view> known_;
+  std::vector<std::pair<std::string_view, std::string_view>> echo_names_;
   /// The map's keys with their key and value nodes, in file order.
   struct Entry {
     std::string key;  ///< empty unless `scalar`
@@ -123,6 +127,7 @@ class Fields {
     bool scalar = false;
   };
   std::vector<Entry> entries_;
+  std::string echo_hint(const Entry& e) const;
 };
 
 // Typed readers for the catalog's records (scenario and job files read
@@ -167,6 +172,7 @@ Given read_fields(Fields& f, Root& r, std::span<const Field<Root>> rows, const F
       f.fail(empty, f.field(row.key), std::string(tr("is empty: give a value, or leave the key out for its default")));
       continue;
     }
+    if (!row.echo.key.empty() && row.echo.key != row.key) f.echo_name(row.echo.key, row.key);
     if (!row.at.set || row.by_hand) continue;
     const Node n = f.get(row.key, false);
     if (!n.defined()) continue;
