@@ -164,16 +164,13 @@ std::string fill(std::string_view pattern, std::initializer_list<std::string_vie
   std::size_t size = pattern.size();
   for (std::string_view a : args) size += a.size();
   out.reserve(size);
-  auto next = args.begin();
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern.compare(i, 2, "{}") == 0 && next != args.end()) {
-      out.append(*next++);
-      ++i;
-    } else {
-      out += pattern[i];
-    }
+  for (std::string_view a : args) {
+    const std::size_t at = pattern.find("{}");
+    if (at == std::string_view::npos) break;
+    out.append(pattern.substr(0, at)).append(a);
+    pattern.remove_prefix(at + 2);
   }
-  return out;
+  return out.append(pattern);
 }
 
 }  // namespace
