@@ -75,7 +75,6 @@ std::string numbers(const ResolvedScenario& rs) {
 void settings_of(const Json& obj, const std::string& section, std::vector<std::string>& out) {
   for (const auto& [key, value] : *obj.as_object()) {
     if (!is_number(value)) continue;
-    if (key == "commitment_months" && value.dump_compact() == "0") continue;  // none: not a term to set
     const std::string path = section.empty() ? set_key(key) : section + "." + set_key(key);
     out.push_back(fmt::format("{}={}{}", path, value.dump_compact(), unit_of(key)));
     // And as the echo has it, key and bare number (the unit is in the key's name).

@@ -118,6 +118,7 @@ RentRequest read_rent_request(Fields& rent, std::string_view mode, Draft& d, con
                per));
   q.add_ons = read_add_ons(f, rows, ctx);
   if (mode == "monthly") q.commitment = as<Seconds>(detail::read_row(f, rows, "commitment", ctx));
+  if (q.commitment && q.commitment->count() == 0) q.commitment.reset();  // 0: no term, as echoed
   if (mode == "spot") q.discount = as<double>(detail::read_row(f, rows, "discount", ctx));
   q.gpus_per_instance = as<int>(detail::read_row(f, rows, "gpus_per_instance", ctx));
   q.granularity = as<Seconds>(detail::read_row(f, rows, "billing_granularity", ctx));

@@ -779,8 +779,8 @@ constexpr F kHourlyOwn[] = {
 constexpr F kMonthlyOwn[] = {
     {.key = "commitment",
      .kind = K::kDuration,
-     .range = {0, std::numeric_limits<double>::infinity(), true},
-     .label = tr_noop("committed-use term (1y, 3y)")},
+     .range = {0, std::numeric_limits<double>::infinity()},
+     .label = tr_noop("committed-use term (1y, 3y; 0: none, as the echo writes it)")},
     {.key = "upfront",
      .kind = K::kShare,
      .at = member<&Scenario::monthly, &RentInputs::upfront_share>(),
@@ -1106,7 +1106,9 @@ Json echo_rental(const RentInputs& r, bool monthly) {
   j["egress_per_gb"] = Json::money(r.egress_per_gb, -1);
   j["support"] = r.support_share;
   j["support_minimum_monthly"] = Json::money(r.support_minimum_monthly, -1);
-  j["commitment_months"] = r.commitment_months;
+  // Only a monthly rental has a term to commit to: hourly and spot echo none,
+  // as --set takes none (an echoed 0 there was a key --set refused).
+  if (monthly) j["commitment_months"] = r.commitment_months;
   return j;
 }
 
@@ -1126,7 +1128,8 @@ Json rental_properties(std::string_view section) {
   p["egress_per_gb"] = value_schema(K::kMoney, {}, "egress per GB", false);
   p["support"] = value_schema(K::kShare, {}, "support, share of the bill", false);
   p["support_minimum_monthly"] = value_schema(K::kMoney, {}, "support minimum a month", false);
-  p["commitment_months"] = value_schema(K::kWhole, {}, "committed-use term, months (0: none)", false);
+  if (section == "rent.monthly")
+    p["commitment_months"] = value_schema(K::kWhole, {}, "committed-use term, months (0: none)", false);
   append(p, echo_properties(scenario_section(section).rows));
   return object_schema(std::move(p));
 }
