@@ -156,6 +156,19 @@ TEST_CASE("setting an echoed null changes nothing, and KEY=null gives a given fi
   CHECK_THROWS_WITH(load_scenario(qingdao, {"buy.cardz=null"}, ctx),
                     Catch::Matchers::Contains("--set buy.cardz=null: buy.cardz: is not a known field; did you mean "
                                               "'buy.cards'?"));
+  // In a section the file does not have too (nothing to unset there, and no table reads it).
+  CHECK_THROWS_WITH(load_scenario("", {"tax.vat_goodz=null"}, ctx),
+                    Catch::Matchers::Contains("tax.vat_goodz: is not a known field; did you mean 'tax.vat_goods'?"));
+  CHECK_THROWS_WITH(load_scenario(qingdao, {"bu.card_price=null"}, ctx),
+                    Catch::Matchers::Contains("did you mean 'buy.card_price'?"));
+  CHECK_NOTHROW(load_scenario("", {"hybrid.local_gpu=null"}, ctx));
+  CHECK_FALSE(load_scenario("", {"hybrid.local_gpu=null"}, ctx).scenario.hybrid);  // no section made for it
+  // A section is given back field by field: dropped whole, it would drop a --set into it in either order.
+  for (const std::vector<std::string>& both :
+       {std::vector<std::string>{"buy=null", "buy.card_price=1000"}, {"buy.card_price=1000", "buy=null"}})
+    CHECK_THROWS_WITH(load_scenario(qingdao, both, ctx), Catch::Matchers::Contains("buy: is a section"));
+  // Unset where the file has nothing, then set: the later setting holds.
+  CHECK(load_scenario("", {"buy=null", "buy.card_price=1000CNY"}, ctx).scenario.own.card_price.units() == Approx(1000));
   const std::string twice = "buy:\n  cards: 8\n  cards: 4\n";
   CHECK_THROWS_WITH(load_scenario("x.yaml", {"buy.cards=null"}, ctx, &twice),
                     Catch::Matchers::Contains("x.yaml:3:3: buy.cards: is given twice (first on line 2)"));

@@ -360,6 +360,8 @@ ResolvedJob load_job(const std::string& path, const std::vector<std::string>& se
   out.source = path.empty() ? "built-in defaults (full fine-tune of a 7B model on 8×A100-80G)" : path;
   Diagnostics diag(path.empty() ? "<defaults>" : path);
   const detail::Node root = detail::load_with_sets(path, echo_keys_as_sets(sets, job_sections()), diag, text, &sets);
+  detail::check_unsets(diag, job_sections());
+  diag.throw_if_any();
   // Bare amounts in the file (plan.budget) are in its currency, CNY unless it names one.
   Currency file_currency = kCny;
   if (root.is_map() && root.child("currency").is_scalar()) try {

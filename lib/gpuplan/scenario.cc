@@ -845,6 +845,8 @@ ResolvedScenario load_scenario(const std::string& path, const std::vector<std::s
   Diagnostics diag(path.empty() ? "<defaults>" : path);
   const std::vector<std::string> given = echo_keys_as_sets(sets, scenario_sections());
   detail::Node root = detail::load_with_sets(path, given, diag, text, &sets);
+  detail::check_unsets(diag, scenario_sections());
+  diag.throw_if_any();
   drop_replaced(root, given);
   const Header h = read_header(root, ctx, diag);
   const CurrencyConverter fx(h.local.catalog(), h.local.currency);

@@ -602,6 +602,8 @@ ResolvedServing load_serving(const std::string& path, const std::vector<std::str
   detail::Diagnostics diag(path.empty() ? "<defaults>" : path);
   const detail::Node root =
       detail::load_with_sets(path, echo_keys_as_sets(sets, serving_sections()), diag, nullptr, &sets);
+  detail::check_unsets(diag, serving_sections());
+  diag.throw_if_any();
   const CurrencyConverter fx(ctx.catalog(), ctx.currency);
   FieldContext fctx;
   fctx.catalog = &ctx.catalog();

@@ -821,12 +821,19 @@ void apply_sets(Node& root, const std::vector<std::string>& sets, Diagnostics& d
         diag.fail(SourceLocation{"--set " + shown}, path, trf("{} is not a section", keys[k]));
         ok = false;
       } else if (unset && !next.is_map()) {
-        ok = false;  // no such section: the field is not given already
+        diag.add_unset_elsewhere(path, shown);  // no such section: the field is not given already
+        ok = false;
       } else {
         node = node.ensure_map(keys[k]);
       }
     }
     if (!ok) continue;
+    if (unset && node.child(keys.back()).is_map()) {
+      // Its fields one by one: a section dropped whole would drop a --set into it too.
+      diag.fail(SourceLocation{"--set " + shown}, path,
+                trf("is a section: give its fields back to their defaults one by one ({}.FIELD=null)", path));
+      continue;
+    }
     if (unset) {
       node.unset(keys.back());
       diag.add_override(path, shown);

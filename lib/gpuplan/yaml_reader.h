@@ -5,6 +5,7 @@
 // three mistakes reports three; unknown and duplicate keys are problems too.
 #pragma once
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "gpuplan/error.h"
+#include "gpuplan/suggest.h"
 #include "gpuplan/fields.h"
 #include "gpuplan/i18n.h"
 #include "gpuplan/units.h"
@@ -34,6 +36,12 @@ class Diagnostics {
   /// Values set with --set: their nodes have no place in the file, so
   /// problems with them are reported at "--set " + `typed` (as the user typed it).
   void add_override(const std::string& field, std::string typed) { overrides_[field] = std::move(typed); }
+  /// --set KEY=null into a section the file does not have: nothing is unset
+  /// and no table reads the key, so the loader checks the path (check_unsets).
+  void add_unset_elsewhere(std::string path, std::string typed) {
+    unset_elsewhere_.emplace_back(std::move(path), std::move(typed));
+  }
+  const std::vector<std::pair<std::string, std::string>>& unset_elsewhere() const { return unset_elsewhere_; }
   std::vector<InputError>& problems() { return problems_; }
   /// Throws InputErrors with every problem, in file order (--set ones first).
   void throw_if_any();
@@ -42,6 +50,7 @@ class Diagnostics {
   std::string file_;
   std::vector<InputError> problems_;
   std::map<std::string, std::string> overrides_;
+  std::vector<std::pair<std::string, std::string>> unset_elsewhere_;
 };
 
 /// The text with every comment cut to its '#' where the line's tokens are
@@ -206,5 +215,23 @@ Node node_at(const Node& root, std::string_view path);
 
 /// `path[index]` helpers for list items.
 std::string item_path(const std::string& list, std::size_t index);
+
+/// Every --set KEY=null into a section the file does not have names a field
+/// of one of `sections` (a typo is refused, with the nearest path), though
+/// no table reads it.
+template <class Root>
+void check_unsets(Diagnostics& diag, std::span<const Section<Root>> sections) {
+  for (const auto& [path, typed] : diag.unset_elsewhere()) {
+    std::vector<std::string> paths;
+    for (const Section<Root>& sec : sections)
+      for (const Field<Root>& f : sec.rows) paths.push_back(field_path(sec.name, f.key));
+    if (std::find(paths.begin(), paths.end(), path) != paths.end()) continue;
+    const std::vector<std::string_view> views(paths.begin(), paths.end());
+    const std::string_view near = nearest(path, views);
+    diag.fail(
+        SourceLocation{"--set " + typed}, path,
+        near.empty() ? std::string(tr("is not a known field")) : trf("is not a known field; did you mean '{}'?", near));
+  }
+}
 
 }  // namespace gpuplan::detail

@@ -60,7 +60,7 @@ Node Node::child(std::string_view key) const {
 Node Node::ensure_map(std::string_view key) {
   if (!is_map()) return {};
   if (const auto i = find_key(*tree_, id_, key)) {
-    if (!value(*i).is_null()) return value(*i);
+    if (!value(*i).is_null() && value(*i).defined()) return value(*i);  // null or unset: a new section
     const std::uint32_t map = tree_->add(NodeType::kMap, Mark{});
     tree_->nodes[id_].kids[2 * *i + 1] = map;
     return Node(tree_, map);
