@@ -222,6 +222,7 @@ void check_moe(const Job& j, const Report& report) {
 void resolve_tokens(ResolvedJob& out, const JobDraft& d, DefaultNotes& notes, const Report& report) {
   Job& j = out.job;
   const double epochs = d.epochs.value_or(1.0);
+  out.epochs = epochs;
   if (is_vision_job(j)) {
     if (!d.samples) report("job.samples", std::string(tr("is required with forward_flops_per_sample")));
     j.samples = d.samples.value_or(0) * epochs;

@@ -44,6 +44,7 @@ struct ResolvedJob {
   Json inputs{};
   double spot_interruptions_per_day = 0;  ///< for the spot cost rows
   Bytes dataset{};                        ///< kept in storage during the run (cost rows)
+  double epochs = 1;                      ///< job.epochs: job.samples is per epoch, Job::samples the whole run
   BytesPerSecond upload_bandwidth{};      ///< to the provider, before a rental starts (plan)
   PlanSettings plan{};
   std::string cluster_gpu{};     ///< cluster.gpu as read (cluster.gpu points at its catalog entry)

@@ -22,6 +22,16 @@ constexpr Access<ResolvedJob> cluster = member<&ResolvedJob::cluster, M>();
 template <auto M>
 constexpr Access<ResolvedJob> plan = member<&ResolvedJob::plan, M>();
 
+// job.samples is per epoch, as a file gives it; the model counts the whole
+// run (Job::samples = samples × epochs). The echo writes both keys, so that
+// --set of an echoed value changes nothing (the whole run echoed under
+// `samples` and set back was 30 epochs of 30).
+constexpr Access<ResolvedJob> kSamplesPerEpoch{
+    [](const ResolvedJob& r) { return Value(r.job.samples / r.epochs); },
+    [](ResolvedJob& r, const Value& v) { r.job.samples = std::get<double>(v) * r.epochs; }};
+constexpr Access<ResolvedJob> kEpochs{[](const ResolvedJob& r) { return Value(r.epochs); },
+                                      [](ResolvedJob& r, const Value& v) { r.epochs = std::get<double>(v); }};
+
 bool never(const ResolvedJob&, const FieldContext&) { return false; }
 bool language_model(const ResolvedJob& r, const FieldContext&) { return !is_vision_job(r.job); }
 
@@ -85,6 +95,7 @@ constexpr F kJob[] = {
      .fallback = "7B",
      .why = tr_noop("default"),
      .applies = &language_model,
+     .echo = {.nullable = true},  // null for a vision job (per sample: none)
      .vary = true,
      .varies = &not_vision,
      .label = tr_noop("model parameters (a mixture of experts: all of them)")},
@@ -124,13 +135,14 @@ constexpr F kJob[] = {
      .range = {0, 1e17, true},
      .fallback = "2B",
      .why = tr_noop("default: a fine-tuning corpus"),
+     .echo = {.nullable = true},  // null for a vision job (per sample: none)
      .vary = true,
      .varies = &not_vision,
      .by_hand = true,
      .label = tr_noop("tokens processed in the whole run")},
     {.key = "samples",
      .kind = K::kCount,
-     .at = job<&Job::samples>,
+     .at = kSamplesPerEpoch,
      .range = {0, 1e17, true},
      .vary = true,
      .varies = &vision,
@@ -138,8 +150,9 @@ constexpr F kJob[] = {
      .label = tr_noop("samples (instead of tokens), per epoch")},
     {.key = "epochs",
      .kind = K::kNumber,
+     .at = kEpochs,
      .range = {0, kInf, true},
-     .echo = {.skip = true},
+     .by_hand = true,
      .label = tr_noop("passes over the samples")},
     {.key = "method",
      .kind = K::kChoice,
@@ -218,6 +231,7 @@ constexpr F kJob[] = {
      .fallback = "4096",
      .why = tr_noop("default"),
      .applies = &language_model,
+     .echo = {.nullable = true},  // null for a vision job (per sample: none)
      .label = tr_noop("tokens per sequence")},
     {.key = "micro_batch",
      .kind = K::kWhole,
